@@ -1,0 +1,96 @@
+//! The host side of a flow, as the engines see it: a sans-I/O state machine fed with
+//! packets and timer expiries, polled for packets to send (the quinn-proto / smoltcp style).
+//!
+//! Contract for every engine (simulator or live runtime):
+//! 1. deliver each arriving packet with `on_packet(now, &pkt)`;
+//! 2. then drain `poll_transmit(now)` until it returns `None`, sending each packet;
+//! 3. keep one timer armed at `poll_timeout()`; when it fires call `on_timeout(now)` and
+//!    drain again. `poll_timeout` may move later between calls (an RTO restarted by an ACK):
+//!    engines are free to fire early, since `on_timeout` ignores expiries not yet due.
+
+use crate::packet::Packet;
+use crate::time::Time;
+
+/// What an engine samples from an endpoint at its metric interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EndpointStats {
+    /// Sender: payload bytes cumulatively acknowledged. Receiver: payload bytes delivered in
+    /// order to the application.
+    pub bytes: u64,
+    /// Congestion window in bytes (0 where the protocol has none).
+    pub cwnd_bytes: f64,
+    /// Pacing or allowed sending rate in bytes/s (0 where the protocol is window-based only).
+    pub rate_bps: f64,
+    /// Smoothed RTT in ns (0 before the first sample).
+    pub srtt: Time,
+    /// Data packets sent, retransmissions included.
+    pub data_pkts_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    /// True once a finite flow has all its data acknowledged (sender) or delivered (receiver).
+    pub done: bool,
+}
+
+/// A flow endpoint: a sender (with its congestion controller) or a receiver.
+pub trait Endpoint: Send {
+    /// Called once when the flow starts (at its start time or arrival time).
+    fn start(&mut self, now: Time);
+    /// The application stops offering new data (an FTP source's stop time). Data already
+    /// sent is still recovered; nothing new is sent afterwards.
+    fn stop(&mut self, _now: Time) {}
+    /// A packet of this flow reached this endpoint.
+    fn on_packet(&mut self, now: Time, pkt: &Packet);
+    /// The next packet to send now, if any.
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet>;
+    /// Earliest time at which `on_timeout` has work to do.
+    fn poll_timeout(&self) -> Option<Time>;
+    /// A timer expired (possibly early: do nothing that is not due).
+    fn on_timeout(&mut self, now: Time);
+    /// Counters for metrics.
+    fn stats(&self) -> EndpointStats;
+}
+
+/// What every sender and receiver is built from, whatever its protocol. The scenario layer
+/// fills it; protocol-specific knobs arrive separately as a parameter table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowConfig {
+    pub flow: u32,
+    /// Full wire size of a data packet (PROTOCOLS.md §1: headers included).
+    pub packet_size: u32,
+    /// Bytes to transfer; `None` = unbounded (FTP-like) until the flow is stopped.
+    pub size_bytes: Option<u64>,
+    /// Initial window in packets; `None` = the protocol's own default (RFC 5681 IW for TCP).
+    pub initial_window: Option<u32>,
+    /// Initial slow-start threshold in bytes; `None` = unbounded.
+    pub initial_ssthresh: Option<u64>,
+    /// RFC 6298 lower bound on the RTO, ns (one value for a whole run, PROTOCOLS.md §1).
+    pub min_rto: Time,
+    /// Negotiate ECN (RFC 3168) where the protocol supports it.
+    pub ecn: bool,
+    /// Receiver: delayed ACKs (every 2nd segment or after `delack_timeout`).
+    pub delayed_ack: bool,
+    pub delack_timeout: Time,
+    /// Open with SYN / SYN-ACK (PROTOCOLS.md §1 host rules).
+    pub handshake: bool,
+    /// Initial sequence number on the wire (tests use values near 2^32 to exercise wrap).
+    pub isn: u32,
+}
+
+impl FlowConfig {
+    /// Defaults for a flow of id `flow` with `packet_size`-byte data packets.
+    pub fn new(flow: u32, packet_size: u32) -> FlowConfig {
+        FlowConfig {
+            flow,
+            packet_size,
+            size_bytes: None,
+            initial_window: None,
+            initial_ssthresh: None,
+            min_rto: 200 * crate::time::NS_PER_MS,
+            ecn: false,
+            delayed_ack: false,
+            delack_timeout: 100 * crate::time::NS_PER_MS,
+            handshake: false,
+            isn: 0,
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! racc-proto: every protocol of the racc family, written once, free of I/O and clocks.
+//!
+//! Engines (the simulator in `racc-sim`, the live runtime) drive these state machines:
+//! they pass `now` in, deliver packets, fire timers, and carry out the decisions returned.
+//!
+//! - [`packet`]: the packet model (ECN bits, IP ID, TCP/DCCP fields, congestion header, outer IPsec header)
+//! - [`endpoint`]: the sender/receiver interface engines drive
+//! - [`router`]: the per-output-port router module interface
+//! - [`tcp`]: TCP Reno/NewReno transport with pluggable window control (RFC 5681, 6582, 6298)
+//! - [`aqm`]: DropTail and RED (gentle, packet/byte mode, drop or ECN mark)
+//! - [`loss`]: Bernoulli and Gilbert-Elliott loss processes
+//! - [`registry`]: protocol and router-module names to constructors
+//! - [`rng`]: deterministic per-component random streams
+
+pub mod aqm;
+pub mod endpoint;
+pub mod loss;
+pub mod packet;
+pub mod params;
+pub mod registry;
+pub mod rng;
+pub mod router;
+pub mod tcp;
+pub mod time;
+
+pub use endpoint::{Endpoint, EndpointStats, FlowConfig};
+pub use packet::{CongHeader, Kind, Packet, TcpHeader, Transport};
+pub use router::{PortView, RouterModule, Verdict};
+pub use time::{Dur, Time};

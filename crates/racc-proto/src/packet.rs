@@ -1,0 +1,278 @@
+//! The simulated packet: the fields the papers manipulate, at bit level where they work at
+//! bit level (ECN bits, IP ID, TCP seq/ack/checksum), plus a typed congestion header of
+//! defined wire size and an optional outer header for IPsec ESP tunnel mode (seed 003).
+//!
+//! A `Packet` is a plain `Copy` value (no heap pointers), so engines move it by value through
+//! queues and links with no allocation per packet.
+
+use crate::time::Time;
+
+/// ECN codepoints: the two low bits of the IPv4 TOS byte (RFC 3168).
+/// VCP-family protocols reuse the same two bits as a load-factor code (PROTOCOLS.md §2).
+pub mod ecn {
+    pub const NOT_ECT: u8 = 0b00;
+    pub const ECT1: u8 = 0b01;
+    pub const ECT0: u8 = 0b10;
+    pub const CE: u8 = 0b11;
+}
+
+/// TCP-like header flags.
+pub mod flags {
+    pub const FIN: u8 = 0x01;
+    pub const SYN: u8 = 0x02;
+    pub const ACK: u8 = 0x10;
+    /// ECN-Echo (RFC 3168): the receiver saw CE.
+    pub const ECE: u8 = 0x40;
+    /// Congestion Window Reduced (RFC 3168): the sender reacted to ECE.
+    pub const CWR: u8 = 0x80;
+}
+
+/// Wire sizes of the headers, in bytes (PROTOCOLS.md §1).
+pub mod hdr {
+    pub const IPV4: u32 = 20;
+    pub const TCP: u32 = 20;
+    pub const DCCP_DATA: u32 = 16;
+    pub const DCCP_ACK: u32 = 24;
+    /// ESP tunnel mode: outer IPv4 (20) + ESP header (8) + trailer/ICV (≈ 16).
+    pub const ESP_TUNNEL: u32 = 44;
+}
+
+/// What a packet is, at the transport level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Kind {
+    /// Carries payload from sender to receiver.
+    Data = 0,
+    /// Pure acknowledgement from receiver to sender.
+    Ack = 1,
+    /// Connection opening (sender to receiver).
+    Syn = 2,
+    /// Answer to a SYN (receiver to sender).
+    SynAck = 3,
+}
+
+impl Kind {
+    /// True for packets that travel from the flow's sender towards its receiver.
+    #[inline]
+    pub fn is_forward(self) -> bool {
+        matches!(self, Kind::Data | Kind::Syn)
+    }
+}
+
+/// Transport header: TCP-like fields (32-bit seq/ack as on the wire), or DCCP's
+/// 48-bit sequence numbers with an Ack Vector summarised as a bitmap.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Transport {
+    Tcp(TcpHeader),
+    Dccp(DccpHeader),
+}
+
+/// TCP-like header. `seq`/`ack` are the 32-bit wire values (they wrap), `checksum` is the
+/// Internet checksum over the header fields (see `checksum`), `echo` holds the
+/// reserved-bit echo of a load-factor code used by VCP/DPCP receivers (PROTOCOLS.md §1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpHeader {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub seq: u32,
+    pub ack: u32,
+    pub flags: u8,
+    /// Reserved-bit echo: bits 0-1 a 2-bit code, bit 2 its position (0 = MSP, 1 = LSP).
+    pub echo: u8,
+    pub window: u16,
+    pub checksum: u16,
+    /// Timestamp option (RFC 7323): sender's send time, echoed back by the receiver.
+    pub ts_val: Time,
+    pub ts_ecr: Time,
+}
+
+/// DCCP header (RFC 4340), 48-bit sequence numbers held in u64.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DccpHeader {
+    pub seq: u64,
+    pub ack: u64,
+    /// Ack Vector summary: bit i set = packet `ack - 1 - i` was received (i < ack_vec_len).
+    pub ack_vec: u64,
+    pub ack_vec_len: u8,
+    pub ack_ratio: u16,
+    pub echo: u8,
+    pub ts_val: Time,
+    pub ts_ecr: Time,
+}
+
+/// A typed congestion header carried between the transport and IP (seed 004's layer).
+/// Field layouts and sizes follow PROTOCOLS.md §1.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum CongHeader {
+    #[default]
+    None,
+    /// XCP: rtt µs, cwnd bytes, feedback and reverse feedback in bytes (20 B).
+    Xcp { rtt_us: u32, cwnd: u32, feedback: f32, reverse_feedback: f32 },
+    /// RCP and PIQI-RCP: rate in B/s (0xFFFF_FFFF = no limit), rtt µs (12 B).
+    Rcp { rate: u32, rtt_us: u32 },
+    /// JetMax: rtt µs, inter-packet time ns, bottleneck ids, feedback B/s (20 B).
+    JetMax { rtt_us: u32, ipt_ns: u32, cur_id: u16, fb_id: u16, feedback: u32 },
+    /// QFCP: rtt µs, rate request and rate feedback in B/s (16 B).
+    Qfcp { rtt_us: u32, rate_request: u32, rate_feedback: u32 },
+}
+
+impl CongHeader {
+    /// Bytes this header adds on the wire.
+    pub fn wire_len(&self) -> u32 {
+        match self {
+            CongHeader::None => 0,
+            CongHeader::Xcp { .. } => 20,
+            CongHeader::Rcp { .. } => 12,
+            CongHeader::JetMax { .. } => 20,
+            CongHeader::Qfcp { .. } => 16,
+        }
+    }
+}
+
+/// Outer IPv4 header added by an IPsec ESP tunnel (seed 003 §III.C). Inside the tunnel only
+/// these fields are visible to routers: the inner IP and transport headers are encrypted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OuterIp {
+    pub tunnel: u16,
+    pub ecn: u8,
+    pub ip_id: u16,
+}
+
+/// One packet. `size` is its full wire size (every header and the shim included); it is what
+/// links serialise and queues count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Packet {
+    /// Flow (connection) this packet belongs to; dense small integers in the simulator.
+    pub flow: u32,
+    pub kind: Kind,
+    /// Wire size in bytes.
+    pub size: u32,
+    /// Transport payload bytes (0 for pure ACKs).
+    pub payload: u32,
+    /// The two ECN bits of the (inner) IP header.
+    pub ecn: u8,
+    /// The 16-bit IP identification field of the (inner) IP header.
+    pub ip_id: u16,
+    pub transport: Transport,
+    pub cong: CongHeader,
+    /// Present while the packet travels inside an IPsec tunnel.
+    pub outer: Option<OuterIp>,
+}
+
+impl Packet {
+    /// A TCP-like packet with the given kind and sizes; ECN Not-ECT, IP ID 0.
+    pub fn tcp(flow: u32, kind: Kind, size: u32, payload: u32, hdr: TcpHeader) -> Packet {
+        Packet {
+            flow,
+            kind,
+            size,
+            payload,
+            ecn: ecn::NOT_ECT,
+            ip_id: 0,
+            transport: Transport::Tcp(hdr),
+            cong: CongHeader::None,
+            outer: None,
+        }
+    }
+
+    /// The TCP header, if this is a TCP-like packet.
+    #[inline]
+    pub fn tcp_hdr(&self) -> Option<&TcpHeader> {
+        match &self.transport {
+            Transport::Tcp(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub fn tcp_hdr_mut(&mut self) -> Option<&mut TcpHeader> {
+        match &mut self.transport {
+            Transport::Tcp(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The ECN bits a router on the path sees: the outer header's inside a tunnel.
+    #[inline]
+    pub fn visible_ecn(&self) -> u8 {
+        match &self.outer {
+            Some(o) => o.ecn,
+            None => self.ecn,
+        }
+    }
+
+    /// Set the ECN bits a router on the path can reach.
+    #[inline]
+    pub fn set_visible_ecn(&mut self, bits: u8) {
+        match &mut self.outer {
+            Some(o) => o.ecn = bits & 0b11,
+            None => self.ecn = bits & 0b11,
+        }
+    }
+
+    /// True if ECN-capable (ECT(0), ECT(1) or CE) as seen by a router: RFC 3168 forbids
+    /// marking Not-ECT packets.
+    #[inline]
+    pub fn is_ect(&self) -> bool {
+        self.visible_ecn() != ecn::NOT_ECT
+    }
+}
+
+/// Internet checksum (RFC 1071) over the 16-bit words of a TCP-like header's fields that the
+/// papers manipulate (ports, seq, ack, flags, window). MPCP's ordering tricks (seed 000
+/// §3.2, §5) rely on the real ones'-complement arithmetic, so this is the real algorithm over
+/// these words rather than a hash.
+pub fn tcp_checksum(h: &TcpHeader) -> u16 {
+    let words = [
+        h.src_port,
+        h.dst_port,
+        (h.seq >> 16) as u16,
+        h.seq as u16,
+        (h.ack >> 16) as u16,
+        h.ack as u16,
+        h.flags as u16,
+        h.window,
+    ];
+    let mut sum: u32 = 0;
+    for w in words {
+        sum += w as u32;
+    }
+    while sum > 0xFFFF {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_is_small_and_copy() {
+        // Engines move packets by value; keep them within two cache lines.
+        assert!(std::mem::size_of::<Packet>() <= 128, "{}", std::mem::size_of::<Packet>());
+    }
+
+    #[test]
+    fn checksum_survives_seq_ack_swap() {
+        // Seed 000 §3.2: swapping the two 32-bit fields leaves the checksum valid.
+        let h = TcpHeader { seq: 0x1234_5678, ack: 0x9abc_def0, flags: flags::ACK, window: 100, ..Default::default() };
+        let mut s = h;
+        std::mem::swap(&mut s.seq, &mut s.ack);
+        assert_eq!(tcp_checksum(&h), tcp_checksum(&s));
+        let mut t = h;
+        t.ack -= 1;
+        assert_ne!(tcp_checksum(&h), tcp_checksum(&t));
+    }
+
+    #[test]
+    fn tunnel_hides_inner_ecn() {
+        let mut p = Packet::tcp(1, Kind::Data, 1000, 960, TcpHeader::default());
+        p.ecn = ecn::ECT1;
+        p.outer = Some(OuterIp { tunnel: 1, ecn: ecn::ECT0, ip_id: 7 });
+        assert_eq!(p.visible_ecn(), ecn::ECT0);
+        p.set_visible_ecn(ecn::CE);
+        assert_eq!(p.ecn, ecn::ECT1);
+        assert_eq!(p.visible_ecn(), ecn::CE);
+    }
+}

@@ -1,0 +1,128 @@
+//! The protocol registry: a scenario names a protocol ("newreno") or a router module
+//! ("red") and the registry builds the matching parts with their typed parameters. Engines
+//! know protocols only through this file (DESIGN.md: the simulator must not know any
+//! protocol by name except through the registry).
+
+use crate::aqm::{DropTail, Red, RedParams};
+use crate::endpoint::{Endpoint, FlowConfig};
+use crate::params::{parse, ParamError};
+use crate::rng::SimRng;
+use crate::router::RouterModule;
+use crate::tcp::{self, Recovery, TcpParams};
+
+/// How a protocol regulates its sending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regulation {
+    Window,
+    Rate,
+}
+
+/// One entry of `racc list`.
+#[derive(Clone, Copy, Debug)]
+pub struct ProtocolInfo {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub regulation: Regulation,
+    pub description: &'static str,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RouterInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+pub const PROTOCOLS: &[ProtocolInfo] = &[
+    ProtocolInfo {
+        name: "newreno",
+        aliases: &["tcp-newreno", "tcp"],
+        regulation: Regulation::Window,
+        description: "TCP NewReno (RFC 5681, 6582, 6298), optional ECN (RFC 3168)",
+    },
+    ProtocolInfo {
+        name: "reno",
+        aliases: &["tcp-reno"],
+        regulation: Regulation::Window,
+        description: "TCP Reno: fast recovery ends at the first new ACK (RFC 5681)",
+    },
+];
+
+pub const ROUTER_MODULES: &[RouterInfo] = &[
+    RouterInfo { name: "droptail", description: "FIFO with a packet or byte limit; drops arrivals when full" },
+    RouterInfo {
+        name: "red",
+        description: "Random Early Detection (Floyd & Jacobson 1993), gentle mode, packet or byte mode, drop or ECN mark",
+    },
+];
+
+/// The canonical name of a protocol, accepting aliases; `None` if unknown.
+pub fn canonical_protocol(name: &str) -> Option<&'static str> {
+    PROTOCOLS.iter().find(|p| p.name == name || p.aliases.contains(&name)).map(|p| p.name)
+}
+
+fn unknown_protocol(name: &str) -> ParamError {
+    let known: Vec<&str> = PROTOCOLS.iter().map(|p| p.name).collect();
+    ParamError::new("", format!("unknown protocol '{name}' (known: {})", known.join(", ")))
+}
+
+/// Check a protocol name and its parameter table without building anything.
+pub fn check_protocol(name: &str, params: &serde_json::Value) -> Result<(), ParamError> {
+    match canonical_protocol(name) {
+        Some("newreno") | Some("reno") => parse::<TcpParams>(params)?.validate(),
+        _ => Err(unknown_protocol(name)),
+    }
+}
+
+/// Build the sending endpoint of a flow.
+pub fn sender(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Result<Box<dyn Endpoint>, ParamError> {
+    match canonical_protocol(name) {
+        Some("newreno") => Ok(tcp::tcp_sender(cfg, Recovery::NewReno, &parse_tcp(params)?)),
+        Some("reno") => Ok(tcp::tcp_sender(cfg, Recovery::Reno, &parse_tcp(params)?)),
+        _ => Err(unknown_protocol(name)),
+    }
+}
+
+/// Build the receiving endpoint of a flow.
+pub fn receiver(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Result<Box<dyn Endpoint>, ParamError> {
+    match canonical_protocol(name) {
+        Some("newreno") | Some("reno") => {
+            parse_tcp(params)?;
+            Ok(tcp::tcp_receiver(cfg))
+        }
+        _ => Err(unknown_protocol(name)),
+    }
+}
+
+fn parse_tcp(params: &serde_json::Value) -> Result<TcpParams, ParamError> {
+    let p: TcpParams = parse(params)?;
+    p.validate()?;
+    Ok(p)
+}
+
+/// Build a router module for one output port. `rng` is that port's own stream.
+pub fn router(name: &str, params: &serde_json::Value, rng: SimRng) -> Result<Box<dyn RouterModule>, ParamError> {
+    match name {
+        "droptail" => {
+            let _: EmptyParams = parse(params)?;
+            Ok(Box::new(DropTail::new()))
+        }
+        "red" => {
+            let p: RedParams = parse(params)?;
+            Ok(Box::new(Red::new(p, rng)?))
+        }
+        _ => {
+            let known: Vec<&str> = ROUTER_MODULES.iter().map(|r| r.name).collect();
+            Err(ParamError::new("", format!("unknown router module '{name}' (known: {})", known.join(", "))))
+        }
+    }
+}
+
+/// Check a router module name and parameters without building it.
+pub fn check_router(name: &str, params: &serde_json::Value) -> Result<(), ParamError> {
+    router(name, params, SimRng::for_component(0, "check")).map(|_| ())
+}
+
+/// Modules without parameters still refuse unknown keys.
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct EmptyParams {}

@@ -1,0 +1,55 @@
+//! Router modules: the per-output-port logic of a router (queue management, load-factor
+//! computation, explicit feedback). One instance per output port; the engine owns the queue
+//! and the link and calls the module at the points below, handing it a read-only view of the
+//! port. The same module runs in the simulator and in the live runtime's userspace router.
+
+use crate::packet::Packet;
+use crate::time::Time;
+
+/// What the module decides for an arriving packet. A mark has already been written into the
+/// packet by the module; the verdict lets the engine count it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Forward,
+    Mark,
+    Drop,
+}
+
+/// Read-only state of the output port, as of `now`. Queue figures count packets waiting,
+/// not the one being serialised (the ns-2 convention the papers' numbers use).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PortView {
+    pub queue_pkts: u32,
+    pub queue_bytes: u64,
+    /// Link capacity in bits per second.
+    pub capacity_bps: f64,
+    /// Propagation delay of the link, ns.
+    pub delay: Time,
+    /// Buffer limit: packets (`u32::MAX` if limited in bytes) and bytes (`u64::MAX` if in packets).
+    pub limit_pkts: u32,
+    pub limit_bytes: u64,
+    /// When the queue last became empty with the link idle; `None` while busy.
+    pub idle_since: Option<Time>,
+    /// Wire size of a typical data packet on this port (RED's idle decay uses s/C).
+    pub mean_pkt_size: u32,
+}
+
+/// The per-port logic of a router.
+pub trait RouterModule: Send {
+    /// Registry name ("droptail", "red", "vcp", ...).
+    fn name(&self) -> &'static str;
+    /// Every arriving packet, before the buffer check: arrival counters see packets the
+    /// buffer then drops (PROTOCOLS.md §1 router rules). May rewrite header fields.
+    fn on_arrival(&mut self, now: Time, pkt: &mut Packet, port: &PortView) -> Verdict;
+    /// The module accepted the packet but the buffer was full (tail drop).
+    fn on_buffer_drop(&mut self, _now: Time, _pkt: &Packet, _port: &PortView) {}
+    /// The packet starts serialisation on the link (dequeue); may rewrite header fields,
+    /// e.g. VCP marks at dequeue with the freshest code.
+    fn on_departure(&mut self, _now: Time, _pkt: &mut Packet, _port: &PortView) {}
+    /// Next control-interval tick wanted, if any.
+    fn next_tick(&self) -> Option<Time> {
+        None
+    }
+    /// A control interval ended.
+    fn on_tick(&mut self, _now: Time, _port: &PortView) {}
+}

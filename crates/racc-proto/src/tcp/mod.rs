@@ -1,0 +1,148 @@
+//! TCP Reno / NewReno (RFC 5681, 6582, 6298; ECN RFC 3168; PROTOCOLS.md §10), sans-I/O.
+//!
+//! - [`seq`]: u64 byte offsets inside, wrapping u32 on the wire
+//! - [`rtt`]: RFC 6298 estimator
+//! - [`window`]: the `WindowControl` trait later protocols plug in (VCP, QFCP, XCP)
+//! - [`newreno`]: NewReno's window rules
+//! - [`sender`]: the transport (recovery, RTO, go-back-N, Karn, ECN)
+//! - [`receiver`]: cumulative/delayed ACKs, out-of-order buffer, echo hook
+//!
+//! Units: cwnd and ssthresh in bytes; MSS = packet_size − 40 (IPv4 + TCP) − the congestion
+//! header, if any; data packets are payload + 40 (+ header) bytes on the wire, ACK/SYN 40.
+
+pub mod newreno;
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+pub mod seq;
+pub mod window;
+
+#[cfg(test)]
+mod tests;
+
+pub use newreno::{initial_window_bytes, rfc5681_iw, NewRenoWindow};
+pub use receiver::{AckEcho, TcpReceiver};
+pub use rtt::RttEstimator;
+pub use sender::TcpSender;
+pub use seq::SeqSpace;
+pub use window::{RecoveryExit, SenderCtx, WindowControl};
+
+use crate::endpoint::{Endpoint, FlowConfig};
+use crate::packet::hdr;
+use crate::params::{positive, ParamError};
+
+/// How fast recovery ends (the transport's variant; window rules are the same).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// RFC 5681: exit at the first new ACK with cwnd = ssthresh.
+    Reno,
+    /// RFC 6582: stay in recovery until `recover` is acknowledged, retransmitting on partial ACKs.
+    NewReno,
+}
+
+/// TCP knobs of a scenario's parameter table. Times in seconds.
+#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpParams {
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    pub dupthresh: u32,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
+    pub initial_rto: f64,
+    /// Upper bound on the RTO (RFC 6298 §2.5: at least 60 s).
+    pub max_rto: f64,
+    /// Clock granularity G in RTO = SRTT + max(G, 4·RTTVAR) (RFC 6298 §2.3).
+    pub clock_granularity: f64,
+}
+
+impl Default for TcpParams {
+    fn default() -> TcpParams {
+        TcpParams { dupthresh: 3, initial_rto: 1.0, max_rto: 60.0, clock_granularity: 0.001 }
+    }
+}
+
+impl TcpParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if self.dupthresh == 0 {
+            return Err(ParamError::new("dupthresh", "must be at least 1"));
+        }
+        positive("initial_rto", self.initial_rto)?;
+        positive("max_rto", self.max_rto)?;
+        if !(self.clock_granularity.is_finite() && self.clock_granularity >= 0.0) {
+            return Err(ParamError::new(
+                "clock_granularity",
+                format!("must be a finite number >= 0, got {}", self.clock_granularity),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Payload bytes of a full data packet: `packet_size` minus IPv4 + TCP headers and a
+/// congestion header of `cong_header` bytes (at least 1).
+pub fn mss_for(cfg: &FlowConfig, cong_header: u32) -> u32 {
+    cfg.packet_size.saturating_sub(hdr::IPV4 + hdr::TCP + cong_header).max(1)
+}
+
+/// A Reno or NewReno sender.
+pub fn tcp_sender(cfg: &FlowConfig, recovery: Recovery, params: &TcpParams) -> Box<dyn Endpoint> {
+    Box::new(TcpSender::new(cfg, recovery, params))
+}
+
+/// A TCP receiver (ACK every segment, or delayed ACKs per `cfg.delayed_ack`).
+pub fn tcp_receiver(cfg: &FlowConfig) -> Box<dyn Endpoint> {
+    Box::new(TcpReceiver::new(cfg))
+}
+
+/// The TCP transport driving another protocol's window arithmetic (VCP, QFCP, XCP over TCP).
+/// Build `window` for `mss_for(cfg, window.header_bytes())`-byte segments.
+pub fn tcp_sender_with(
+    cfg: &FlowConfig,
+    recovery: Recovery,
+    params: &TcpParams,
+    window: Box<dyn WindowControl>,
+) -> Box<dyn Endpoint> {
+    Box::new(TcpSender::with_window(cfg, recovery, params, window))
+}
+
+/// A TCP receiver whose ACKs carry a protocol's feedback.
+pub fn tcp_receiver_with(cfg: &FlowConfig, echo: Box<dyn AckEcho>) -> Box<dyn Endpoint> {
+    Box::new(TcpReceiver::with_echo(cfg, echo))
+}
+
+#[cfg(test)]
+mod params_tests {
+    use super::*;
+    use crate::params::parse;
+
+    #[test]
+    fn params_defaults_unknown_keys_and_validation() {
+        let p: TcpParams = parse(&serde_json::Value::Null).unwrap();
+        assert_eq!(p, TcpParams::default());
+        assert_eq!((p.dupthresh, p.initial_rto, p.max_rto), (3, 1.0, 60.0));
+        let p: TcpParams = parse(&serde_json::json!({"dupthresh": 4, "max_rto": 120.0})).unwrap();
+        assert_eq!((p.dupthresh, p.max_rto, p.initial_rto), (4, 120.0, 1.0));
+        let e = parse::<TcpParams>(&serde_json::json!({"dupthres": 4})).unwrap_err();
+        assert!(e.reason.contains("dupthres"), "{e}");
+        let e = TcpParams { dupthresh: 0, ..Default::default() }.validate().unwrap_err();
+        assert_eq!(e.key, "dupthresh");
+        let e = TcpParams { max_rto: -1.0, ..Default::default() }.validate().unwrap_err();
+        assert_eq!(e.key, "max_rto");
+        let e = TcpParams { clock_granularity: f64::NAN, ..Default::default() }.validate().unwrap_err();
+        assert_eq!(e.key, "clock_granularity");
+    }
+
+    #[test]
+    fn mss_and_constructors() {
+        let c = FlowConfig::new(1, 1500);
+        assert_eq!(mss_for(&c, 0), 1460);
+        assert_eq!(mss_for(&c, 20), 1440);
+        assert_eq!(mss_for(&FlowConfig::new(1, 30), 0), 1);
+        let mut s = tcp_sender(&c, Recovery::NewReno, &TcpParams::default());
+        s.start(0);
+        // IW for SMSS 1460 is 3 segments of 1500 B on the wire.
+        let sizes: Vec<u32> = std::iter::from_fn(|| s.poll_transmit(0)).map(|p| p.size).collect();
+        assert_eq!(sizes, vec![1500; 3]);
+        assert_eq!(s.stats().cwnd_bytes, 3.0 * 1460.0);
+        assert_eq!(tcp_receiver(&c).poll_timeout(), None);
+    }
+}

@@ -1,0 +1,282 @@
+//! `racc._core`: thin PyO3 bindings. Conversion only — scenario checking, the engine and the
+//! protocols live in racc-sim and racc-proto.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use racc_proto::registry::{self, Regulation};
+use racc_sim::scenario::{self, ScenarioError as RsScenarioError};
+use racc_sim::{bench as std_bench, Simulator};
+use std::sync::Mutex;
+
+create_exception!(_core, ScenarioError, PyException, "A scenario was refused: names the file, the key and the reason.");
+
+fn scenario_err(e: RsScenarioError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
+}
+
+/// Parse and check a scenario (JSON text); return the resolved scenario as JSON text.
+#[pyfunction]
+fn validate(json_text: &str, source: &str) -> PyResult<String> {
+    let spec = scenario::from_json(json_text, source).map_err(scenario_err)?;
+    serde_json::to_string(&spec).map_err(|e| PyException::new_err(e.to_string()))
+}
+
+/// One simulation run, advanced in steps so that Python can show progress.
+#[pyclass]
+struct Simulation {
+    sim: Mutex<Simulator>,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(json_text: &str, source: &str) -> PyResult<Self> {
+        let spec = scenario::from_json(json_text, source).map_err(scenario_err)?;
+        let sim = Simulator::new(spec).map_err(scenario_err)?;
+        Ok(Simulation { sim: Mutex::new(sim) })
+    }
+
+    #[getter]
+    fn now_s(&self) -> f64 {
+        self.sim.lock().unwrap().now() as f64 * 1e-9
+    }
+
+    #[getter]
+    fn end_s(&self) -> f64 {
+        self.sim.lock().unwrap().end() as f64 * 1e-9
+    }
+
+    #[getter]
+    fn events(&self) -> u64 {
+        self.sim.lock().unwrap().events()
+    }
+
+    /// The resolved scenario as JSON text.
+    fn resolved_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.sim.lock().unwrap().spec).map_err(|e| PyException::new_err(e.to_string()))
+    }
+
+    /// Advance to simulated time `t_s` (seconds) with the GIL released; True when complete.
+    fn run_until(&self, py: Python<'_>, t_s: f64) -> bool {
+        let t = racc_proto::time::secs(t_s.max(0.0));
+        let mut guard = self.sim.lock().unwrap();
+        let sim: &mut Simulator = &mut guard;
+        py.detach(|| sim.run_until(t))
+    }
+
+    /// Packet accounting: sent, delivered, dropped, lost, in_flight.
+    fn conservation<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.sim.lock().unwrap().conservation();
+        let d = PyDict::new(py);
+        d.set_item("sent", c.sent)?;
+        d.set_item("delivered", c.delivered)?;
+        d.set_item("dropped", c.dropped)?;
+        d.set_item("lost", c.lost)?;
+        d.set_item("in_flight", c.in_flight)?;
+        Ok(d)
+    }
+
+    /// Every recorded column and the engine's summary.
+    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let mut sim = self.sim.lock().unwrap();
+        let out = PyDict::new(py);
+        let ports = sim.port_summary();
+
+        let ps = &sim.port_series;
+        let names: Vec<&str> = ps.port.iter().map(|&p| ports[p as usize].name.as_str()).collect();
+        let links = PyDict::new(py);
+        links.set_item("time_s", &ps.time_s)?;
+        links.set_item("port", &ps.port)?;
+        links.set_item("name", names)?;
+        links.set_item("tx_bytes", &ps.tx_bytes)?;
+        links.set_item("tx_pkts", &ps.tx_pkts)?;
+        links.set_item("throughput_bps", &ps.throughput_bps)?;
+        links.set_item("utilisation", &ps.utilisation)?;
+        links.set_item("queue_pkts", &ps.queue_pkts)?;
+        links.set_item("queue_bytes", &ps.queue_bytes)?;
+        links.set_item("drops", &ps.drops)?;
+        links.set_item("losses", &ps.losses)?;
+        links.set_item("marks", &ps.marks)?;
+        links.set_item("arrivals", &ps.arrivals)?;
+        out.set_item("links", links)?;
+
+        let fs = &sim.flow_series;
+        let flows = PyDict::new(py);
+        flows.set_item("time_s", &fs.time_s)?;
+        flows.set_item("flow", &fs.flow)?;
+        flows.set_item("goodput_bps", &fs.goodput_bps)?;
+        flows.set_item("cwnd_bytes", &fs.cwnd_bytes)?;
+        flows.set_item("rate_bps", &fs.rate_bps)?;
+        flows.set_item("srtt_s", &fs.srtt_s)?;
+        flows.set_item("acked_bytes", &fs.acked_bytes)?;
+        out.set_item("flows", flows)?;
+
+        let c = &sim.completions;
+        let comp = PyDict::new(py);
+        comp.set_item("flow", &c.flow)?;
+        comp.set_item("size_bytes", &c.size_bytes)?;
+        comp.set_item("start_s", &c.start_s)?;
+        comp.set_item("end_s", &c.end_s)?;
+        comp.set_item("fct_s", &c.fct_s)?;
+        out.set_item("completions", comp)?;
+
+        let spec = &sim.spec;
+        let link_delay = |p: usize| spec.links[p / 2].delay as f64 * 1e-9;
+        let fi = PyDict::new(py);
+        let n = spec.flows.len();
+        let mut protocol = Vec::with_capacity(n);
+        let mut src = Vec::with_capacity(n);
+        let mut dst = Vec::with_capacity(n);
+        let mut group = Vec::with_capacity(n);
+        let mut start = Vec::with_capacity(n);
+        let mut stop = Vec::with_capacity(n);
+        let mut size = Vec::with_capacity(n);
+        let mut rtt = Vec::with_capacity(n);
+        for f in &spec.flows {
+            protocol.push(f.protocol.as_str());
+            src.push(spec.nodes[f.src].name.as_str());
+            dst.push(spec.nodes[f.dst].name.as_str());
+            group.push(f.group.as_str());
+            start.push(f.start as f64 * 1e-9);
+            stop.push(f.stop.map_or(f64::NAN, |s| s as f64 * 1e-9));
+            size.push(f.size_bytes.unwrap_or(0));
+            rtt.push(spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]).map(|&p| link_delay(p)).sum::<f64>());
+        }
+        fi.set_item("flow", (0..n as u32).collect::<Vec<u32>>())?;
+        fi.set_item("protocol", protocol)?;
+        fi.set_item("src", src)?;
+        fi.set_item("dst", dst)?;
+        fi.set_item("group", group)?;
+        fi.set_item("start_s", start)?;
+        fi.set_item("stop_s", stop)?;
+        fi.set_item("size_bytes", size)?;
+        fi.set_item("rtt_prop_s", rtt)?;
+        out.set_item("flow_info", fi)?;
+
+        let pi = PyDict::new(py);
+        let sim_ports = sim.ports();
+        pi.set_item("port", (0..sim_ports.len() as u32).collect::<Vec<u32>>())?;
+        pi.set_item("name", sim_ports.iter().map(|p| p.name.as_str()).collect::<Vec<_>>())?;
+        pi.set_item("capacity_bps", sim_ports.iter().map(|p| p.capacity_bps).collect::<Vec<_>>())?;
+        pi.set_item("delay_s", sim_ports.iter().map(|p| p.delay as f64 * 1e-9).collect::<Vec<_>>())?;
+        pi.set_item("router", sim_ports.iter().map(|p| p.module_name()).collect::<Vec<_>>())?;
+        pi.set_item("limit_pkts", sim_ports.iter().map(|p| p.limit_pkts).collect::<Vec<_>>())?;
+        pi.set_item("limit_bytes", sim_ports.iter().map(|p| p.limit_bytes).collect::<Vec<_>>())?;
+        out.set_item("port_info", pi)?;
+
+        let cons = sim.conservation();
+        let summary = PyDict::new(py);
+        summary.set_item("scenario", spec.name.as_str())?;
+        summary.set_item("seed", spec.seed)?;
+        summary.set_item("sim_time_s", sim.now() as f64 * 1e-9)?;
+        summary.set_item("events", sim.events())?;
+        summary.set_item("packet_hops", ports.iter().map(|p| p.counters.tx_pkts).sum::<u64>())?;
+        summary.set_item("sent_pkts", cons.sent)?;
+        summary.set_item("delivered_pkts", cons.delivered)?;
+        summary.set_item("dropped_pkts", cons.dropped)?;
+        summary.set_item("lost_pkts", cons.lost)?;
+        summary.set_item("in_flight_pkts", cons.in_flight)?;
+        summary.set_item("goodput_bytes", sim.goodput_bytes())?;
+        let plist = PyList::empty(py);
+        for p in &ports {
+            let d = PyDict::new(py);
+            d.set_item("port", p.port)?;
+            d.set_item("name", p.name.as_str())?;
+            d.set_item("router", p.router)?;
+            d.set_item("capacity_bps", p.capacity_bps)?;
+            d.set_item("utilisation", p.utilisation)?;
+            d.set_item("mean_queue_pkts", p.mean_queue_pkts)?;
+            d.set_item("mean_queue_bytes", p.mean_queue_bytes)?;
+            d.set_item("max_queue_pkts", p.max_queue_pkts)?;
+            d.set_item("drop_rate", p.drop_rate)?;
+            d.set_item("arrivals", p.counters.arrivals)?;
+            d.set_item("tx_pkts", p.counters.tx_pkts)?;
+            d.set_item("tx_bytes", p.counters.tx_bytes)?;
+            d.set_item("drops", p.counters.drops)?;
+            d.set_item("losses", p.counters.losses)?;
+            d.set_item("marks", p.counters.marks)?;
+            plist.append(d)?;
+        }
+        summary.set_item("ports", plist)?;
+        out.set_item("summary", summary)?;
+        Ok(out)
+    }
+}
+
+#[pyfunction]
+fn list_protocols<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let l = PyList::empty(py);
+    for p in registry::PROTOCOLS {
+        let d = PyDict::new(py);
+        d.set_item("name", p.name)?;
+        d.set_item("aliases", p.aliases.to_vec())?;
+        d.set_item("regulation", match p.regulation {
+            Regulation::Window => "window",
+            Regulation::Rate => "rate",
+        })?;
+        d.set_item("description", p.description)?;
+        l.append(d)?;
+    }
+    Ok(l)
+}
+
+#[pyfunction]
+fn list_router_modules<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let l = PyList::empty(py);
+    for r in registry::ROUTER_MODULES {
+        let d = PyDict::new(py);
+        d.set_item("name", r.name)?;
+        d.set_item("description", r.description)?;
+        l.append(d)?;
+    }
+    Ok(l)
+}
+
+#[pyfunction]
+fn list_loss_models<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let l = PyList::empty(py);
+    for (name, desc) in racc_proto::loss::MODELS {
+        let d = PyDict::new(py);
+        d.set_item("name", *name)?;
+        d.set_item("description", *desc)?;
+        l.append(d)?;
+    }
+    Ok(l)
+}
+
+/// Run the standard benchmark in-engine (GIL released); the caller measures memory.
+#[pyfunction(name = "bench")]
+#[pyo3(signature = (flows, simtime_s = 60.0, seed = 1))]
+fn run_bench<'py>(py: Python<'py>, flows: u32, simtime_s: f64, seed: u64) -> PyResult<Bound<'py, PyDict>> {
+    let r = py.detach(|| std_bench::run(flows, simtime_s, seed)).map_err(scenario_err)?;
+    let d = PyDict::new(py);
+    d.set_item("sim", "racc")?;
+    d.set_item("flows", r.flows)?;
+    d.set_item("simtime", r.simtime)?;
+    d.set_item("events", r.events)?;
+    d.set_item("bottleneck_tx_pkts", r.bottleneck_tx_pkts)?;
+    d.set_item("bottleneck_drops", r.bottleneck_drops)?;
+    d.set_item("util", r.util)?;
+    d.set_item("goodput_mbps", r.goodput_mbps)?;
+    d.set_item("delivered_pkts", r.delivered_pkts)?;
+    d.set_item("link_tx_pkts", r.link_tx_pkts)?;
+    d.set_item("wall_s", r.wall_s)?;
+    d.set_item("events_per_s", r.events_per_s())?;
+    d.set_item("pkthops_per_s", r.pkthops_per_s())?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(list_protocols, m)?)?;
+    m.add_function(wrap_pyfunction!(list_router_modules, m)?)?;
+    m.add_function(wrap_pyfunction!(list_loss_models, m)?)?;
+    m.add_function(wrap_pyfunction!(run_bench, m)?)?;
+    m.add_class::<Simulation>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,482 @@
+//! The discrete-event engine: builds ports and flows from a [`Spec`], then runs events in
+//! (time, sequence) order. A packet's path: an endpoint's `poll_transmit` hands it to the
+//! first port of its route; each port accepts or drops it and, when it is the FIFO head,
+//! schedules its arrival at the far end; on arrival it is enqueued on the next port of the
+//! route or delivered to the destination endpoint, whose answers go back the same way.
+
+use crate::event::{EventQueue, What};
+use crate::metrics::{Completions, Conservation, FlowSeries, PortSeries};
+use crate::port::{Accept, Port, PortCounters};
+use crate::scenario::{BufferSpec, ScenarioError, Spec};
+use racc_proto::endpoint::{Endpoint, FlowConfig};
+use racc_proto::loss::LossProcess;
+use racc_proto::packet::Packet;
+use racc_proto::registry;
+use racc_proto::rng::SimRng;
+use racc_proto::time::{Time, NEVER};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FlowState {
+    Pending,
+    Running,
+    Done,
+}
+
+/// Runtime state of one flow. Endpoints exist only while the flow runs, so a study with tens
+/// of thousands of short flows holds only the live ones.
+struct FlowRt {
+    state: FlowState,
+    sender: Option<Box<dyn Endpoint>>,
+    receiver: Option<Box<dyn Endpoint>>,
+    /// Time of the timer event each side has in the heap (`NEVER` if none).
+    timer: [Time; 2],
+    /// Receiver bytes at the previous sample, for goodput.
+    last_bytes: u64,
+}
+
+const SENDER: usize = 0;
+const RECEIVER: usize = 1;
+
+pub struct Simulator {
+    pub spec: Spec,
+    now: Time,
+    q: EventQueue,
+    ports: Vec<Port>,
+    flows: Vec<FlowRt>,
+    next_start: usize,
+    events: u64,
+    time_reversals: u64,
+    cons: Conservation,
+    // Metrics.
+    last_sample: Time,
+    prev: Vec<PortCounters>,
+    pub port_series: PortSeries,
+    pub flow_series: FlowSeries,
+    pub completions: Completions,
+    /// Payload bytes delivered in order to receivers, all flows.
+    goodput_bytes: u64,
+    /// Receiver bytes of flows already finished and freed.
+    done_bytes: u64,
+}
+
+impl Simulator {
+    /// Build a run from a checked scenario. Fails only if a protocol refuses its parameters,
+    /// which scenario checking already rules out.
+    pub fn new(spec: Spec) -> Result<Simulator, ScenarioError> {
+        let err = |key: String, e: racc_proto::params::ParamError| ScenarioError {
+            source: spec.name.clone(),
+            key,
+            reason: e.to_string(),
+        };
+        // Mean round-trip propagation delay of the flows crossing each port, for BDP buffers.
+        let n_ports = spec.links.len() * 2;
+        let mut rtt_sum = vec![0f64; n_ports];
+        let mut rtt_n = vec![0u64; n_ports];
+        let port_delay = |p: usize| spec.links[p / 2].delay;
+        let rtt_of = |f: &crate::scenario::FlowSpec| -> f64 {
+            spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]).map(|&p| port_delay(p) as f64).sum()
+        };
+        for f in &spec.flows {
+            let rtt = rtt_of(f);
+            for &p in spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]) {
+                rtt_sum[p] += rtt;
+                rtt_n[p] += 1;
+            }
+        }
+        let mut ports = Vec::with_capacity(n_ports);
+        for (li, l) in spec.links.iter().enumerate() {
+            for dir in 0..2 {
+                let p = 2 * li + dir;
+                let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
+                let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
+                let (limit_pkts, limit_bytes) = match l.buffer {
+                    BufferSpec::Packets(n) => (n, u64::MAX),
+                    BufferSpec::Bytes(b) => (u32::MAX, b),
+                    BufferSpec::Bdp(x) => {
+                        let rtt = if rtt_n[p] > 0 { rtt_sum[p] / rtt_n[p] as f64 } else { 0.0 };
+                        let pkts = (x * l.capacity_bps * rtt * 1e-9 / 8.0 / spec.packet_size as f64).round();
+                        // A port no flow uses still gets a sensible queue.
+                        (if rtt > 0.0 { pkts.max(1.0) as u32 } else { 100 }, u64::MAX)
+                    }
+                };
+                let module = registry::router(&l.router, &l.router_params, SimRng::for_component(spec.seed, &format!("router/port{p}")))
+                    .map_err(|e| err(format!("links[{li}].router_params"), e))?;
+                let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
+                let loss = LossProcess::new(loss_spec, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
+                    .map_err(|e| err(format!("links[{li}].loss"), e))?;
+                ports.push(Port::new(name, to, l.capacity_bps, l.delay, limit_pkts, limit_bytes, spec.packet_size, module, loss));
+            }
+        }
+        let flows = spec
+            .flows
+            .iter()
+            .map(|_| FlowRt { state: FlowState::Pending, sender: None, receiver: None, timer: [NEVER; 2], last_bytes: 0 })
+            .collect();
+        let prev = vec![PortCounters::default(); ports.len()];
+        let mut sim = Simulator {
+            spec,
+            now: 0,
+            q: EventQueue::default(),
+            ports,
+            flows,
+            next_start: 0,
+            events: 0,
+            time_reversals: 0,
+            cons: Conservation::default(),
+            last_sample: 0,
+            prev,
+            port_series: PortSeries::default(),
+            flow_series: FlowSeries::default(),
+            completions: Completions::default(),
+            goodput_bytes: 0,
+            done_bytes: 0,
+        };
+        for p in 0..sim.ports.len() {
+            if let Some(t) = sim.ports[p].next_tick() {
+                sim.q.push(t, What::Tick, p as u32);
+            }
+        }
+        if let Some(f) = sim.spec.flows.first() {
+            sim.q.push(f.start, What::FlowStart, 0);
+        }
+        for (i, f) in sim.spec.flows.iter().enumerate() {
+            if let Some(s) = f.stop {
+                sim.q.push(s, What::FlowStop, i as u32);
+            }
+        }
+        sim.q.push(sim.spec.sample_interval.min(sim.spec.duration), What::Sample, 0);
+        Ok(sim)
+    }
+
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    pub fn end(&self) -> Time {
+        self.spec.duration
+    }
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+    /// Events that were found scheduled before the current time (must stay 0).
+    pub fn time_reversals(&self) -> u64 {
+        self.time_reversals
+    }
+    pub fn finished(&self) -> bool {
+        self.now >= self.spec.duration
+    }
+    pub fn ports(&self) -> &[Port] {
+        &self.ports
+    }
+    /// Payload bytes delivered in order to receivers so far.
+    pub fn goodput_bytes(&self) -> u64 {
+        self.goodput_bytes
+    }
+
+    /// Packet accounting as of now.
+    pub fn conservation(&self) -> Conservation {
+        let mut c = self.cons;
+        c.in_flight = self.ports.iter().map(|p| p.held() as u64).sum();
+        c
+    }
+
+    /// Run every event up to and including time `t` (capped at the end of the run).
+    /// Returns true once the run is complete.
+    pub fn run_until(&mut self, t: Time) -> bool {
+        let t = t.min(self.spec.duration);
+        while let Some(et) = self.q.peek_time() {
+            if et > t {
+                break;
+            }
+            let ev = self.q.pop().expect("peeked");
+            // Causality: checked on every event (one compare), reported by `time_reversals`.
+            if ev.time < self.now {
+                self.time_reversals += 1;
+            }
+            self.now = ev.time;
+            self.events += 1;
+            let i = ev.idx as usize;
+            match ev.what {
+                What::PortHead => self.port_head(i),
+                What::SenderTimer => self.timer(i, SENDER),
+                What::ReceiverTimer => self.timer(i, RECEIVER),
+                What::Tick => {
+                    self.ports[i].tick(self.now);
+                    if let Some(nt) = self.ports[i].next_tick() {
+                        self.q.push(nt.max(self.now + 1), What::Tick, i as u32);
+                    }
+                }
+                What::FlowStart => self.flow_start(),
+                What::FlowStop => {
+                    if let Some(s) = self.flows[i].sender.as_mut() {
+                        s.stop(self.now);
+                    }
+                }
+                What::Sample => self.sample(),
+            }
+        }
+        self.now = self.now.max(t);
+        self.finished()
+    }
+
+    /// Run to the end.
+    pub fn run(&mut self) {
+        self.run_until(self.spec.duration);
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Packets
+
+    #[inline]
+    fn port_head(&mut self, p: usize) {
+        let slot = self.ports[p].pop_head(self.now);
+        if let Some(t) = self.ports[p].head_arrival() {
+            self.q.push(t, What::PortHead, p as u32);
+        }
+        if slot.lost {
+            self.cons.lost += 1;
+            return;
+        }
+        let f = slot.pkt.flow as usize;
+        let spec = &self.spec.flows[f];
+        let route = if slot.pkt.kind.is_forward() { spec.fwd_route } else { spec.rev_route };
+        let path = &self.spec.routes[route];
+        let next = slot.hop as usize + 1;
+        if next < path.len() {
+            let np = path[next];
+            self.forward(np, slot.pkt, next as u16);
+        } else {
+            self.deliver(f, slot.pkt);
+        }
+    }
+
+    /// Offer a packet to port `p` as hop `hop` of its path.
+    #[inline]
+    fn forward(&mut self, p: usize, pkt: Packet, hop: u16) {
+        match self.ports[p].enqueue(self.now, pkt, hop) {
+            Accept::Queued { was_empty: true } => {
+                let t = self.ports[p].head_arrival().expect("just queued");
+                self.q.push(t, What::PortHead, p as u32);
+            }
+            Accept::Queued { was_empty: false } => {}
+            Accept::Dropped => self.cons.dropped += 1,
+        }
+    }
+
+    fn deliver(&mut self, f: usize, pkt: Packet) {
+        self.cons.delivered += 1;
+        if self.flows[f].state != FlowState::Running {
+            return; // a straggler of a finished flow
+        }
+        let side = if pkt.kind.is_forward() { RECEIVER } else { SENDER };
+        let now = self.now;
+        {
+            let fl = &mut self.flows[f];
+            let ep = if side == SENDER { fl.sender.as_mut() } else { fl.receiver.as_mut() };
+            ep.expect("running flow has endpoints").on_packet(now, &pkt);
+        }
+        self.transmit(f, side);
+        if side == SENDER {
+            self.check_done(f);
+        }
+    }
+
+    /// Drain an endpoint's `poll_transmit` onto the first port of its path, then re-arm its timer.
+    #[inline]
+    fn transmit(&mut self, f: usize, side: usize) {
+        let now = self.now;
+        let spec = &self.spec.flows[f];
+        let first = if side == SENDER { self.spec.routes[spec.fwd_route][0] } else { self.spec.routes[spec.rev_route][0] };
+        loop {
+            let fl = &mut self.flows[f];
+            let ep = if side == SENDER { fl.sender.as_mut() } else { fl.receiver.as_mut() };
+            let Some(ep) = ep else { return };
+            let Some(pkt) = ep.poll_transmit(now) else { break };
+            debug_assert_eq!(pkt.flow as usize, f);
+            self.cons.sent += 1;
+            self.forward(first, pkt, 0);
+        }
+        self.arm(f, side);
+    }
+
+    /// Keep one timer event per endpoint: only schedule when the wanted time is earlier than
+    /// the one already in the heap. A later deadline (an RTO pushed back by an ACK) is left to
+    /// the earlier event, which finds nothing due and re-arms (lazy timers).
+    #[inline]
+    fn arm(&mut self, f: usize, side: usize) {
+        let fl = &mut self.flows[f];
+        let ep = if side == SENDER { fl.sender.as_ref() } else { fl.receiver.as_ref() };
+        let Some(ep) = ep else { return };
+        if let Some(t) = ep.poll_timeout() {
+            let t = t.max(self.now);
+            if t < fl.timer[side] {
+                fl.timer[side] = t;
+                let what = if side == SENDER { What::SenderTimer } else { What::ReceiverTimer };
+                self.q.push(t, what, f as u32);
+            }
+        }
+    }
+
+    fn timer(&mut self, f: usize, side: usize) {
+        if self.flows[f].timer[side] != self.now {
+            return; // superseded by an earlier event
+        }
+        self.flows[f].timer[side] = NEVER;
+        let now = self.now;
+        {
+            let fl = &mut self.flows[f];
+            let ep = if side == SENDER { fl.sender.as_mut() } else { fl.receiver.as_mut() };
+            match ep {
+                Some(ep) => ep.on_timeout(now),
+                None => return,
+            }
+        }
+        self.transmit(f, side);
+        if side == SENDER {
+            self.check_done(f);
+        }
+    }
+
+    fn check_done(&mut self, f: usize) {
+        let spec = &self.spec.flows[f];
+        let Some(size) = spec.size_bytes else { return };
+        let fl = &mut self.flows[f];
+        if fl.state == FlowState::Running && fl.sender.as_ref().is_some_and(|s| s.stats().done) {
+            fl.state = FlowState::Done;
+            let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
+            self.goodput_bytes += rb - fl.last_bytes;
+            self.done_bytes += rb;
+            fl.last_bytes = rb;
+            fl.sender = None;
+            fl.receiver = None;
+            self.completions.push(f as u32, size, spec.start, self.now);
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Flows
+
+    fn flow_start(&mut self) {
+        let i = self.next_start;
+        self.next_start += 1;
+        if let Some(n) = self.spec.flows.get(self.next_start) {
+            self.q.push(n.start, What::FlowStart, self.next_start as u32);
+        }
+        let s = &self.spec.flows[i];
+        let mut cfg = FlowConfig::new(i as u32, self.spec.packet_size);
+        cfg.size_bytes = s.size_bytes;
+        cfg.initial_window = s.initial_window;
+        cfg.initial_ssthresh = s.initial_ssthresh;
+        cfg.min_rto = self.spec.min_rto;
+        cfg.ecn = s.ecn;
+        cfg.delayed_ack = s.delayed_ack;
+        cfg.handshake = s.handshake;
+        // Checked when the scenario was built, so construction cannot fail here.
+        let mut snd = registry::sender(&s.protocol, &cfg, &s.params).expect("checked protocol");
+        let mut rcv = registry::receiver(&s.protocol, &cfg, &s.params).expect("checked protocol");
+        let now = self.now;
+        rcv.start(now);
+        snd.start(now);
+        let fl = &mut self.flows[i];
+        fl.sender = Some(snd);
+        fl.receiver = Some(rcv);
+        fl.state = FlowState::Running;
+        self.transmit(i, SENDER);
+        self.transmit(i, RECEIVER);
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Metrics
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let dt = (now - self.last_sample) as f64 * 1e-9;
+        let t_s = now as f64 * 1e-9;
+        for (i, p) in self.ports.iter_mut().enumerate() {
+            p.settle(now);
+            let c = p.c;
+            let pv = self.prev[i];
+            let s = &mut self.port_series;
+            let tx_bytes = c.tx_bytes - pv.tx_bytes;
+            s.time_s.push(t_s);
+            s.port.push(i as u32);
+            s.tx_bytes.push(tx_bytes);
+            s.tx_pkts.push(c.tx_pkts - pv.tx_pkts);
+            let thr = if dt > 0.0 { tx_bytes as f64 * 8.0 / dt } else { 0.0 };
+            s.throughput_bps.push(thr);
+            s.utilisation.push(thr / p.capacity_bps);
+            let (qp, qb) = p.queue();
+            s.queue_pkts.push(qp);
+            s.queue_bytes.push(qb);
+            s.drops.push(c.drops - pv.drops);
+            s.losses.push(c.losses - pv.losses);
+            s.marks.push(c.marks - pv.marks);
+            s.arrivals.push(c.arrivals - pv.arrivals);
+            self.prev[i] = c;
+        }
+        for (f, fl) in self.flows.iter_mut().enumerate() {
+            if fl.state != FlowState::Running {
+                continue;
+            }
+            let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
+            let delta = rb - fl.last_bytes;
+            self.goodput_bytes += delta;
+            fl.last_bytes = rb;
+            if self.spec.record_flows {
+                let st = fl.sender.as_ref().map(|s| s.stats()).unwrap_or_default();
+                let s = &mut self.flow_series;
+                s.time_s.push(t_s);
+                s.flow.push(f as u32);
+                s.goodput_bps.push(if dt > 0.0 { delta as f64 * 8.0 / dt } else { 0.0 });
+                s.cwnd_bytes.push(st.cwnd_bytes);
+                s.rate_bps.push(st.rate_bps * 8.0);
+                s.srtt_s.push(st.srtt as f64 * 1e-9);
+                s.acked_bytes.push(st.bytes);
+            }
+        }
+        self.last_sample = now;
+        if now < self.spec.duration {
+            let next = (now + self.spec.sample_interval).min(self.spec.duration);
+            self.q.push(next, What::Sample, 0);
+        }
+    }
+
+    /// Per-port totals over the whole run, as of now.
+    pub fn port_summary(&mut self) -> Vec<PortSummary> {
+        let now = self.now.max(1);
+        self.ports
+            .iter_mut()
+            .enumerate()
+            .map(|(i, p)| {
+                p.settle(now);
+                let c = p.c;
+                PortSummary {
+                    port: i,
+                    name: p.name.clone(),
+                    router: p.module_name(),
+                    capacity_bps: p.capacity_bps,
+                    utilisation: c.tx_bytes as f64 * 8.0 / (p.capacity_bps * now as f64 * 1e-9),
+                    mean_queue_pkts: c.queue_pkt_ns as f64 / now as f64,
+                    mean_queue_bytes: c.queue_byte_ns as f64 / now as f64,
+                    max_queue_pkts: c.max_queue_pkts,
+                    drop_rate: if c.arrivals > 0 { c.drops as f64 / c.arrivals as f64 } else { 0.0 },
+                    counters: c,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whole-run figures of one port.
+#[derive(Clone, Debug)]
+pub struct PortSummary {
+    pub port: usize,
+    pub name: String,
+    pub router: &'static str,
+    pub capacity_bps: f64,
+    pub utilisation: f64,
+    pub mean_queue_pkts: f64,
+    pub mean_queue_bytes: f64,
+    pub max_queue_pkts: u32,
+    pub drop_rate: f64,
+    pub counters: PortCounters,
+}

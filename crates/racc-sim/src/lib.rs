@@ -1,0 +1,20 @@
+//! racc-sim: a deterministic packet-level discrete-event simulator for the racc protocols.
+//!
+//! - [`scenario`]: TOML/JSON scenario files, checked and resolved into a [`scenario::Spec`]
+//! - [`engine`]: the event loop, flows and metrics sampling
+//! - [`port`]: output queue + link + router module + loss, with lazy departures
+//! - [`routing`]: static shortest-path routes
+//! - [`traffic`]: seeded flow-arrival generators
+//! - [`bench`]: the standard benchmark scenario
+
+pub mod bench;
+pub mod engine;
+pub mod event;
+pub mod metrics;
+pub mod port;
+pub mod routing;
+pub mod scenario;
+pub mod traffic;
+
+pub use engine::Simulator;
+pub use scenario::{ScenarioError, Spec};

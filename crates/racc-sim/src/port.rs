@@ -1,0 +1,263 @@
+//! An output port: the queue in front of one direction of a link, the link itself
+//! (serialisation at the capacity, then propagation), the router module that manages the
+//! queue, and the link direction's loss process.
+//!
+//! Speed comes from never scheduling per-packet departure events. A FIFO link serves
+//! packets in order at a fixed rate, so a packet's transmission start, end and far-end
+//! arrival are all known the moment it is accepted. The port therefore holds one FIFO of
+//! accepted packets (waiting ones at the back, ones already on the wire at the front) and
+//! the engine schedules only the arrival of the FIFO's head. Departures — the moment a
+//! packet leaves the queue and the router module's `on_departure` runs — are processed
+//! lazily by [`Port::catch_up`] before anything observes the port (an arrival, a tick, a
+//! sample, the head's delivery). Since every arrival catches up first, each departure sees
+//! exactly the queue it would have seen with an explicit event: the model is exact, and the
+//! engine does one event per packet-hop.
+
+use racc_proto::loss::LossProcess;
+use racc_proto::packet::Packet;
+use racc_proto::router::{PortView, RouterModule, Verdict};
+use racc_proto::time::{Time, NS_PER_SEC};
+use std::collections::VecDeque;
+
+/// A packet accepted by a port, with the times the FIFO link gives it.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot {
+    pub pkt: Packet,
+    /// Index of this port in the packet's path (the engine's routing state).
+    pub hop: u16,
+    /// Lost on the wire: still serialised, never delivered.
+    pub lost: bool,
+    pub tx_start: Time,
+    pub arrive: Time,
+}
+
+/// Counters, cumulative since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PortCounters {
+    pub arrivals: u64,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    /// Dropped by the buffer limit or the router module.
+    pub drops: u64,
+    /// Lost on the wire by the loss model.
+    pub losses: u64,
+    pub marks: u64,
+    /// Integral of the waiting-queue length over time, in packet·ns and byte·ns.
+    pub queue_pkt_ns: u128,
+    pub queue_byte_ns: u128,
+    pub max_queue_pkts: u32,
+    pub max_queue_bytes: u64,
+}
+
+pub enum Accept {
+    /// Accepted; true if the FIFO was empty, so the engine must schedule its head.
+    Queued { was_empty: bool },
+    Dropped,
+}
+
+pub struct Port {
+    pub name: String,
+    /// Node at the far end of the link.
+    pub to_node: usize,
+    pub capacity_bps: f64,
+    /// Nanoseconds per byte at the capacity (the serialisation time is rounded up per packet).
+    ns_per_byte: f64,
+    pub delay: Time,
+    pub limit_pkts: u32,
+    pub limit_bytes: u64,
+    pub mean_pkt_size: u32,
+    module: Box<dyn RouterModule>,
+    loss: LossProcess,
+    fifo: VecDeque<Slot>,
+    /// fifo[..departed] are on the wire, fifo[departed..] are waiting.
+    departed: usize,
+    queue_pkts: u32,
+    queue_bytes: u64,
+    /// End of the last accepted packet's serialisation: when the link falls idle.
+    busy_until: Time,
+    last_change: Time,
+    next_tick: Option<Time>,
+    pub c: PortCounters,
+}
+
+impl Port {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        to_node: usize,
+        capacity_bps: f64,
+        delay: Time,
+        limit_pkts: u32,
+        limit_bytes: u64,
+        mean_pkt_size: u32,
+        module: Box<dyn RouterModule>,
+        loss: LossProcess,
+    ) -> Port {
+        let next_tick = module.next_tick();
+        Port {
+            name,
+            to_node,
+            capacity_bps,
+            ns_per_byte: 8.0 * NS_PER_SEC as f64 / capacity_bps,
+            delay,
+            limit_pkts,
+            limit_bytes,
+            mean_pkt_size,
+            module,
+            loss,
+            fifo: VecDeque::with_capacity(64),
+            departed: 0,
+            queue_pkts: 0,
+            queue_bytes: 0,
+            busy_until: 0,
+            last_change: 0,
+            next_tick,
+            c: PortCounters::default(),
+        }
+    }
+
+    pub fn module_name(&self) -> &'static str {
+        self.module.name()
+    }
+
+    #[inline]
+    fn tx_time(&self, bytes: u32) -> Time {
+        (bytes as f64 * self.ns_per_byte).ceil() as Time
+    }
+
+    /// The port as a router module sees it at `now` (after `catch_up(now)`).
+    #[inline]
+    pub fn view(&self, now: Time) -> PortView {
+        PortView {
+            queue_pkts: self.queue_pkts,
+            queue_bytes: self.queue_bytes,
+            capacity_bps: self.capacity_bps,
+            delay: self.delay,
+            limit_pkts: self.limit_pkts,
+            limit_bytes: self.limit_bytes,
+            idle_since: if self.queue_pkts == 0 && now >= self.busy_until { Some(self.busy_until) } else { None },
+            mean_pkt_size: self.mean_pkt_size,
+        }
+    }
+
+    #[inline]
+    fn account_queue(&mut self, t: Time) {
+        let dt = (t - self.last_change) as u128;
+        self.c.queue_pkt_ns += self.queue_pkts as u128 * dt;
+        self.c.queue_byte_ns += self.queue_bytes as u128 * dt;
+        self.last_change = t;
+    }
+
+    /// Carry out every departure due by `now`, in order, at its own time.
+    #[inline]
+    pub fn catch_up(&mut self, now: Time) {
+        while self.departed < self.fifo.len() {
+            let t = self.fifo[self.departed].tx_start;
+            if t > now {
+                break;
+            }
+            self.account_queue(t);
+            let size = self.fifo[self.departed].pkt.size;
+            self.queue_pkts -= 1;
+            self.queue_bytes -= size as u64;
+            self.depart(t);
+        }
+    }
+
+    /// The packet at `fifo[departed]` starts serialisation at `t`.
+    #[inline]
+    fn depart(&mut self, t: Time) {
+        let view = self.view(t);
+        let slot = &mut self.fifo[self.departed];
+        self.module.on_departure(t, &mut slot.pkt, &view);
+        self.c.tx_pkts += 1;
+        self.c.tx_bytes += slot.pkt.size as u64;
+        self.departed += 1;
+    }
+
+    /// A packet arrives at the port at `now`: router module, buffer check, then the FIFO.
+    #[inline]
+    pub fn enqueue(&mut self, now: Time, mut pkt: Packet, hop: u16) -> Accept {
+        self.catch_up(now);
+        self.c.arrivals += 1;
+        let view = self.view(now);
+        match self.module.on_arrival(now, &mut pkt, &view) {
+            Verdict::Drop => {
+                self.c.drops += 1;
+                return Accept::Dropped;
+            }
+            Verdict::Mark => self.c.marks += 1,
+            Verdict::Forward => {}
+        }
+        let size = pkt.size;
+        let link_idle = now >= self.busy_until;
+        // A packet that goes straight onto an idle link never waits, so it needs no space.
+        if !link_idle && (self.queue_pkts + 1 > self.limit_pkts || self.queue_bytes + size as u64 > self.limit_bytes) {
+            self.module.on_buffer_drop(now, &pkt, &view);
+            self.c.drops += 1;
+            return Accept::Dropped;
+        }
+        let tx_start = if link_idle { now } else { self.busy_until };
+        self.busy_until = tx_start + self.tx_time(size);
+        let arrive = self.busy_until + self.delay;
+        let lost = self.loss.lose();
+        let was_empty = self.fifo.is_empty();
+        self.fifo.push_back(Slot { pkt, hop, lost, tx_start, arrive });
+        if link_idle {
+            self.depart(now);
+        } else {
+            self.account_queue(now);
+            self.queue_pkts += 1;
+            self.queue_bytes += size as u64;
+            self.c.max_queue_pkts = self.c.max_queue_pkts.max(self.queue_pkts);
+            self.c.max_queue_bytes = self.c.max_queue_bytes.max(self.queue_bytes);
+        }
+        Accept::Queued { was_empty }
+    }
+
+    /// Arrival time of the FIFO's head at the far end.
+    #[inline]
+    pub fn head_arrival(&self) -> Option<Time> {
+        self.fifo.front().map(|s| s.arrive)
+    }
+
+    /// Take the head off the wire at its arrival time `now` (the engine's one event).
+    #[inline]
+    pub fn pop_head(&mut self, now: Time) -> Slot {
+        self.catch_up(now);
+        debug_assert!(self.departed > 0);
+        self.departed -= 1;
+        let s = self.fifo.pop_front().expect("pop_head on an empty port");
+        if s.lost {
+            self.c.losses += 1;
+        }
+        s
+    }
+
+    /// Packets held (waiting or on the wire): for conservation checks.
+    pub fn held(&self) -> usize {
+        self.fifo.len()
+    }
+
+    pub fn queue(&self) -> (u32, u64) {
+        (self.queue_pkts, self.queue_bytes)
+    }
+
+    /// Bring the queue-length integral up to `now` (before sampling).
+    pub fn settle(&mut self, now: Time) {
+        self.catch_up(now);
+        self.account_queue(now);
+    }
+
+    pub fn next_tick(&self) -> Option<Time> {
+        self.next_tick
+    }
+
+    /// A router-module control tick at `now`.
+    pub fn tick(&mut self, now: Time) {
+        self.catch_up(now);
+        let view = self.view(now);
+        self.module.on_tick(now, &view);
+        self.next_tick = self.module.next_tick();
+    }
+}

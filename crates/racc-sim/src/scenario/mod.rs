@@ -1,0 +1,93 @@
+//! Scenario files: parsing (serde, with the failing key's path), checking, and resolution
+//! into the [`Spec`] the engine runs. Every error names the file, the key and the reason,
+//! and is raised before anything runs.
+
+mod build;
+pub mod raw;
+pub mod spec;
+pub mod units;
+
+pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, Spec};
+
+/// A refused scenario: `source` is the file (or "<string>"), `key` the dotted path of the
+/// offending setting (empty when the file as a whole is wrong).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub source: String,
+    pub key: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}: {}", self.source, self.reason)
+        } else {
+            write!(f, "{}: key `{}`: {}", self.source, self.key, self.reason)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Parse and check a scenario written in TOML.
+pub fn from_toml(text: &str, source: &str) -> Result<Spec, ScenarioError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| ScenarioError {
+        source: source.into(),
+        key: String::new(),
+        reason: format!("not valid TOML{}: {}", line_of(text, e.span()), e.message().trim()),
+    })?;
+    let raw = serde_path_to_error::deserialize(de).map_err(|e| {
+        let key = key_of(e.path());
+        let inner = e.into_inner();
+        let reason = format!("{}{}", inner.message().trim(), line_of(text, inner.span()));
+        missing_field_key(ScenarioError { source: source.into(), key, reason })
+    })?;
+    build::build(raw, source)
+}
+
+/// " (line N)" for a byte span of `text`, or "" when the parser gave none.
+fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    match span {
+        Some(r) => format!(" (line {})", text[..r.start.min(text.len())].matches('\n').count() + 1),
+        None => String::new(),
+    }
+}
+
+/// Parse and check a scenario given as JSON (the Python front end parses TOML itself so
+/// that it can apply `--set` overrides, then hands the tree over as JSON).
+pub fn from_json(text: &str, source: &str) -> Result<Spec, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let raw = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let key = key_of(e.path());
+        let mut reason = e.into_inner().to_string();
+        // serde_json appends " at line X column Y" of the converted text, not of the
+        // user's file: the key path is the useful location.
+        if let Some(i) = reason.find(" at line ") {
+            reason.truncate(i);
+        }
+        missing_field_key(ScenarioError { source: source.into(), key, reason })
+    })?;
+    build::build(raw, source)
+}
+
+/// serde reports a missing field at its parent table; name the field itself as the key.
+fn missing_field_key(mut e: ScenarioError) -> ScenarioError {
+    if let Some(rest) = e.reason.strip_prefix("missing field `") {
+        if let Some(end) = rest.find('`') {
+            let field = &rest[..end];
+            e.key = if e.key.is_empty() { field.to_string() } else { format!("{}.{field}", e.key) };
+            e.reason = format!("missing: `{field}` is required{}", &rest[end + 1..]);
+        }
+    }
+    e
+}
+
+fn key_of(path: &serde_path_to_error::Path) -> String {
+    let p = path.to_string();
+    if p == "." {
+        String::new()
+    } else {
+        p
+    }
+}

@@ -1,0 +1,213 @@
+//! The scenario file as written (TOML, or JSON from the Python front end), before any
+//! checking beyond types. Every table refuses unknown keys so that a typo is an error that
+//! names the key, not a silently ignored setting.
+
+use super::units::{Buffer, Rate, Seconds, Size};
+use racc_proto::loss::LossSpec;
+use serde::Deserialize;
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    /// Simulated time to run.
+    pub duration: Seconds,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Full wire size of a data packet, headers included (PROTOCOLS.md §1).
+    #[serde(default = "default_packet_size")]
+    pub packet_size: i64,
+    /// RFC 6298 minimum RTO, one value for the whole run.
+    pub min_rto: Option<Seconds>,
+    /// Open every flow with SYN / SYN-ACK (PROTOCOLS.md §1 host rules).
+    #[serde(default = "default_true")]
+    pub handshake: bool,
+    pub topology: RawTopology,
+    #[serde(default)]
+    pub flows: Vec<RawFlows>,
+    #[serde(default)]
+    pub traffic: Vec<RawTraffic>,
+    #[serde(default)]
+    pub record: RawRecord,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_packet_size() -> i64 {
+    1000
+}
+fn default_true() -> bool {
+    true
+}
+
+/// `kind` selects a shortcut ("dumbbell", "parking_lot") or an explicit node/link list
+/// ("explicit"). Kept flat (not a tagged enum) so that errors keep their full key path.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawTopology {
+    pub kind: String,
+    /// dumbbell: number of sender/receiver host pairs.
+    pub pairs: Option<i64>,
+    /// dumbbell: the r0 -> r1 link.
+    pub bottleneck: Option<RawLink>,
+    /// dumbbell, parking_lot: the host access links.
+    pub access: Option<RawLink>,
+    /// dumbbell: per-pair one-way delay of the sender's access link (RTT spread).
+    pub access_delays: Option<Vec<Seconds>>,
+    /// parking_lot: the chain of bottleneck links L0..Lk-1; explicit: every link.
+    pub links: Option<Vec<RawLink>>,
+    /// explicit: every node.
+    pub nodes: Option<Vec<RawNode>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawNode {
+    pub name: String,
+    #[serde(default = "default_router_kind")]
+    pub kind: String,
+}
+
+fn default_router_kind() -> String {
+    "router".into()
+}
+
+/// A full-duplex point-to-point link. Both directions share capacity, delay, buffer and
+/// router module; loss applies to the a -> b ("forward") direction unless `loss_direction`
+/// says otherwise.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawLink {
+    /// explicit topologies: the two end nodes.
+    pub a: Option<String>,
+    pub b: Option<String>,
+    pub capacity: Option<Rate>,
+    pub delay: Option<Seconds>,
+    pub buffer: Option<Buffer>,
+    pub router: Option<String>,
+    pub router_params: Option<serde_json::Value>,
+    pub loss: Option<LossSpec>,
+    /// "forward" (a -> b, the default), "reverse" or "both".
+    pub loss_direction: Option<String>,
+}
+
+/// A group of flows with the same protocol and timing. `src`/`dst` may contain `{i}`,
+/// replaced by the flow's index in the group (0..count-1, plus `index_offset`).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawFlows {
+    pub name: Option<String>,
+    pub protocol: String,
+    pub src: String,
+    pub dst: String,
+    #[serde(default = "default_count")]
+    pub count: i64,
+    #[serde(default)]
+    pub index_offset: i64,
+    pub start: Option<Seconds>,
+    /// Spread start times uniformly over [start, start + start_spread) (seeded).
+    pub start_spread: Option<Seconds>,
+    pub stop: Option<Seconds>,
+    /// Bytes to send; absent = unbounded (FTP-like).
+    pub size: Option<Size>,
+    pub params: Option<serde_json::Value>,
+    pub ecn: Option<bool>,
+    pub delayed_ack: Option<bool>,
+    pub initial_window: Option<i64>,
+    pub initial_ssthresh: Option<Size>,
+    pub handshake: Option<bool>,
+}
+
+fn default_count() -> i64 {
+    1
+}
+
+/// Per-flow transport options shared by flow groups and traffic generators (written out in
+/// both structs because serde cannot combine `flatten` with `deny_unknown_fields`).
+#[derive(Debug, Default, Clone)]
+pub struct RawHostOptions {
+    pub params: Option<serde_json::Value>,
+    pub ecn: Option<bool>,
+    pub delayed_ack: Option<bool>,
+    pub initial_window: Option<i64>,
+    pub initial_ssthresh: Option<Size>,
+    pub handshake: Option<bool>,
+}
+
+macro_rules! host_options {
+    ($t:ty) => {
+        impl $t {
+            pub fn host_options(&self) -> RawHostOptions {
+                RawHostOptions {
+                    params: self.params.clone(),
+                    ecn: self.ecn,
+                    delayed_ack: self.delayed_ack,
+                    initial_window: self.initial_window,
+                    initial_ssthresh: self.initial_ssthresh,
+                    handshake: self.handshake,
+                }
+            }
+        }
+    };
+}
+host_options!(RawFlows);
+host_options!(RawTraffic);
+
+/// A flow-arrival process: Poisson arrivals with sizes from a distribution, drawn from the
+/// generator's own seeded stream so every protocol sees the identical list (seed 002 §III.A).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawTraffic {
+    pub name: Option<String>,
+    #[serde(default = "default_poisson")]
+    pub kind: String,
+    pub protocol: String,
+    pub src: String,
+    pub dst: String,
+    /// Mean arrivals per second.
+    pub rate: f64,
+    pub size: RawSizeDist,
+    pub start: Option<Seconds>,
+    /// No arrivals after this time.
+    pub stop: Option<Seconds>,
+    /// Stop after this many arrivals.
+    pub max_flows: Option<i64>,
+    pub params: Option<serde_json::Value>,
+    pub ecn: Option<bool>,
+    pub delayed_ack: Option<bool>,
+    pub initial_window: Option<i64>,
+    pub initial_ssthresh: Option<Size>,
+    pub handshake: Option<bool>,
+}
+
+fn default_poisson() -> String {
+    "poisson".into()
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawSizeDist {
+    /// "pareto", "exponential" or "fixed".
+    pub dist: String,
+    pub mean: Option<Size>,
+    pub shape: Option<f64>,
+    pub size: Option<Size>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawRecord {
+    /// Metric sampling interval.
+    pub interval: Option<Seconds>,
+    /// Sample every flow's cwnd, rate, RTT and goodput.
+    #[serde(default = "default_true")]
+    pub flows: bool,
+}
+
+impl Default for RawRecord {
+    fn default() -> Self {
+        RawRecord { interval: None, flows: true }
+    }
+}

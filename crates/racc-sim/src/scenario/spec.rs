@@ -1,0 +1,79 @@
+//! The checked, resolved scenario that the engine runs: names resolved to indices, units to
+//! integer nanoseconds, bits per second and bytes, shortcuts expanded, every flow listed.
+
+use racc_proto::loss::LossSpec;
+use racc_proto::time::Time;
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Spec {
+    pub name: String,
+    pub seed: u64,
+    pub duration: Time,
+    pub packet_size: u32,
+    pub min_rto: Time,
+    pub sample_interval: Time,
+    pub record_flows: bool,
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    /// Port lists of every path in use. Port 2i is link i's a -> b direction, 2i+1 its b -> a.
+    pub routes: Vec<Vec<usize>>,
+    pub flows: Vec<FlowSpec>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeSpec {
+    pub name: String,
+    pub host: bool,
+}
+
+/// A full-duplex link between nodes `a` and `b`; direction a -> b is "forward".
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkSpec {
+    pub a: usize,
+    pub b: usize,
+    pub capacity_bps: f64,
+    pub delay: Time,
+    pub buffer: BufferSpec,
+    pub router: String,
+    pub router_params: serde_json::Value,
+    #[serde(serialize_with = "debug_str")]
+    pub loss_forward: LossSpec,
+    #[serde(serialize_with = "debug_str")]
+    pub loss_reverse: LossSpec,
+}
+
+/// Buffer limit of each direction's output queue.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum BufferSpec {
+    Packets(u32),
+    Bytes(u64),
+    /// Multiples of capacity x mean round-trip propagation delay of the flows using the port.
+    Bdp(f64),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSpec {
+    /// Name of the group or generator the flow comes from.
+    pub group: String,
+    /// Canonical protocol name (registry).
+    pub protocol: String,
+    pub src: usize,
+    pub dst: usize,
+    /// Indices into `Spec::routes`.
+    pub fwd_route: usize,
+    pub rev_route: usize,
+    pub start: Time,
+    pub stop: Option<Time>,
+    pub size_bytes: Option<u64>,
+    pub params: serde_json::Value,
+    pub ecn: bool,
+    pub delayed_ack: bool,
+    pub initial_window: Option<u32>,
+    pub initial_ssthresh: Option<u64>,
+    pub handshake: bool,
+}
+
+fn debug_str<T: std::fmt::Debug, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{v:?}"))
+}

@@ -1,0 +1,109 @@
+//! Every class of malformed scenario is refused before the run, naming the file, the key
+//! and the reason (issue 2, item 10).
+
+use racc_sim::scenario::from_toml;
+
+const GOOD: &str = r#"
+duration = "10s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+bottleneck = { capacity = "10Mbps", delay = "10ms", buffer = 100 }
+[[flows]]
+protocol = "newreno"
+src = "s{i}"
+dst = "d{i}"
+count = 2
+"#;
+
+/// Refusal of `text` must name `key` and contain `reason_part`.
+fn refused(text: &str, key: &str, reason_part: &str) {
+    let e = from_toml(text, "bad.toml").expect_err("scenario should be refused");
+    assert_eq!(e.source, "bad.toml");
+    assert_eq!(e.key, key, "wrong key in: {e}");
+    assert!(e.reason.contains(reason_part), "reason '{}' lacks '{reason_part}'", e.reason);
+    let msg = e.to_string();
+    assert!(msg.starts_with("bad.toml: key `"), "{msg}");
+}
+
+#[test]
+fn the_good_scenario_is_accepted() {
+    let s = from_toml(GOOD, "good.toml").expect("valid");
+    assert_eq!(s.flows.len(), 2);
+    assert_eq!(s.nodes.len(), 6);
+    assert_eq!(s.links.len(), 5);
+}
+
+#[test]
+fn unknown_key() {
+    refused(&GOOD.replace("pairs = 2", "pairs = 2\ncapactiy = 3"), "topology.capactiy", "unknown field");
+    refused(&format!("{GOOD}\ncolour = \"red\""), "flows[0].colour", "unknown field");
+}
+
+#[test]
+fn missing_field() {
+    refused(&GOOD.replace("duration = \"10s\"", ""), "duration", "missing: `duration` is required");
+    refused(&GOOD.replace("capacity = \"10Mbps\", ", ""), "topology.bottleneck.capacity", "missing");
+    refused(&GOOD.replace("protocol = \"newreno\"\n", ""), "flows[0].protocol", "missing");
+}
+
+#[test]
+fn wrong_type() {
+    refused(&GOOD.replace("pairs = 2", "pairs = \"two\""), "topology.pairs", "invalid type");
+    refused(&GOOD.replace("count = 2", "count = true"), "flows[0].count", "invalid type");
+    refused(&GOOD.replace("\"10Mbps\"", "\"ten\""), "topology.bottleneck.capacity", "does not start with a number");
+    refused(&GOOD.replace("\"10Mbps\"", "\"10 furlongs\""), "topology.bottleneck.capacity", "unknown rate unit");
+}
+
+#[test]
+fn impossible_values() {
+    refused(&GOOD.replace("\"10Mbps\"", "0"), "topology.bottleneck.capacity", "must be > 0");
+    refused(&GOOD.replace("\"10Mbps\"", "\"-5Mbps\""), "topology.bottleneck.capacity", "must be > 0");
+    refused(&GOOD.replace("delay = \"10ms\"", "delay = \"-1ms\""), "topology.bottleneck.delay", "delay >= 0");
+    refused(&GOOD.replace("buffer = 100", "buffer = 0"), "topology.bottleneck.buffer", "must be > 0");
+    refused(&GOOD.replace("\"10s\"", "\"0s\""), "duration", "must be > 0");
+    refused(&GOOD.replace("count = 2", "count = 0"), "flows[0].count", "must be");
+    refused(&GOOD.replace("duration", "packet_size = 20\nduration"), "packet_size", "between");
+}
+
+#[test]
+fn flows_between_unconnected_or_unknown_nodes() {
+    let islands = r#"
+duration = 1
+[topology]
+kind = "explicit"
+nodes = [ { name = "a", kind = "host" }, { name = "r", kind = "router" }, { name = "b", kind = "host" },
+          { name = "c", kind = "host" } ]
+links = [ { a = "a", b = "r", capacity = 1e6, delay = 0.01 }, { a = "r", b = "b", capacity = 1e6, delay = 0.01 } ]
+[[flows]]
+protocol = "newreno"
+src = "a"
+dst = "c"
+"#;
+    refused(islands, "flows[0].dst", "not connected");
+    refused(&islands.replace("dst = \"c\"", "dst = \"zz\""), "flows[0].dst", "no node named 'zz'");
+    refused(&islands.replace("dst = \"c\"", "dst = \"r\""), "flows[0].dst", "is a router");
+    refused(&islands.replace("b = \"b\"", "b = \"q\""), "topology.links[1].b", "no node named 'q'");
+}
+
+#[test]
+fn unknown_protocol_router_or_loss_model() {
+    refused(&GOOD.replace("\"newreno\"", "\"tcp-vegas\""), "flows[0].protocol", "unknown protocol 'tcp-vegas'");
+    refused(&GOOD.replace("buffer = 100", "buffer = 100, router = \"codel\""), "topology.bottleneck.router", "unknown router module 'codel'");
+    refused(
+        &GOOD.replace("buffer = 100", "buffer = 100, router = \"red\", router_params = { max_q = 3 }"),
+        "topology.bottleneck.router_params.max_q",
+        "unknown field",
+    );
+    let e = from_toml(&GOOD.replace("buffer = 100", "buffer = 100, loss = { model = \"pink\" }"), "bad.toml").unwrap_err();
+    assert!(e.key.starts_with("topology.bottleneck.loss"), "{e}");
+    assert!(e.reason.contains("pink"), "{e}");
+    refused(&GOOD.replace("count = 2", "count = 2\nparams = { dupthresh = 0 }"), "flows[0].params.dupthresh", "");
+}
+
+#[test]
+fn toml_syntax_error_names_the_file() {
+    let e = from_toml("duration = [", "broken.toml").unwrap_err();
+    assert_eq!(e.source, "broken.toml");
+    assert!(e.reason.contains("not valid TOML"), "{e}");
+}

@@ -1,0 +1,105 @@
+//! TCP NewReno against analytic expectations: the Mathis formula under random loss,
+//! fairness among equal-RTT flows, and link utilisation with a one-BDP buffer.
+
+mod common;
+use common::{goodput_per_flow, port, sim};
+use racc_sim::metrics::jain;
+
+/// One NewReno flow through a fast, lossy bottleneck: the window is limited by loss alone.
+fn mathis_run(p: f64, duration_s: f64) -> (f64, f64) {
+    let text = format!(
+        r#"
+duration = {duration_s}
+seed = 3
+packet_size = 1000
+handshake = false
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = {{ capacity = "1Gbps", delay = "48ms", buffer = 100000, loss = {{ model = "bernoulli", p = {p} }} }}
+access = {{ capacity = "10Gbps", delay = "1ms" }}
+[[flows]]
+protocol = "newreno"
+src = "s0"
+dst = "d0"
+[record]
+interval = "1s"
+"#
+    );
+    let mut s = sim(&text);
+    s.run();
+    // Skip the first 10 % (slow start) when measuring.
+    let g = goodput_per_flow(&s, 1, duration_s * 0.1, duration_s)[0];
+    let mss = 960.0 * 8.0; // bits: 1000-byte packets minus 40 B of headers
+    let rtt = 0.1; // propagation + negligible serialisation at 1-10 Gb/s
+    let mathis = mss / rtt * (1.5f64).sqrt() / p.sqrt();
+    (g, mathis)
+}
+
+#[test]
+fn newreno_throughput_follows_mathis_within_20_percent() {
+    // Mathis et al. 1997: BW = (MSS/RTT) sqrt(3/2) / sqrt(p) for one ACK per packet,
+    // valid for small p where timeouts are rare. Runs long enough for ~1000 loss events.
+    for &(p, dur) in &[(0.0005, 600.0), (0.002, 300.0), (0.005, 200.0)] {
+        let (g, m) = mathis_run(p, dur);
+        let ratio = g / m;
+        eprintln!("p={p}: goodput {:.3} Mb/s, Mathis {:.3} Mb/s, ratio {ratio:.3}", g / 1e6, m / 1e6);
+        assert!((ratio - 1.0).abs() <= 0.20, "p={p}: goodput/Mathis = {ratio:.3}");
+    }
+}
+
+#[test]
+fn equal_rtt_flows_share_fairly() {
+    let n = 8;
+    let text = format!(
+        r#"
+duration = "300s"
+seed = 5
+[topology]
+kind = "dumbbell"
+pairs = {n}
+bottleneck = {{ capacity = "20Mbps", delay = "20ms", buffer = "1bdp" }}
+access = {{ capacity = "1Gbps", delay = "2ms" }}
+[[flows]]
+protocol = "newreno"
+src = "s{{i}}"
+dst = "d{{i}}"
+count = {n}
+start_spread = "5s"
+[record]
+interval = "1s"
+"#
+    );
+    let mut s = sim(&text);
+    s.run();
+    let g = goodput_per_flow(&s, n, 150.0, 300.0);
+    let j = jain(&g);
+    eprintln!("per-flow goodput (Mb/s): {:?}, Jain {j:.4}", g.iter().map(|x| x / 1e6).collect::<Vec<_>>());
+    assert!(j > 0.95, "Jain's index {j}");
+    let total: f64 = g.iter().sum();
+    assert!(total > 0.9 * 20e6 * 0.96, "aggregate goodput {total}");
+}
+
+#[test]
+fn one_flow_fills_the_link_with_a_one_bdp_buffer() {
+    // Classic result: a single NewReno flow keeps a link busy when the buffer is >= 1 BDP.
+    let text = r#"
+duration = "120s"
+seed = 1
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = { capacity = "10Mbps", delay = "40ms", buffer = "1bdp" }
+access = { capacity = "1Gbps", delay = "5ms" }
+[[flows]]
+protocol = "newreno"
+src = "s0"
+dst = "d0"
+"#;
+    let mut s = sim(text);
+    s.run();
+    let bn = port(&mut s, "r0->r1");
+    eprintln!("utilisation {:.4}, drops {}, buffer {} pkts", bn.utilisation, bn.counters.drops, s.ports()[2].limit_pkts);
+    assert!(bn.utilisation > 0.90, "utilisation {}", bn.utilisation);
+    assert!(bn.counters.drops > 0, "the flow must probe the buffer");
+}
