@@ -111,6 +111,8 @@ impl Simulation {
         flows.set_item("rate_bps", &fs.rate_bps)?;
         flows.set_item("srtt_s", &fs.srtt_s)?;
         flows.set_item("acked_bytes", &fs.acked_bytes)?;
+        flows.set_item("retransmits", &fs.retransmits)?;
+        flows.set_item("timeouts", &fs.timeouts)?;
         out.set_item("flows", flows)?;
 
         let c = &sim.completions;

@@ -431,6 +431,8 @@ impl Simulator {
                 s.rate_bps.push(st.rate_bps * 8.0);
                 s.srtt_s.push(st.srtt as f64 * 1e-9);
                 s.acked_bytes.push(st.bytes);
+                s.retransmits.push(st.retransmits);
+                s.timeouts.push(st.timeouts);
             }
         }
         self.last_sample = now;

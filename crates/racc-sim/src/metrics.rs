@@ -30,6 +30,9 @@ pub struct FlowSeries {
     pub rate_bps: Vec<f64>,
     pub srtt_s: Vec<f64>,
     pub acked_bytes: Vec<u64>,
+    /// Cumulative retransmitted data packets and retransmission timeouts.
+    pub retransmits: Vec<u64>,
+    pub timeouts: Vec<u64>,
 }
 
 /// One row per finished finite flow.

@@ -52,11 +52,30 @@ pub struct TcpParams {
     pub max_rto: f64,
     /// Clock granularity G in RTO = SRTT + max(G, 4·RTTVAR) (RFC 6298 §2.3).
     pub clock_granularity: f64,
+    /// NewReno partial ACKs restart the RTO timer on the `first` one only (RFC 6582 §3.2,
+    /// the "Impatient" variant of RFC 3782 §4; PROTOCOLS.md §10) or on `every` one
+    /// ("Slow-but-Steady", ns-2's and Linux's behaviour).
+    pub partial_ack_timer: PartialAckTimer,
+}
+
+/// When a NewReno partial ACK restarts the retransmission timer.
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PartialAckTimer {
+    #[default]
+    First,
+    Every,
 }
 
 impl Default for TcpParams {
     fn default() -> TcpParams {
-        TcpParams { dupthresh: 3, initial_rto: 1.0, max_rto: 60.0, clock_granularity: 0.001 }
+        TcpParams {
+            dupthresh: 3,
+            initial_rto: 1.0,
+            max_rto: 60.0,
+            clock_granularity: 0.001,
+            partial_ack_timer: PartialAckTimer::First,
+        }
     }
 }
 

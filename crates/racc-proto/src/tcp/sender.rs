@@ -10,7 +10,7 @@ use super::newreno::NewRenoWindow;
 use super::rtt::RttEstimator;
 use super::seq::SeqSpace;
 use super::window::{RecoveryExit, SenderCtx, WindowControl};
-use super::{mss_for, Recovery, TcpParams};
+use super::{mss_for, PartialAckTimer, Recovery, TcpParams};
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
 use crate::packet::{ecn, flags, hdr, tcp_checksum, Kind, Packet, TcpHeader};
 use crate::time::{secs, Time, NEVER};
@@ -46,6 +46,7 @@ pub struct TcpSender {
     recover: u64,
     in_recovery: bool,
     partial_seen: bool,
+    partial_ack_timer: PartialAckTimer,
     dupacks: u32,
     /// Retransmit the segment at `snd_una` at the next poll, whatever the window.
     retx_pending: bool,
@@ -101,6 +102,7 @@ impl TcpSender {
             ecn_wanted: cfg.ecn,
             recovery,
             dupthresh: params.dupthresh.max(1),
+            partial_ack_timer: params.partial_ack_timer,
             window,
             rtt,
             latest_rtt: None,
@@ -314,7 +316,7 @@ impl TcpSender {
                 // RFC 6582 §3.2 step 4: retransmit the next hole; restart the timer only on
                 // the first partial ACK.
                 self.retx_pending = true;
-                restart = !self.partial_seen;
+                restart = !self.partial_seen || self.partial_ack_timer == PartialAckTimer::Every;
                 self.partial_seen = true;
                 let ctx = self.ctx(now);
                 self.window.on_partial_ack(acked, pkt, &ctx);
@@ -344,6 +346,12 @@ impl TcpSender {
             self.partial_seen = false;
             self.recover = self.snd_max;
             self.retx_pending = true;
+            // Time the retransmission from now, as Linux (tcp_xmit_retransmit_queue re-arms
+            // the timer for the head segment) and ns-2 (dupack_action: reset_rtx_timer) do.
+            // Otherwise, when the queue is full and RTTVAR small, the RTO set by the last new
+            // ACK expires before the retransmission can be acknowledged one queue-full RTT
+            // later: a spurious timeout and a go-back-N burst.
+            self.arm_rto(now);
             if self.ecn_on {
                 self.ecn_high = self.snd_max;
                 self.cwr_pending = true;
