@@ -34,6 +34,36 @@ struct FlowRt {
     last_bytes: u64,
 }
 
+/// Packets in the network live here from `poll_transmit` to delivery or drop; ports and
+/// events refer to them by index. Freed slots are reused, so after warm-up no packet costs
+/// an allocation, and a packet is written once however many hops it crosses.
+#[derive(Default)]
+struct Slab {
+    pkts: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl Slab {
+    #[inline]
+    fn put(&mut self, p: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.pkts[i as usize] = p;
+                i
+            }
+            None => {
+                self.pkts.push(p);
+                (self.pkts.len() - 1) as u32
+            }
+        }
+    }
+
+    #[inline]
+    fn release(&mut self, i: u32) {
+        self.free.push(i);
+    }
+}
+
 const SENDER: usize = 0;
 const RECEIVER: usize = 1;
 
@@ -42,6 +72,7 @@ pub struct Simulator {
     now: Time,
     q: EventQueue,
     ports: Vec<Port>,
+    slab: Slab,
     flows: Vec<FlowRt>,
     next_start: usize,
     events: u64,
@@ -118,6 +149,7 @@ impl Simulator {
             now: 0,
             q: EventQueue::default(),
             ports,
+            slab: Slab::default(),
             flows,
             next_start: 0,
             events: 0,
@@ -176,6 +208,8 @@ impl Simulator {
     pub fn conservation(&self) -> Conservation {
         let mut c = self.cons;
         c.in_flight = self.ports.iter().map(|p| p.held() as u64).sum();
+        // Every packet in flight holds exactly one slab slot.
+        debug_assert_eq!(c.in_flight as usize, self.slab.pkts.len() - self.slab.free.len());
         c
     }
 
@@ -200,7 +234,7 @@ impl Simulator {
                 What::SenderTimer => self.timer(i, SENDER),
                 What::ReceiverTimer => self.timer(i, RECEIVER),
                 What::Tick => {
-                    self.ports[i].tick(self.now);
+                    self.ports[i].tick(self.now, &mut self.slab.pkts);
                     if let Some(nt) = self.ports[i].next_tick() {
                         self.q.push(nt.max(self.now + 1), What::Tick, i as u32);
                     }
@@ -228,52 +262,60 @@ impl Simulator {
 
     #[inline]
     fn port_head(&mut self, p: usize) {
-        let slot = self.ports[p].pop_head(self.now);
+        let slot = self.ports[p].pop_head(self.now, &mut self.slab.pkts);
         if let Some(t) = self.ports[p].head_arrival() {
             self.q.push(t, What::PortHead, p as u32);
         }
         if slot.lost {
             self.cons.lost += 1;
+            self.slab.release(slot.pkt);
             return;
         }
-        let f = slot.pkt.flow as usize;
+        let pkt = &self.slab.pkts[slot.pkt as usize];
+        let f = pkt.flow as usize;
+        let forward_dir = pkt.kind.is_forward();
         let spec = &self.spec.flows[f];
-        let route = if slot.pkt.kind.is_forward() { spec.fwd_route } else { spec.rev_route };
+        let route = if forward_dir { spec.fwd_route } else { spec.rev_route };
         let path = &self.spec.routes[route];
         let next = slot.hop as usize + 1;
         if next < path.len() {
             let np = path[next];
             self.forward(np, slot.pkt, next as u16);
         } else {
-            self.deliver(f, slot.pkt);
+            self.deliver(f, slot.pkt, forward_dir);
         }
     }
 
-    /// Offer a packet to port `p` as hop `hop` of its path.
+    /// Offer slab packet `idx` to port `p` as hop `hop` of its path.
     #[inline]
-    fn forward(&mut self, p: usize, pkt: Packet, hop: u16) {
-        match self.ports[p].enqueue(self.now, pkt, hop) {
+    fn forward(&mut self, p: usize, idx: u32, hop: u16) {
+        match self.ports[p].enqueue(self.now, idx, &mut self.slab.pkts, hop) {
             Accept::Queued { was_empty: true } => {
                 let t = self.ports[p].head_arrival().expect("just queued");
                 self.q.push(t, What::PortHead, p as u32);
             }
             Accept::Queued { was_empty: false } => {}
-            Accept::Dropped => self.cons.dropped += 1,
+            Accept::Dropped => {
+                self.cons.dropped += 1;
+                self.slab.release(idx);
+            }
         }
     }
 
-    fn deliver(&mut self, f: usize, pkt: Packet) {
+    fn deliver(&mut self, f: usize, idx: u32, forward_dir: bool) {
         self.cons.delivered += 1;
         if self.flows[f].state != FlowState::Running {
+            self.slab.release(idx);
             return; // a straggler of a finished flow
         }
-        let side = if pkt.kind.is_forward() { RECEIVER } else { SENDER };
+        let side = if forward_dir { RECEIVER } else { SENDER };
         let now = self.now;
         {
             let fl = &mut self.flows[f];
             let ep = if side == SENDER { fl.sender.as_mut() } else { fl.receiver.as_mut() };
-            ep.expect("running flow has endpoints").on_packet(now, &pkt);
+            ep.expect("running flow has endpoints").on_packet(now, &self.slab.pkts[idx as usize]);
         }
+        self.slab.release(idx);
         self.transmit(f, side);
         if side == SENDER {
             self.check_done(f);
@@ -293,7 +335,8 @@ impl Simulator {
             let Some(pkt) = ep.poll_transmit(now) else { break };
             debug_assert_eq!(pkt.flow as usize, f);
             self.cons.sent += 1;
-            self.forward(first, pkt, 0);
+            let idx = self.slab.put(pkt);
+            self.forward(first, idx, 0);
         }
         self.arm(f, side);
     }
@@ -392,7 +435,7 @@ impl Simulator {
         let dt = (now - self.last_sample) as f64 * 1e-9;
         let t_s = now as f64 * 1e-9;
         for (i, p) in self.ports.iter_mut().enumerate() {
-            p.settle(now);
+            p.settle(now, &mut self.slab.pkts);
             let c = p.c;
             let pv = self.prev[i];
             let s = &mut self.port_series;
@@ -449,7 +492,7 @@ impl Simulator {
             .iter_mut()
             .enumerate()
             .map(|(i, p)| {
-                p.settle(now);
+                p.settle(now, &mut self.slab.pkts);
                 let c = p.c;
                 PortSummary {
                     port: i,

@@ -19,10 +19,14 @@ use racc_proto::router::{PortView, RouterModule, Verdict};
 use racc_proto::time::{Time, NS_PER_SEC};
 use std::collections::VecDeque;
 
-/// A packet accepted by a port, with the times the FIFO link gives it.
+/// A packet accepted by a port, with the times the FIFO link gives it. The packet itself
+/// stays in the engine's slab (`pkts`): queues move 32-byte slots, never 104-byte packets.
 #[derive(Clone, Copy, Debug)]
 pub struct Slot {
-    pub pkt: Packet,
+    /// Index of the packet in the engine's slab.
+    pub pkt: u32,
+    /// Wire size, kept here so queue accounting needs no trip to the slab.
+    pub size: u32,
     /// Index of this port in the packet's path (the engine's routing state).
     pub hop: u16,
     /// Lost on the wire: still serialised, never delivered.
@@ -159,38 +163,40 @@ impl Port {
 
     /// Carry out every departure due by `now`, in order, at its own time.
     #[inline]
-    pub fn catch_up(&mut self, now: Time) {
+    pub fn catch_up(&mut self, now: Time, pkts: &mut [Packet]) {
         while self.departed < self.fifo.len() {
             let t = self.fifo[self.departed].tx_start;
             if t > now {
                 break;
             }
             self.account_queue(t);
-            let size = self.fifo[self.departed].pkt.size;
+            let size = self.fifo[self.departed].size;
             self.queue_pkts -= 1;
             self.queue_bytes -= size as u64;
-            self.depart(t);
+            self.depart(t, pkts);
         }
     }
 
     /// The packet at `fifo[departed]` starts serialisation at `t`.
     #[inline]
-    fn depart(&mut self, t: Time) {
+    fn depart(&mut self, t: Time, pkts: &mut [Packet]) {
         let view = self.view(t);
-        let slot = &mut self.fifo[self.departed];
-        self.module.on_departure(t, &mut slot.pkt, &view);
+        let slot = self.fifo[self.departed];
+        self.module.on_departure(t, &mut pkts[slot.pkt as usize], &view);
         self.c.tx_pkts += 1;
-        self.c.tx_bytes += slot.pkt.size as u64;
+        self.c.tx_bytes += slot.size as u64;
         self.departed += 1;
     }
 
-    /// A packet arrives at the port at `now`: router module, buffer check, then the FIFO.
+    /// Packet `idx` of the slab arrives at the port at `now`: router module, buffer check,
+    /// then the FIFO.
     #[inline]
-    pub fn enqueue(&mut self, now: Time, mut pkt: Packet, hop: u16) -> Accept {
-        self.catch_up(now);
+    pub fn enqueue(&mut self, now: Time, idx: u32, pkts: &mut [Packet], hop: u16) -> Accept {
+        self.catch_up(now, pkts);
         self.c.arrivals += 1;
         let view = self.view(now);
-        match self.module.on_arrival(now, &mut pkt, &view) {
+        let pkt = &mut pkts[idx as usize];
+        match self.module.on_arrival(now, pkt, &view) {
             Verdict::Drop => {
                 self.c.drops += 1;
                 return Accept::Dropped;
@@ -202,7 +208,7 @@ impl Port {
         let link_idle = now >= self.busy_until;
         // A packet that goes straight onto an idle link never waits, so it needs no space.
         if !link_idle && (self.queue_pkts + 1 > self.limit_pkts || self.queue_bytes + size as u64 > self.limit_bytes) {
-            self.module.on_buffer_drop(now, &pkt, &view);
+            self.module.on_buffer_drop(now, pkt, &view);
             self.c.drops += 1;
             return Accept::Dropped;
         }
@@ -211,9 +217,9 @@ impl Port {
         let arrive = self.busy_until + self.delay;
         let lost = self.loss.lose();
         let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(Slot { pkt, hop, lost, tx_start, arrive });
+        self.fifo.push_back(Slot { pkt: idx, size, hop, lost, tx_start, arrive });
         if link_idle {
-            self.depart(now);
+            self.depart(now, pkts);
         } else {
             self.account_queue(now);
             self.queue_pkts += 1;
@@ -232,8 +238,8 @@ impl Port {
 
     /// Take the head off the wire at its arrival time `now` (the engine's one event).
     #[inline]
-    pub fn pop_head(&mut self, now: Time) -> Slot {
-        self.catch_up(now);
+    pub fn pop_head(&mut self, now: Time, pkts: &mut [Packet]) -> Slot {
+        self.catch_up(now, pkts);
         debug_assert!(self.departed > 0);
         self.departed -= 1;
         let s = self.fifo.pop_front().expect("pop_head on an empty port");
@@ -253,8 +259,8 @@ impl Port {
     }
 
     /// Bring the queue-length integral up to `now` (before sampling).
-    pub fn settle(&mut self, now: Time) {
-        self.catch_up(now);
+    pub fn settle(&mut self, now: Time, pkts: &mut [Packet]) {
+        self.catch_up(now, pkts);
         self.account_queue(now);
     }
 
@@ -263,8 +269,8 @@ impl Port {
     }
 
     /// A router-module control tick at `now`.
-    pub fn tick(&mut self, now: Time) {
-        self.catch_up(now);
+    pub fn tick(&mut self, now: Time, pkts: &mut [Packet]) {
+        self.catch_up(now, pkts);
         let view = self.view(now);
         self.module.on_tick(now, &view);
         self.next_tick = self.module.next_tick();

@@ -1,0 +1,75 @@
+"""Where scenario files live: ``scenarios/`` under the CWD (or a parent) and the source checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tomllib
+
+
+def scenario_dirs(cwd: Path | None = None) -> list[Path]:
+    """Existing ``scenarios`` folders: nearest one at or above ``cwd``, then the repo's (package-relative)."""
+    found: list[Path] = []
+    here = (cwd or Path.cwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / "scenarios").is_dir():
+            found.append(d / "scenarios")
+            break
+    repo = Path(__file__).resolve().parents[2] / "scenarios"  # python/racc/ -> repo root
+    if repo.is_dir() and repo.resolve() not in {f.resolve() for f in found}:
+        found.append(repo)
+    return found
+
+
+def find(cwd: Path | None = None) -> list[tuple[str, Path, str]]:
+    """(name, path, description) of every ``*.toml`` under the scenario folders, first folder wins."""
+    seen: dict[str, tuple[str, Path, str]] = {}
+    for d in scenario_dirs(cwd):
+        for p in sorted(d.rglob("*.toml")):
+            name = p.relative_to(d).with_suffix("").as_posix()
+            seen.setdefault(name, (name, p, describe(p)))
+    return sorted(seen.values())
+
+
+def resolve(name: str, cwd: Path | None = None) -> Path | None:
+    """The file of scenario ``name`` (``racc run dumbbell``), or None."""
+    for d in scenario_dirs(cwd):
+        p = d / f"{name}.toml"
+        if p.is_file():
+            return p
+    return None
+
+
+def describe(path: Path) -> str:
+    """A one-line description: the ``description`` key, else the first sentence of the leading comment."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    try:
+        desc = tomllib.loads(text).get("description")
+        if isinstance(desc, str) and desc.strip():
+            return first_sentence(" ".join(desc.split()))
+    except tomllib.TOMLDecodeError:
+        return "(TOML syntax error)"
+    para: list[str] = []
+    for line in text.splitlines():
+        st = line.strip()
+        if not st.startswith("#"):
+            if para or st:
+                break
+            continue
+        body = st.lstrip("#").strip()
+        if not body:
+            if para:
+                break
+            continue
+        para.append(body)
+    return first_sentence(" ".join(para))
+
+
+def first_sentence(text: str, limit: int = 120) -> str:
+    """The first sentence of ``text``, cut at ``limit`` characters."""
+    end = text.find(". ")
+    s = text if end < 0 else text[: end + 1]
+    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"

@@ -1,0 +1,186 @@
+"""The ``racc`` command: run, list, plot, bench.
+
+Bad input (scenario errors, a missing file, a bad ``--set``, a results folder that must
+not be overwritten) prints one ``error: ...`` line on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_INPUT = 2
+EXIT_ENV = 1
+EXIT_INTERRUPT = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one ``error:`` line like every other input error."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_INPUT, f"error: {self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="racc", description="Router-assisted congestion control: packet-level simulator.")
+    p.add_argument("--version", action="version", version=f"racc {_version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+
+    r = sub.add_parser("run", help="run a scenario, print a summary, write results and plots")
+    r.add_argument("file", metavar="FILE", help="scenario TOML file (or the name of one under scenarios/)")
+    r.add_argument("--out", metavar="DIR", help="results folder (default: results/<scenario-stem>)")
+    r.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a scenario value, e.g. --set flows.0.protocol=reno (repeatable)",
+    )
+    r.add_argument("--seed", type=int, help="set the scenario's top-level seed")
+    r.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
+    r.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary table")
+
+    sub.add_parser("list", help="list protocols, router modules, loss models and scenarios")
+
+    pl = sub.add_parser("plot", help="redraw the plots and report of a results folder")
+    pl.add_argument("dir", metavar="DIR")
+
+    b = sub.add_parser("bench", help="standard benchmark, one fresh process per flow count")
+    b.add_argument("--flows", type=int, metavar="N", help="flow count (default: 1, 10, 100 and 1000)")
+    b.add_argument("--simtime", type=float, default=60.0, metavar="S", help="simulated seconds (default 60)")
+    b.add_argument("--seed", type=int, default=1, metavar="N")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    from racc.errors import CoreUnavailable, ResultsError, ScenarioError
+
+    try:
+        return {"run": cmd_run, "list": cmd_list, "plot": cmd_plot, "bench": cmd_bench}[args.command](args)
+    except (ScenarioError, ResultsError) as exc:
+        return _fail(str(exc), EXIT_INPUT)
+    except CoreUnavailable as exc:
+        return _fail(str(exc), EXIT_ENV)
+    except KeyboardInterrupt:
+        return _fail("interrupted; no results were written", EXIT_INTERRUPT)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from racc import catalog, scenario
+    from racc.errors import ScenarioError
+    from racc.results import check_replaceable
+
+    path = Path(args.file)
+    if not path.exists() and scenario.looks_like_path(args.file) and path.suffix == "" and len(path.parts) == 1:
+        path = catalog.resolve(args.file) or path
+    if not path.exists():
+        raise ScenarioError(f"{args.file}: file not found")
+    out = Path(args.out) if args.out else Path("results") / path.stem
+    check_replaceable(out)  # refuse before spending time on the run
+
+    from racc.runner import run
+
+    interactive = not args.quiet and sys.stderr.isatty()
+    res = run(
+        str(path), seed=args.seed, overrides=args.overrides, out=out, progress=interactive, plots=not args.no_plots
+    )
+    if not args.quiet:
+        from rich.console import Console
+
+        from racc.display import print_summary
+
+        console = Console()
+        print_summary(res, console)
+        console.print(f"results: [bold]{out}[/bold]" + ("" if args.no_plots else f"  report: {out / 'report.html'}"))
+        if res.summary.get("run", {}).get("plot_error"):
+            console.print(f"[yellow]warning: plots not written: {res.summary['run']['plot_error']}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from racc import catalog
+    from racc.errors import CoreUnavailable, core
+
+    console = Console()
+    status = 0
+    try:
+        engine = core()
+    except CoreUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        engine, status = None, EXIT_ENV
+    if engine is not None:
+        sections = [
+            ("protocols", engine.list_protocols(), ["name", "aliases", "regulation", "description"]),
+            ("router modules", engine.list_router_modules(), ["name", "description"]),
+            ("loss models", engine.list_loss_models(), ["name", "description"]),
+        ]
+        for title, items, cols in sections:
+            t = Table(title=title, title_justify="left")
+            keys = cols if not items else [c for c in cols if c in items[0]] or list(items[0])
+            for c in keys:
+                t.add_column(c)
+            for it in items:
+                t.add_row(*(_cell(it.get(c)) for c in keys))
+            console.print(t)
+    found = catalog.find()
+    dirs = ", ".join(_rel(d) for d in catalog.scenario_dirs())
+    t = Table(title=f"scenarios ({dirs})", title_justify="left")
+    t.add_column("name", no_wrap=True)
+    t.add_column("description")
+    for name, _path, desc in found:
+        t.add_row(name, desc)
+    console.print(t if found else "scenarios: none found (looked for a scenarios/ folder here and above)")
+    return status
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from racc.results import replot
+
+    res = replot(args.dir)
+    print(f"plots: {Path(args.dir) / 'plots'}  report: {Path(args.dir) / 'report.html'}  ({res.name})")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from racc import bench
+
+    try:
+        bench.main([args.flows] if args.flows is not None else None, args.simtime, args.seed)
+    except bench.BenchError as exc:
+        return _fail(str(exc), EXIT_ENV)
+    return 0
+
+
+def _fail(msg: str, status: int) -> int:
+    print(f"error: {msg}", file=sys.stderr)
+    return status
+
+
+def _cell(v: object) -> str:
+    if isinstance(v, (list, tuple)):
+        return ", ".join(map(str, v))
+    return "" if v is None else str(v)
+
+
+def _rel(p: Path) -> str:
+    try:
+        return str(p.relative_to(Path.cwd()))
+    except ValueError:
+        return str(p)
+
+
+def _version() -> str:
+    import racc
+
+    return racc.__version__
+
+
+if __name__ == "__main__":
+    sys.exit(main())

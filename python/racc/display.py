@@ -1,0 +1,48 @@
+"""Rich console rendering of a run's summary (what ``racc run`` prints)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from racc import tables
+
+
+def print_summary(res: Any, console: Any = None) -> None:
+    """Print totals, per-port and per-flow tables for ``res`` (a :class:`racc.Results`)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    s = res.summary
+    caps = _capacities(res)
+
+    t = Table(title=f"{res.name}", show_header=False, title_justify="left", box=box.SIMPLE)
+    t.add_column(style="bold")
+    t.add_column(justify="right")
+    for row in tables.totals_rows(s):
+        t.add_row(*row)
+    console.print(t)
+
+    header, rows, note = tables.port_rows(s, caps)
+    if rows:
+        pt = Table(title=tables.PORT_TITLE + (f", {note}" if note else ""), title_justify="left", box=box.SIMPLE_HEAD)
+        for i, h in enumerate(header):
+            pt.add_column(h, justify="left" if i == 0 else "right")
+        for r in rows:
+            pt.add_row(*r)
+        console.print(pt)
+
+    ft = Table(title="flows", show_header=False, title_justify="left", box=box.SIMPLE)
+    ft.add_column(style="bold")
+    ft.add_column(justify="right")
+    for r in tables.flow_rows(s):
+        ft.add_row(*r)
+    console.print(ft)
+
+
+def _capacities(res: Any) -> dict[int, float]:
+    pi = res.port_info
+    if pi.height == 0 or "capacity_bps" not in pi.columns:
+        return {}
+    return dict(zip(pi.get_column("port").to_list(), pi.get_column("capacity_bps").to_list()))

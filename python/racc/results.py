@@ -1,0 +1,332 @@
+"""`Results`: the engine's columns as polars frames, plus atomic save/load of a results folder.
+
+A results folder holds ``links/flows/completions/flow_info/port_info.parquet``,
+``summary.json``, ``scenario.resolved.json``, ``scenario.toml`` (when the scenario
+came as TOML text) and optionally ``plots/`` and ``report.html``. It is written
+into a hidden temporary sibling and renamed into place only when complete.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import shutil
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from racc.errors import ResultsError
+
+FORMAT = "racc-results/1"
+
+TABLES: dict[str, dict[str, pl.DataType]] = {
+    "links": {
+        "time_s": pl.Float64,
+        "port": pl.Int64,
+        "name": pl.Utf8,
+        "tx_bytes": pl.Int64,
+        "tx_pkts": pl.Int64,
+        "throughput_bps": pl.Float64,
+        "utilisation": pl.Float64,
+        "queue_pkts": pl.Int64,
+        "queue_bytes": pl.Int64,
+        "drops": pl.Int64,
+        "losses": pl.Int64,
+        "marks": pl.Int64,
+        "arrivals": pl.Int64,
+    },
+    "flows": {
+        "time_s": pl.Float64,
+        "flow": pl.Int64,
+        "goodput_bps": pl.Float64,
+        "cwnd_bytes": pl.Float64,
+        "rate_bps": pl.Float64,
+        "srtt_s": pl.Float64,
+        "acked_bytes": pl.Int64,
+    },
+    "completions": {
+        "flow": pl.Int64,
+        "size_bytes": pl.Int64,
+        "start_s": pl.Float64,
+        "end_s": pl.Float64,
+        "fct_s": pl.Float64,
+    },
+    "flow_info": {
+        "flow": pl.Int64,
+        "protocol": pl.Utf8,
+        "src": pl.Utf8,
+        "dst": pl.Utf8,
+        "group": pl.Utf8,
+        "start_s": pl.Float64,
+        "stop_s": pl.Float64,
+        "size_bytes": pl.Int64,
+        "rtt_prop_s": pl.Float64,
+    },
+    "port_info": {
+        "port": pl.Int64,
+        "name": pl.Utf8,
+        "capacity_bps": pl.Float64,
+        "delay_s": pl.Float64,
+        "router": pl.Utf8,
+        "limit_pkts": pl.Int64,
+        "limit_bytes": pl.Int64,
+    },
+}
+
+
+def frame(name: str, columns: Any) -> pl.DataFrame:
+    """A polars frame from the engine's column dict, known columns cast to their documented types.
+
+    A column may be a list, a numpy array, or a ``(dtype, buffer)`` pair such as
+    ``("<f8", bytes)``: raw little-endian values, read without building Python objects.
+    """
+    schema = TABLES[name]
+    if isinstance(columns, pl.DataFrame):
+        df = columns
+    elif not columns:
+        return pl.DataFrame(schema=schema)
+    else:
+        df = pl.DataFrame({k: _column(k, v) for k, v in dict(columns).items()})
+    casts = [pl.col(c).cast(t, strict=False) for c, t in schema.items() if c in df.columns and df.schema[c] != t]
+    return df.with_columns(casts) if casts else df
+
+
+def _column(name: str, v: Any) -> Any:
+    if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
+        import numpy as np
+
+        return pl.Series(name, np.frombuffer(v[1], dtype=np.dtype(v[0])))
+    return v
+
+
+def _with_port_names(links: pl.DataFrame, port_info: pl.DataFrame) -> pl.DataFrame:
+    """Add ``links.name`` from ``port_info`` when the engine sent only port numbers."""
+    if "name" in links.columns or "port" not in links.columns or "name" not in port_info.columns:
+        return links
+    names = dict(zip(port_info.get_column("port").to_list(), port_info.get_column("name").to_list()))
+    col = pl.col("port").replace_strict(names, default=None, return_dtype=pl.Utf8).alias("name")
+    df = links.with_columns(col)
+    known = [c for c in TABLES["links"] if c in df.columns]
+    return df.select(known + [c for c in df.columns if c not in known])
+
+
+@dataclass(repr=False)
+class Results:
+    """One run's output: frames ``links``, ``flows``, ``completions``, ``flow_info``, ``port_info`` and ``summary``."""
+
+    links: pl.DataFrame
+    flows: pl.DataFrame
+    completions: pl.DataFrame
+    flow_info: pl.DataFrame
+    port_info: pl.DataFrame
+    summary: dict[str, Any]
+    resolved: dict[str, Any] = field(default_factory=dict)
+    scenario_text: str | None = None
+    name: str = "scenario"
+    path: Path | None = None
+
+    @classmethod
+    def from_core(cls, raw: dict[str, Any], **kw: Any) -> Results:
+        """Wrap the dict returned by ``Simulation.results()``; ``summary`` is the engine's, unextended."""
+        frames = {t: frame(t, raw.get(t)) for t in TABLES}
+        frames["links"] = _with_port_names(frames["links"], frames["port_info"])
+        return cls(**frames, summary=dict(raw.get("summary") or {}), **kw)
+
+    def __repr__(self) -> str:
+        f = self.summary.get("flows", {})
+        return (
+            f"<Results {self.name!r}: {self.flow_info.height} flows, {self.port_info.height} ports, "
+            f"{self.links.height + self.flows.height} samples, Jain={f.get('jain')}>"
+        )
+
+    def jain_over_time(self, step_s: float = 1.0) -> pl.DataFrame:
+        """Jain's index in consecutive ``step_s`` windows (see :func:`racc.summary.jain_over_time`)."""
+        from racc.summary import jain_over_time
+
+        return jain_over_time(self.flows, self.flow_info, self.completions, step_s)
+
+    def fct_by_size(self, bins_per_decade: int = 4) -> pl.DataFrame:
+        """Mean/median FCT per logarithmic flow-size bin."""
+        from racc.summary import size_bins
+
+        return size_bins(self.completions, bins_per_decade)
+
+    def tables(self) -> dict[str, pl.DataFrame]:
+        """The five frames by name."""
+        return {t: getattr(self, t) for t in TABLES}
+
+    def save(self, out: str | os.PathLike, *, plots: bool = False) -> Path:
+        """Write the folder atomically (see module doc); with ``plots`` also ``plots/`` and ``report.html``."""
+
+        def write(tmp: Path) -> None:
+            for t, df in self.tables().items():
+                df.write_parquet(tmp / f"{t}.parquet")
+            _write_json(tmp / "scenario.resolved.json", self.resolved)
+            if self.scenario_text is not None:
+                (tmp / "scenario.toml").write_text(self.scenario_text, encoding="utf-8")
+            if plots:
+                self._render(tmp)
+            _write_json(tmp / "summary.json", self.summary)  # last: marks the folder complete
+
+        self.summary.setdefault("run", {})["format"] = FORMAT
+        dest = atomic_dir(out, write)
+        self.path = dest
+        return dest
+
+    def _render(self, folder: Path) -> None:
+        """Plots and report into ``folder``; a plotting failure warns but never loses the data."""
+        from racc import plots as _plots
+        from racc import report as _report
+
+        try:
+            _plots.render_all(self, folder / "plots")
+            _report.write(self, folder / "report.html", folder / "plots")
+        except Exception as exc:  # noqa: BLE001 - the data matter more than the figures
+            self.summary.setdefault("run", {})["plot_error"] = f"{type(exc).__name__}: {exc}"
+            warnings.warn(f"plots not written: {type(exc).__name__}: {exc}", stacklevel=3)
+
+
+def load(path: str | os.PathLike) -> Results:
+    """Read a results folder written by :meth:`Results.save`."""
+    p = Path(path)
+    if not is_results_dir(p):
+        raise ResultsError(f"{p}: not a racc results folder (no valid summary.json)")
+    summary = json.loads((p / "summary.json").read_text(encoding="utf-8"))
+    frames = {}
+    for t in TABLES:
+        f = p / f"{t}.parquet"
+        if not f.exists():
+            raise ResultsError(f"{p}: incomplete results folder, {f.name} is missing")
+        frames[t] = pl.read_parquet(f)
+    resolved_f = p / "scenario.resolved.json"
+    resolved = json.loads(resolved_f.read_text(encoding="utf-8")) if resolved_f.exists() else {}
+    toml_f = p / "scenario.toml"
+    text = toml_f.read_text(encoding="utf-8") if toml_f.exists() else None
+    name = summary.get("run", {}).get("scenario") or resolved.get("name") or p.name
+    return Results(**frames, summary=summary, resolved=resolved, scenario_text=text, name=name, path=p)
+
+
+def replot(path: str | os.PathLike) -> Results:
+    """Regenerate ``plots/`` and ``report.html`` of a results folder; old plots are replaced only on success."""
+    from racc import plots as _plots
+    from racc import report as _report
+
+    res = load(path)
+    folder = Path(path)
+    tmp = _fresh_sibling(folder / "plots", "tmp")
+    try:
+        _plots.render_all(res, tmp)
+        _report.write(res, folder / "report.html", tmp)
+        _replace_dir(tmp, folder / "plots", check=False)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return res
+
+
+def is_results_dir(p: Path) -> bool:
+    """True if ``p`` holds a ``summary.json`` written by racc."""
+    try:
+        s = json.loads((p / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(s, dict) and str(s.get("run", {}).get("format", "")).startswith("racc-results/")
+
+
+def atomic_dir(out: str | os.PathLike, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` on a fresh hidden sibling of ``out`` and rename it to ``out`` on success.
+
+    An existing ``out`` is replaced only if it is empty or a racc results folder; otherwise
+    :class:`ResultsError`. On any exception (including KeyboardInterrupt) the temporary
+    folder is removed and ``out`` is left as it was.
+    """
+    dest = Path(os.path.abspath(out))
+    check_replaceable(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(dest)
+    tmp = _fresh_sibling(dest, "tmp")
+    try:
+        write(tmp)
+        _replace_dir(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dest
+
+
+def check_replaceable(dest: Path) -> None:
+    """Raise :class:`ResultsError` unless ``dest`` is absent, empty, or a racc results folder."""
+    if not dest.exists() and not dest.is_symlink():
+        return
+    if not dest.is_dir() or dest.is_symlink():
+        raise ResultsError(f"{dest}: exists and is not a directory; refusing to overwrite it")
+    if any(dest.iterdir()) and not is_results_dir(dest):
+        raise ResultsError(f"{dest}: exists and is not a racc results folder; refusing to overwrite it")
+
+
+def _replace_dir(tmp: Path, dest: Path, check: bool = True) -> None:
+    if check:
+        check_replaceable(dest)  # again: it may have changed while we were writing
+    if dest.exists():
+        old = _fresh_sibling(dest, "old")
+        os.rmdir(old)
+        os.replace(dest, old)
+        try:
+            os.replace(tmp, dest)
+        except BaseException:
+            os.replace(old, dest)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, dest)
+
+
+def _remove_stale(dest: Path) -> None:
+    """Remove temporaries of ``dest`` left by a killed process (their pid no longer exists)."""
+    for p in dest.parent.glob(f".{dest.name}.*-*-*"):
+        kind, _, rest = p.name[len(dest.name) + 2 :].partition("-")
+        pid = rest.split("-")[0]
+        if kind in ("tmp", "old") and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _fresh_sibling(dest: Path, kind: str) -> Path:
+    """A new empty hidden directory next to ``dest`` (created with the umask's permissions)."""
+    while True:
+        p = dest.parent / f".{dest.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            os.mkdir(p)
+            return p
+        except FileExistsError:
+            continue
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    path.write_text(json.dumps(_clean(obj), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def _clean(obj: Any) -> Any:
+    """JSON-safe copy: NaN/inf -> null."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return obj

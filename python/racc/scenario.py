@@ -1,0 +1,251 @@
+"""Scenario loading: TOML file/text/dict -> overrides -> seed -> JSON for the engine.
+
+The schema belongs to the Rust side; Python only reads TOML, applies ``--set``
+overrides and ``--seed``, and hands JSON text to ``racc._core`` together with a
+``source`` name used in every error message.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from racc.errors import ScenarioError
+
+OVERRIDE_SOURCE = "--set"
+
+_TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_TOML_END = re.compile(r"\s*\(at end of document\)\s*$")
+
+
+@dataclass
+class Scenario:
+    """A scenario ready for the engine: the final ``data`` plus where it came from."""
+
+    data: dict[str, Any]
+    source: str
+    text: str | None = None
+    path: Path | None = None
+    overrides: list[str] = field(default_factory=list)
+    seed: int | None = None
+
+    @property
+    def name(self) -> str:
+        """The scenario's ``name`` key, else the file stem, else ``"scenario"``."""
+        name = self.data.get("name")
+        if isinstance(name, str) and name:
+            return name
+        return self.path.stem if self.path else "scenario"
+
+    @property
+    def stem(self) -> str:
+        """File stem (for the default results folder), else the name."""
+        return self.path.stem if self.path else self.name
+
+    def to_json(self) -> str:
+        """Serialise ``data`` to JSON; non-finite floats are refused naming their key."""
+        return to_json(self.data, self.source)
+
+
+def looks_like_path(scenario: str) -> bool:
+    """A string is a path unless it looks like TOML text (has a newline or ``=``)."""
+    return "\n" not in scenario and "=" not in scenario
+
+
+def load(
+    scenario: str | os.PathLike | Mapping[str, Any],
+    *,
+    seed: int | None = None,
+    overrides: Iterable[str] | Mapping[str, Any] | None = None,
+) -> Scenario:
+    """Build a :class:`Scenario` from a path, TOML text or dict; apply overrides then the seed."""
+    path: Path | None = None
+    text: str | None = None
+    if isinstance(scenario, Mapping):
+        data = copy.deepcopy(dict(scenario))
+        source = "<dict>"
+    elif isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and looks_like_path(scenario)):
+        path = Path(scenario)
+        source = str(scenario)
+        text = read_text(path)
+        data = parse_toml(text, source)
+    elif isinstance(scenario, str):
+        source = "<string>"
+        text = scenario
+        data = parse_toml(text, source)
+    else:
+        raise TypeError(f"scenario must be a path, TOML text or dict, not {type(scenario).__name__}")
+
+    applied: list[str] = []
+    if overrides:
+        items = overrides.items() if isinstance(overrides, Mapping) else (split_override(o) for o in overrides)
+        for key, value in items:
+            if not isinstance(key, str):
+                raise TypeError("override keys must be strings")
+            if isinstance(value, str) and not isinstance(overrides, Mapping):
+                value = parse_value(value)
+            set_path(data, key, value)
+            applied.append(f"{key}={json.dumps(value, default=_json_default)}")
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ScenarioError(f"--seed: expected an integer, got {seed!r}")
+        data["seed"] = seed
+    return Scenario(data=data, source=source, text=text, path=path, overrides=applied, seed=seed)
+
+
+def read_text(path: Path) -> str:
+    """Read a scenario file, turning OS errors into :class:`ScenarioError`."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{path}: is a directory, not a scenario file") from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """Parse TOML; syntax errors become ``"<source>: line L, column C: <reason>"``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc.args[0] if exc.args else exc)
+        line = getattr(exc, "lineno", None)
+        col = getattr(exc, "colno", None)
+        m = _TOML_POS.search(msg)
+        if m:
+            line, col = line or int(m.group(1)), col or int(m.group(2))
+            msg = msg[: m.start()]
+        elif _TOML_END.search(msg):
+            msg = _TOML_END.sub("", msg)
+            line = text.count("\n") + 1
+            col = len(text.rsplit("\n", 1)[-1]) + 1
+        where = f"line {line}, column {col}: " if line else ""
+        raise ScenarioError(f"{source}: TOML syntax error: {where}{msg}") from None
+
+
+def split_override(item: str) -> tuple[str, str]:
+    """Split ``key=value`` at the first ``=``; the value stays raw text."""
+    key, sep, value = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ScenarioError(f"{OVERRIDE_SOURCE} {item!r}: expected key=value")
+    return key, value.strip()
+
+
+def parse_value(raw: str) -> Any:
+    """A TOML value if ``raw`` parses as one (``42``, ``"1Gbps"``, ``true``, ``[1,2]``), else ``raw``."""
+    if "\n" in raw or "\r" in raw:
+        return raw
+    try:
+        doc = tomllib.loads(f"v = {raw}")
+    except tomllib.TOMLDecodeError:
+        return raw
+    return doc["v"] if list(doc) == ["v"] else raw
+
+
+def split_key(key: str) -> list[str]:
+    """Split a dotted key; double-quoted segments may contain dots (``ports."r0->r1".limit``)."""
+    parts: list[str] = []
+    buf: list[str] = []
+    quoted = False
+    was_quoted = False
+    for ch in key:
+        if ch == '"':
+            quoted = not quoted
+            was_quoted = True
+        elif ch == "." and not quoted:
+            parts.append("".join(buf).strip())
+            buf, was_quoted = [], False
+        else:
+            buf.append(ch)
+    if quoted:
+        raise ScenarioError(f"{OVERRIDE_SOURCE}: key `{key}`: unterminated quote")
+    parts.append("".join(buf) if was_quoted else "".join(buf).strip())
+    if any(p == "" for p in parts):
+        raise ScenarioError(f"{OVERRIDE_SOURCE}: key `{key}`: empty key segment")
+    return parts
+
+
+def set_path(data: dict[str, Any], key: str, value: Any) -> None:
+    """Set ``value`` at dotted ``key``: tables are created as needed, array indices must exist."""
+    parts = split_key(key)
+    node: Any = data
+    for depth, seg in enumerate(parts):
+        last = depth == len(parts) - 1
+        here = key
+        parent = ".".join(parts[:depth]) or "<top>"
+        if isinstance(node, list):
+            if not re.fullmatch(r"\d+", seg):
+                raise ScenarioError(
+                    f"{OVERRIDE_SOURCE}: key `{here}`: `{parent}` is an array; expected an integer index, got `{seg}`"
+                )
+            idx = int(seg)
+            if idx >= len(node):
+                raise ScenarioError(
+                    f"{OVERRIDE_SOURCE}: key `{here}`: index {idx} is out of range "
+                    f"(`{parent}` has {len(node)} entr{'y' if len(node) == 1 else 'ies'})"
+                )
+            if last:
+                node[idx] = value
+            else:
+                node = node[idx]
+        elif isinstance(node, dict):
+            if last:
+                node[seg] = value
+            else:
+                node = node.setdefault(seg, {})
+        else:
+            raise ScenarioError(
+                f"{OVERRIDE_SOURCE}: key `{here}`: `{parent}` is {_toml_type(node)}, not a table or array"
+            )
+
+
+def to_json(data: Any, source: str) -> str:
+    """JSON text for the engine; dates become ISO strings, inf/nan are refused with their key."""
+    bad = _find_nonfinite(data, [])
+    if bad is not None:
+        key, val = bad
+        raise ScenarioError(f"{source}: key `{key}`: non-finite number {val} is not allowed")
+    return json.dumps(data, default=_json_default, allow_nan=False)
+
+
+def _find_nonfinite(node: Any, path: list[str]) -> tuple[str, float] | None:
+    if isinstance(node, float) and not math.isfinite(node):
+        return ".".join(path), node
+    if isinstance(node, dict):
+        items: Iterable = node.items()
+    elif isinstance(node, list):
+        items = ((str(i), v) for i, v in enumerate(node))
+    else:
+        return None
+    for k, v in items:
+        hit = _find_nonfinite(v, [*path, str(k)])
+        if hit:
+            return hit
+    return None
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, (_dt.datetime, _dt.date, _dt.time)):
+        return obj.isoformat()
+    raise TypeError(f"cannot serialise {type(obj).__name__}")
+
+
+def _toml_type(v: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a float", str: "a string"}.get(
+        type(v), f"a {type(v).__name__}"
+    )

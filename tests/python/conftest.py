@@ -1,0 +1,52 @@
+"""Shared fixtures: the source tree on sys.path, a fake engine, and a skip marker for the real one."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PYSRC = REPO / "python"
+try:  # prefer an installed racc (it has the built extension); else the source tree
+    import racc  # noqa: F401
+except ImportError:
+    sys.path.insert(0, str(PYSRC))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import fake_core
+
+
+def _have_core() -> bool:
+    try:
+        return importlib.util.find_spec("racc._core") is not None
+    except ImportError:
+        return False
+
+
+HAVE_CORE = _have_core()
+needs_core = pytest.mark.skipif(not HAVE_CORE, reason="racc._core is not built (run `maturin develop --release`)")
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """Route ``racc.run`` to the fake engine."""
+    import racc.runner
+
+    monkeypatch.setattr(racc.runner, "core", lambda: fake_core)
+    return fake_core
+
+
+@pytest.fixture
+def cli_env():
+    """Environment for running ``python -m racc.cli`` from the source tree."""
+    env = dict(os.environ)
+    import racc
+
+    pkg_parent = str(Path(racc.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
+    env.pop("COLUMNS", None)
+    return env
