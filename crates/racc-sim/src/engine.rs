@@ -72,6 +72,10 @@ pub struct Simulator {
     now: Time,
     q: EventQueue,
     ports: Vec<Port>,
+    /// Every route's ports, end to end, and per flow where its two routes start and end:
+    /// the per-hop lookup touches two small flat arrays, not the scenario's flow records.
+    route_ports: Vec<u32>,
+    flow_paths: Vec<[(u32, u32); 2]>,
     slab: Slab,
     flows: Vec<FlowRt>,
     next_start: usize,
@@ -144,11 +148,20 @@ impl Simulator {
             .map(|_| FlowRt { state: FlowState::Pending, sender: None, receiver: None, timer: [NEVER; 2], last_bytes: 0 })
             .collect();
         let prev = vec![PortCounters::default(); ports.len()];
+        let mut route_ports = Vec::new();
+        let mut spans = Vec::with_capacity(spec.routes.len());
+        for r in &spec.routes {
+            spans.push((route_ports.len() as u32, r.len() as u32));
+            route_ports.extend(r.iter().map(|&p| p as u32));
+        }
+        let flow_paths = spec.flows.iter().map(|f| [spans[f.fwd_route], spans[f.rev_route]]).collect();
         let mut sim = Simulator {
             spec,
             now: 0,
             q: EventQueue::default(),
             ports,
+            route_ports,
+            flow_paths,
             slab: Slab::default(),
             flows,
             next_start: 0,
@@ -274,12 +287,10 @@ impl Simulator {
         let pkt = &self.slab.pkts[slot.pkt as usize];
         let f = pkt.flow as usize;
         let forward_dir = pkt.kind.is_forward();
-        let spec = &self.spec.flows[f];
-        let route = if forward_dir { spec.fwd_route } else { spec.rev_route };
-        let path = &self.spec.routes[route];
-        let next = slot.hop as usize + 1;
-        if next < path.len() {
-            let np = path[next];
+        let (start, len) = self.flow_paths[f][if forward_dir { 0 } else { 1 }];
+        let next = slot.hop as u32 + 1;
+        if next < len {
+            let np = self.route_ports[(start + next) as usize] as usize;
             self.forward(np, slot.pkt, next as u16);
         } else {
             self.deliver(f, slot.pkt, forward_dir);
@@ -326,8 +337,7 @@ impl Simulator {
     #[inline]
     fn transmit(&mut self, f: usize, side: usize) {
         let now = self.now;
-        let spec = &self.spec.flows[f];
-        let first = if side == SENDER { self.spec.routes[spec.fwd_route][0] } else { self.spec.routes[spec.rev_route][0] };
+        let first = self.route_ports[self.flow_paths[f][side].0 as usize] as usize;
         loop {
             let fl = &mut self.flows[f];
             let ep = if side == SENDER { fl.sender.as_mut() } else { fl.receiver.as_mut() };

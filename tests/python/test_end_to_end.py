@@ -1,0 +1,135 @@
+"""End to end on the real engine: a scenario file in, a results folder with data, summary,
+plots and report out; determinism; the CLI's error path; the benchmark line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+from conftest import REPO, needs_core
+
+pytestmark = needs_core
+
+SMALL = """
+name = "e2e"
+duration = "20s"
+seed = 3
+[topology]
+kind = "dumbbell"
+pairs = 3
+bottleneck = { capacity = "5Mbps", delay = "20ms", buffer = 60, router = "red", router_params = { min_th = 10, max_th = 40 } }
+access = { capacity = "100Mbps", delay = "2ms" }
+[[flows]]
+protocol = "newreno"
+src = "s{i}"
+dst = "d{i}"
+count = 2
+[[flows]]
+protocol = "reno"
+src = "s2"
+dst = "d2"
+size = "200KB"
+start = "1s"
+[record]
+interval = "100ms"
+"""
+
+
+@pytest.fixture(scope="module")
+def small_file(tmp_path_factory):
+    p = tmp_path_factory.mktemp("scn") / "e2e.toml"
+    p.write_text(SMALL)
+    return p
+
+
+def test_run_writes_a_complete_results_folder(small_file, tmp_path):
+    import racc
+
+    out = tmp_path / "res"
+    res = racc.run(small_file, out=out, plots=True)
+    for f in ["links.parquet", "flows.parquet", "completions.parquet", "flow_info.parquet", "port_info.parquet",
+              "summary.json", "scenario.toml", "scenario.resolved.json", "report.html"]:
+        assert (out / f).is_file() and (out / f).stat().st_size > 0, f
+    pngs = list((out / "plots").glob("*.png"))
+    assert len(pngs) >= 4
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["sim_time_s"] == pytest.approx(20.0)
+    # Packet conservation as reported by the engine.
+    assert summary["sent_pkts"] == (summary["delivered_pkts"] + summary["dropped_pkts"] + summary["lost_pkts"]
+                                    + summary["in_flight_pkts"])
+    bn = next(p for p in summary["ports"] if p["name"] == "r0->r1")
+    # RED with thresholds below one BDP (~30 packets here) trades some utilisation for delay.
+    assert bn["utilisation"] > 0.8
+    assert 0 < bn["mean_queue_pkts"] < 60
+    # The finite flow finished and its FCT is recorded.
+    assert res.completions.height == 1
+    assert res.completions["size_bytes"][0] == 200_000
+    # Frames have the documented columns and one row per sample and port / flow.
+    assert {"time_s", "port", "name", "utilisation", "queue_pkts", "drops", "marks"} <= set(res.links.columns)
+    assert {"time_s", "flow", "goodput_bps", "cwnd_bytes", "srtt_s"} <= set(res.flows.columns)
+    assert res.links["time_s"].n_unique() == 200
+    # A result folder loads back to the same frames.
+    back = racc.load(out)
+    assert back.links.equals(res.links)
+
+
+def test_same_seed_gives_identical_frames(small_file):
+    import racc
+
+    a = racc.run(small_file)
+    b = racc.run(small_file)
+    assert a.links.equals(b.links) and a.flows.equals(b.flows) and a.completions.equals(b.completions)
+    c = racc.run(small_file, seed=4)
+    assert not a.flows.equals(c.flows)
+
+
+def test_overrides_reach_the_engine(small_file):
+    import racc
+
+    res = racc.run(small_file, overrides=["topology.bottleneck.buffer=30", "flows.0.count=1"])
+    assert res.flow_info.height == 2
+    assert res.port_info.filter(pl.col("name") == "r0->r1")["limit_pkts"][0] == 30
+    # A module that takes no parameters refuses the ones left over from RED, naming the key.
+    with pytest.raises(racc.ScenarioError, match="router_params.max_th"):
+        racc.run(small_file, overrides=["topology.bottleneck.router=droptail"])
+
+
+def test_cli_run_and_bad_input(small_file, tmp_path, cli_env):
+    out = tmp_path / "cli"
+    ok = subprocess.run([sys.executable, "-m", "racc", "run", str(small_file), "--out", str(out), "--no-plots"],
+                        capture_output=True, text=True, env=cli_env, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    assert (out / "summary.json").is_file()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SMALL.replace('capacity = "5Mbps"', 'capacity = "-5Mbps"'))
+    r = subprocess.run([sys.executable, "-m", "racc", "run", str(bad)], capture_output=True, text=True,
+                       env=cli_env, timeout=300)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"error: {bad}: key `topology.bottleneck.capacity`: must be > 0, got -5000000 b/s"]
+
+
+def test_every_shipped_scenario_runs_briefly():
+    import racc
+
+    for f in sorted((REPO / "scenarios").glob("*.toml")):
+        res = racc.run(f, overrides=["duration=2"])
+        assert res.summary["events"] > 0, f.name
+
+
+def test_bench_prints_one_line_in_the_documented_order(cli_env):
+    r = subprocess.run([sys.executable, "-m", "racc", "bench", "--flows", "10", "--simtime", "2"],
+                       capture_output=True, text=True, env=cli_env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("sim=racc")]
+    assert len(line) == 1
+    keys = [kv.split("=")[0] for kv in line[0].split()]
+    assert keys == ["sim", "flows", "simtime", "events", "bottleneck_tx_pkts", "bottleneck_drops", "util",
+                    "goodput_mbps", "delivered_pkts", "link_tx_pkts", "wall_s", "events_per_s", "pkthops_per_s",
+                    "peak_rss_kb"]
+    vals = dict(kv.split("=") for kv in line[0].split())
+    assert int(vals["flows"]) == 10 and int(vals["events"]) > 0 and int(vals["peak_rss_kb"]) > 0
