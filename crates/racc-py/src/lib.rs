@@ -45,7 +45,7 @@ impl Column for u32 {
 }
 
 fn col<'py, T: Column>(py: Python<'py>, v: &[T]) -> (&'static str, Bound<'py, PyBytes>) {
-    let mut out = Vec::with_capacity(v.len() * std::mem::size_of::<T>());
+    let mut out = Vec::with_capacity(std::mem::size_of_val(v));
     for &x in v {
         x.put(&mut out);
     }
