@@ -444,7 +444,8 @@ impl Simulator {
         let now = self.now;
         let dt = (now - self.last_sample) as f64 * 1e-9;
         let t_s = now as f64 * 1e-9;
-        for (i, p) in self.ports.iter_mut().enumerate() {
+        for &i in &self.spec.record_ports {
+            let p = &mut self.ports[i];
             p.settle(now, &mut self.slab.pkts);
             let c = p.c;
             let pv = self.prev[i];

@@ -107,3 +107,14 @@ fn toml_syntax_error_names_the_file() {
     assert_eq!(e.source, "broken.toml");
     assert!(e.reason.contains("not valid TOML"), "{e}");
 }
+
+#[test]
+fn record_ports_selection() {
+    let s = from_toml(&format!("{GOOD}\n[record]\nports = [\"r0->r1\", \"r1->r0\"]"), "good.toml").unwrap();
+    assert_eq!(s.record_ports.len(), 2);
+    let r = from_toml(&format!("{GOOD}\n[record]\nports = \"routers\""), "good.toml").unwrap();
+    // r0 and r1 each have three links (two hosts + the bottleneck).
+    assert_eq!(r.record_ports.len(), 6);
+    refused(&format!("{GOOD}\n[record]\nports = [\"r0->r9\"]"), "record.ports[0]", "no port named 'r0->r9'");
+    refused(&format!("{GOOD}\n[record]\nports = \"some\""), "record.ports", "must be");
+}

@@ -66,6 +66,7 @@ pub(super) fn build(raw: RawScenario, source: &str) -> Result<Spec, ScenarioErro
     for (ti, t) in raw.traffic.iter().enumerate() {
         traffic_generator(&cx, ti, t, &names, &nodes, &mut routes, raw.handshake, packet_size, duration, raw.seed, &mut flows)?;
     }
+    let record_ports = record_ports(&cx, raw.record.ports.as_ref(), &nodes, &links)?;
     // The engine starts flows in order; ties keep their file order (stable sort).
     flows.sort_by_key(|f: &FlowSpec| f.start);
 
@@ -77,10 +78,54 @@ pub(super) fn build(raw: RawScenario, source: &str) -> Result<Spec, ScenarioErro
         min_rto,
         sample_interval,
         record_flows: raw.record.flows,
+        record_ports,
         nodes,
         links,
         routes: routes.paths,
         flows,
+    })
+}
+
+/// Resolve `record.ports` into port numbers (port 2i is link i's a -> b direction).
+fn record_ports(
+    cx: &Ctx,
+    sel: Option<&super::raw::RawPortSelection>,
+    nodes: &[NodeSpec],
+    links: &[LinkSpec],
+) -> Result<Vec<usize>, ScenarioError> {
+    use super::raw::RawPortSelection as Sel;
+    let ends = |p: usize| {
+        let l = &links[p / 2];
+        if p % 2 == 0 {
+            (l.a, l.b)
+        } else {
+            (l.b, l.a)
+        }
+    };
+    let all = 0..links.len() * 2;
+    Ok(match sel {
+        None => all.collect(),
+        Some(Sel::Keyword(k)) if k == "all" => all.collect(),
+        Some(Sel::Keyword(k)) if k == "routers" => all.filter(|&p| !nodes[ends(p).0].host).collect(),
+        Some(Sel::Keyword(k)) => {
+            return Err(cx.err("record.ports", format!("must be \"all\", \"routers\" or a list of port names, got \"{k}\"")))
+        }
+        Some(Sel::Names(names)) => {
+            let mut ports = Vec::new();
+            for (i, n) in names.iter().enumerate() {
+                let p = all
+                    .clone()
+                    .find(|&p| {
+                        let (a, b) = ends(p);
+                        format!("{}->{}", nodes[a].name, nodes[b].name) == *n
+                    })
+                    .ok_or_else(|| cx.err(format!("record.ports[{i}]"), format!("no port named '{n}' (ports are named like \"r0->r1\")")))?;
+                ports.push(p);
+            }
+            ports.sort_unstable();
+            ports.dedup();
+            ports
+        }
     })
 }
 

@@ -204,10 +204,20 @@ pub struct RawRecord {
     /// Sample every flow's cwnd, rate, RTT and goodput.
     #[serde(default = "default_true")]
     pub flows: bool,
+    /// Ports to sample: "all" (default), "routers" (ports leaving a router) or a list of
+    /// port names such as ["r0->r1"]. Whole-run port totals always cover every port.
+    pub ports: Option<RawPortSelection>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum RawPortSelection {
+    Keyword(String),
+    Names(Vec<String>),
 }
 
 impl Default for RawRecord {
     fn default() -> Self {
-        RawRecord { interval: None, flows: true }
+        RawRecord { interval: None, flows: true, ports: None }
     }
 }

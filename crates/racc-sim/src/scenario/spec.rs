@@ -14,6 +14,8 @@ pub struct Spec {
     pub min_rto: Time,
     pub sample_interval: Time,
     pub record_flows: bool,
+    /// Ports sampled into the time series (port numbers, ascending).
+    pub record_ports: Vec<usize>,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
     /// Port lists of every path in use. Port 2i is link i's a -> b direction, 2i+1 its b -> a.
