@@ -47,6 +47,22 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plot", help="redraw the plots and report of a results folder")
     pl.add_argument("dir", metavar="DIR")
 
+    sw = sub.add_parser("sweep", help="run a grid of scenario variants and seeds in parallel on Dask")
+    sw.add_argument("file", metavar="FILE", help="base scenario TOML file (or the name of one under scenarios/)")
+    sw.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="a swept key and its values, e.g. --grid topology.bottleneck.loss.p=0.001,0.01 (repeatable)",
+    )
+    sw.add_argument("--seeds", metavar="LIST", help="seeds, e.g. 1,2,3 or 1-5 (default: the file's seed)")
+    sw.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a value of the base scenario (repeatable)")
+    sw.add_argument("--scheduler", metavar="ADDRESS", help="dask.distributed scheduler, e.g. tcp://host:8786")
+    sw.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: one per core)")
+    sw.add_argument("--out", metavar="DIR", help="write sweep.parquet and each point's results folder here")
+
     b = sub.add_parser("bench", help="standard benchmark, one fresh process per flow count")
     b.add_argument("--flows", type=int, metavar="N", help="flow count (default: 1, 10, 100 and 1000)")
     b.add_argument("--simtime", type=float, default=60.0, metavar="S", help="simulated seconds (default 60)")
@@ -60,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     from racc.errors import CoreUnavailable, ResultsError, ScenarioError
 
     try:
-        return {"run": cmd_run, "list": cmd_list, "plot": cmd_plot, "bench": cmd_bench}[args.command](args)
+        commands = {"run": cmd_run, "list": cmd_list, "plot": cmd_plot, "sweep": cmd_sweep, "bench": cmd_bench}
+        return commands[args.command](args)
     except (ScenarioError, ResultsError) as exc:
         return _fail(str(exc), EXIT_INPUT)
     except CoreUnavailable as exc:
@@ -69,16 +86,23 @@ def main(argv: list[str] | None = None) -> int:
         return _fail("interrupted; no results were written", EXIT_INTERRUPT)
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _scenario_path(name: str) -> Path:
+    """A scenario file by path, or by its name under scenarios/."""
     from racc import catalog, scenario
     from racc.errors import ScenarioError
+
+    path = Path(name)
+    if not path.exists() and scenario.looks_like_path(name) and path.suffix == "" and len(path.parts) == 1:
+        path = catalog.resolve(name) or path
+    if not path.exists():
+        raise ScenarioError(f"{name}: file not found")
+    return path
+
+
+def cmd_run(args: argparse.Namespace) -> int:
     from racc.results import check_replaceable
 
-    path = Path(args.file)
-    if not path.exists() and scenario.looks_like_path(args.file) and path.suffix == "" and len(path.parts) == 1:
-        path = catalog.resolve(args.file) or path
-    if not path.exists():
-        raise ScenarioError(f"{args.file}: file not found")
+    path = _scenario_path(args.file)
     out = Path(args.out) if args.out else Path("results") / path.stem
     check_replaceable(out)  # refuse before spending time on the run
 
@@ -146,6 +170,60 @@ def cmd_plot(args: argparse.Namespace) -> int:
     res = replot(args.dir)
     print(f"plots: {Path(args.dir) / 'plots'}  report: {Path(args.dir) / 'report.html'}  ({res.name})")
     return 0
+
+
+def parse_seeds(text: str | None) -> list[int] | None:
+    """``"1,2,5"`` or ``"1-5"`` (or a mix) → a list of seeds."""
+    from racc.errors import ScenarioError
+
+    if not text:
+        return None
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, sep, hi = part.strip().partition("-")
+            seeds.extend(range(int(lo), int(hi) + 1) if sep else [int(lo)])
+    except ValueError:
+        raise ScenarioError(f"--seeds {text!r}: expected integers like 1,2,3 or 1-5") from None
+    if not seeds:
+        raise ScenarioError(f"--seeds {text!r}: no seeds")
+    return seeds
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from racc.sweep import parse_grid, sweep
+
+    path = _scenario_path(args.file)
+    grid = parse_grid(args.grid)
+    table = sweep(
+        str(path),
+        grid,
+        seeds=parse_seeds(args.seeds),
+        overrides=args.overrides,
+        scheduler=args.scheduler,
+        workers=args.workers,
+        out=args.out,
+        progress=sys.stderr.isatty(),
+    )
+    shown = ["point", "seed", *grid, "utilisation", "mean_queue_pkts", "drop_rate", "jain", "goodput_bps", "fct_mean_s"]
+    t = Table(title=f"sweep of {path.name}: {table.height} points", title_justify="left")
+    for c in shown:
+        t.add_column(c, justify="right")
+    for r in table.iter_rows(named=True):
+        t.add_row(*(_fmt(r.get(c)) for c in shown))
+    Console().print(t)
+    if args.out:
+        Console().print(f"results: [bold]{Path(args.out) / 'sweep.parquet'}[/bold]")
+    return 0
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "" if v is None else str(v)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

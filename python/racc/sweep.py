@@ -1,0 +1,192 @@
+"""``racc sweep``: run a grid of scenario variants and seeds in parallel on Dask.
+
+Each point is the base scenario with some keys overridden (``--grid key=v1,v2``) and a seed.
+Points run as independent tasks on a Dask cluster: a local one (one single-threaded worker
+process per core) by default, or any ``dask.distributed`` scheduler given by address, so a
+sweep spreads across machines that have racc installed. Every point is checked before any is
+dispatched; results come back as one row per point, in point order whatever order the workers
+finish in, so a sweep is as deterministic as the runs it is made of.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from racc import scenario as _scenario
+from racc.errors import ScenarioError, core
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a sweep: overrides on the base scenario, and a seed (None = the file's)."""
+
+    index: int
+    overrides: tuple[tuple[str, Any], ...]
+    seed: int | None
+
+    def label(self) -> str:
+        parts = [f"{k}={json.dumps(v)}" for k, v in self.overrides]
+        if self.seed is not None:
+            parts.append(f"seed={self.seed}")
+        return " ".join(parts) or "base"
+
+
+def parse_grid(items: Iterable[str]) -> dict[str, list[Any]]:
+    """``["a.b=1,2", "c=x,y"]`` → ``{"a.b": [1, 2], "c": ["x", "y"]}``; values parse as TOML values.
+
+    A value list may also be a TOML array (``key=[0.01, 0.02]``), which allows commas inside strings.
+    """
+    grid: dict[str, list[Any]] = {}
+    for item in items:
+        key, raw = _scenario.split_override(item)
+        parsed = _scenario.parse_value(raw)
+        values = parsed if isinstance(parsed, list) else [_scenario.parse_value(v.strip()) for v in raw.split(",")]
+        if not values or any(v == "" for v in values):
+            raise ScenarioError(f"--grid {item!r}: expected key=value1,value2,...")
+        if key in grid:
+            raise ScenarioError(f"--grid {item!r}: key `{key}` given twice")
+        grid[key] = values
+    return grid
+
+
+def points(grid: Mapping[str, Sequence[Any]], seeds: Sequence[int] | None = None) -> list[Point]:
+    """The cartesian product of the grid, each with every seed, in a fixed order."""
+    keys = list(grid)
+    combos = itertools.product(*(grid[k] for k in keys)) if keys else [()]
+    seed_list: list[int | None] = list(seeds) if seeds else [None]
+    out = []
+    for combo in combos:
+        for s in seed_list:
+            out.append(Point(len(out), tuple(zip(keys, combo)), s))
+    return out
+
+
+def run_point(base: dict[str, Any], point: Point, out: str | None, window: tuple[float, float] | None) -> dict:
+    """Run one point (on a worker) and return its row of headline figures."""
+    from racc.runner import run
+
+    folder = None if out is None else os.path.join(out, "points", f"{point.index:04d}")
+    res = run(base, seed=point.seed, overrides=dict(point.overrides), out=folder, window=window)
+    return row(point, res.summary)
+
+
+def row(point: Point, summary: Mapping[str, Any]) -> dict[str, Any]:
+    """Headline figures of a run: its busiest port (the bottleneck), fairness, goodput, FCT."""
+    ports = summary.get("ports") or []
+    bn = max(ports, key=lambda p: (p.get("utilisation", 0.0), -p.get("port", 0)), default={})
+    flows = summary.get("flows") or {}
+    fct = summary.get("fct") or {}
+    out: dict[str, Any] = {"point": point.index, "seed": summary.get("seed")}
+    for k, v in point.overrides:
+        out[k] = v if isinstance(v, (int, float, str, bool)) else json.dumps(v)
+    out.update(
+        {
+            "bottleneck": bn.get("name"),
+            "utilisation": bn.get("utilisation"),
+            "mean_queue_pkts": bn.get("mean_queue_pkts"),
+            "max_queue_pkts": bn.get("max_queue_pkts"),
+            "drop_rate": bn.get("drop_rate"),
+            "jain": flows.get("jain"),
+            "goodput_bps": flows.get("aggregate_goodput_bps"),
+            "flows": flows.get("count"),
+            "completed": flows.get("completed"),
+            "fct_mean_s": fct.get("mean"),
+            "fct_p99_s": fct.get("p99"),
+            "events": summary.get("events"),
+            "wall_s": (summary.get("run") or {}).get("wall_s"),
+        }
+    )
+    return out
+
+
+def check_points(base: dict[str, Any], pts: Sequence[Point], source: str) -> None:
+    """Refuse the sweep before dispatching anything if any point is not a valid scenario."""
+    engine = core()
+    for p in pts:
+        sc = _scenario.load(base, seed=p.seed, overrides=dict(p.overrides))
+        engine.validate(sc.to_json(), f"{source} [{p.label()}]")
+
+
+def sweep(
+    scenario: str | os.PathLike | Mapping[str, Any],
+    grid: Mapping[str, Sequence[Any]],
+    *,
+    seeds: Sequence[int] | None = None,
+    overrides: Iterable[str] | Mapping[str, Any] | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    out: str | os.PathLike | None = None,
+    window: tuple[float, float] | None = None,
+    progress: bool = False,
+):
+    """Run every point of ``grid`` × ``seeds`` on Dask and return a polars frame, one row per point.
+
+    ``scheduler`` is a ``dask.distributed`` scheduler address (``tcp://host:8786``); without it a
+    local cluster of ``workers`` processes (default: one per core) runs the points. With ``out``
+    each point's results folder is written under ``out/points/NNNN`` and the table to
+    ``out/sweep.parquet`` (written last, atomically: its presence means the sweep completed).
+    """
+    import polars as pl
+
+    sc = _scenario.load(scenario, overrides=overrides)
+    base = sc.data
+    pts = points(grid, seeds)
+    check_points(base, pts, sc.source)
+    out_dir = None
+    if out is not None:
+        out_dir = Path(out)
+        if (out_dir / "sweep.parquet").exists() or (out_dir.exists() and any(out_dir.iterdir())):
+            raise ScenarioError(f"{out_dir}: exists and is not empty; choose a new folder for the sweep")
+        out_dir.mkdir(parents=True, exist_ok=True)
+
+    rows = _dispatch(base, pts, None if out_dir is None else str(out_dir), window, scheduler, workers, progress)
+    rows.sort(key=lambda r: r["point"])
+    table = pl.DataFrame(rows)
+    if out_dir is not None:
+        tmp = out_dir / ".sweep.parquet.partial"
+        table.write_parquet(tmp)
+        os.replace(tmp, out_dir / "sweep.parquet")
+    return table
+
+
+def _dispatch(base, pts, out, window, scheduler, workers, progress) -> list[dict]:
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        n = max(1, min(workers or os.cpu_count() or 1, len(pts)))
+        cluster = LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        )
+        client = Client(cluster)
+    try:
+        futures = [client.submit(run_point, base, p, out, window, pure=False, key=f"racc-point-{p.index}") for p in pts]
+        rows = []
+        bar = _bar(len(pts)) if progress else None
+        for fut in as_completed(futures):
+            rows.append(fut.result())
+            if bar is not None:
+                bar[0].advance(bar[1])
+        if bar is not None:
+            bar[0].stop()
+        return rows
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _bar(total: int):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    p = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+    p.start()
+    return p, p.add_task("sweep", total=total)
