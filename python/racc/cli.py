@@ -47,6 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plot", help="redraw the plots and report of a results folder")
     pl.add_argument("dir", metavar="DIR")
 
+    rp = sub.add_parser("reproduce", help="run a paper experiment: every case, its figures and its claims")
+    rp.add_argument("name", metavar="NAME", nargs="?", help="experiment name (omit, or --list, to list them)")
+    rp.add_argument("--list", action="store_true", help="list the experiments")
+    rp.add_argument("--out", metavar="DIR", help="output folder (default: results/<NAME>)")
+    rp.add_argument("--quick", action="store_true", help="reduced scale (minutes become seconds; claims qualitative)")
+
     sw = sub.add_parser("sweep", help="run a grid of scenario variants and seeds in parallel on Dask")
     sw.add_argument("file", metavar="FILE", help="base scenario TOML file (or the name of one under scenarios/)")
     sw.add_argument(
@@ -76,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     from racc.errors import CoreUnavailable, ResultsError, ScenarioError
 
     try:
-        commands = {"run": cmd_run, "list": cmd_list, "plot": cmd_plot, "sweep": cmd_sweep, "bench": cmd_bench}
+        commands = {"run": cmd_run, "list": cmd_list, "plot": cmd_plot, "reproduce": cmd_reproduce,
+                    "sweep": cmd_sweep, "bench": cmd_bench}
         return commands[args.command](args)
     except (ScenarioError, ResultsError) as exc:
         return _fail(str(exc), EXIT_INPUT)
@@ -169,6 +176,36 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
     res = replot(args.dir)
     print(f"plots: {Path(args.dir) / 'plots'}  report: {Path(args.dir) / 'report.html'}  ({res.name})")
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from racc import experiments
+
+    console = Console()
+    if args.list or not args.name:
+        t = Table(title="experiments", title_justify="left")
+        for c in ("name", "source", "cases", "description"):
+            t.add_column(c)
+        for n in experiments.names():
+            e = experiments.get(n)
+            t.add_row(n, e.source, ", ".join(c.name for c in e.cases), e.description)
+        console.print(t)
+        return 0
+    exp = experiments.get(args.name)  # unknown names are refused before anything runs
+    out = Path(args.out) if args.out else Path("results") / exp.name
+    rep = experiments.reproduce(exp.name, out=out, quick=args.quick, progress=sys.stderr.isatty())
+    scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
+    t = Table(title=f"{exp.name} ({exp.source}){scale}", title_justify="left")
+    for c in ("claim", "paper", "racc", "verdict", "note"):
+        t.add_column(c)
+    for c in rep.claims:
+        t.add_row(c.claim, c.paper, c.measured, c.verdict, c.note)
+    console.print(t)
+    console.print(f"results: [bold]{out}[/bold]  figures: {out / 'figures'}  claims: {out / 'claims.json'}")
     return 0
 
 

@@ -1,0 +1,160 @@
+"""What a paper experiment is in racc: a set of cases (one scenario each, usually one per
+protocol compared), figures drawn like the paper's, and the paper's claims checked against
+what was measured. ``racc reproduce NAME`` runs one; the claims are reported, not asserted:
+the tests assert them at reduced scale."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from racc.errors import ScenarioError, core
+
+REPO_SCENARIOS = Path(__file__).resolve().parents[3] / "scenarios"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One run of an experiment: a scenario file (under scenarios/) with overrides."""
+
+    name: str
+    scenario: str
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    #: protocol and router-module names the case needs; missing ones skip the case with a reason
+    requires: Sequence[str] = ()
+
+
+@dataclass
+class Claim:
+    """A paper's claim next to what racc measured."""
+
+    claim: str
+    paper: str
+    measured: str
+    verdict: str  # "consistent", "differs" or "not run"
+    note: str = ""
+
+
+@dataclass
+class Experiment:
+    name: str
+    source: str  # seed and section, e.g. "seed 001 §4"
+    description: str
+    cases: Sequence[Case]
+    #: overrides that shrink every case for `--quick` (and the tests)
+    quick: Mapping[str, Any]
+    figures: Callable[[Mapping[str, Any], Path], list[Path]]
+    claims: Callable[[Mapping[str, Any], bool], list[Claim]]
+
+
+_REGISTRY: dict[str, Experiment] = {}
+
+
+def register(exp: Experiment) -> Experiment:
+    if exp.name in _REGISTRY:
+        raise ValueError(f"experiment {exp.name} registered twice")
+    _REGISTRY[exp.name] = exp
+    return exp
+
+
+def names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get(name: str) -> Experiment:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ScenarioError(f"unknown experiment '{name}' (known: {', '.join(names())})") from None
+
+
+def scenario_path(case: Case) -> Path:
+    p = Path(case.scenario)
+    return p if p.is_absolute() else REPO_SCENARIOS / p
+
+
+def available() -> set[str]:
+    engine = core()
+    have = set()
+    for p in engine.list_protocols():
+        have.add(p["name"])
+        have.update(p.get("aliases", []))
+    have.update(r["name"] for r in engine.list_router_modules())
+    return have
+
+
+@dataclass
+class Reproduction:
+    experiment: Experiment
+    results: dict[str, Any]  # case name -> racc.Results
+    skipped: dict[str, str]  # case name -> reason
+    claims: list[Claim]
+    figures: list[Path]
+    out: Path | None
+
+
+def reproduce(name: str, *, out: str | os.PathLike | None = None, quick: bool = False,
+              progress: bool = False) -> Reproduction:
+    """Run every case of experiment ``name`` that racc can run, draw its figures, check its claims.
+
+    With ``out``: each case's results folder goes to ``out/<case>``, figures to ``out/figures``
+    and ``out/claims.json`` last (its presence marks a complete reproduction).
+    """
+    from racc.results import check_replaceable
+    from racc.runner import run
+
+    exp = get(name)
+    have = available()
+    out_dir = Path(out) if out is not None else None
+    results: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
+    for case in exp.cases:
+        missing = [r for r in case.requires if r not in have]
+        if missing:
+            skipped[case.name] = f"needs {', '.join(missing)}, not implemented yet"
+            continue
+        # Quick (reduced-scale) settings first, so a case's own overrides win.
+        overrides = dict(exp.quick) if quick else {}
+        overrides.update(case.overrides)
+        folder = None if out_dir is None else out_dir / case.name
+        if folder is not None:
+            check_replaceable(folder)
+        results[case.name] = run(str(scenario_path(case)), overrides=overrides, out=folder, progress=progress,
+                                 plots=folder is not None)
+    figures: list[Path] = []
+    if out_dir is not None and results:
+        figures = exp.figures(results, out_dir / "figures")
+    claims = exp.claims(results, quick)
+    for case, why in skipped.items():
+        claims.append(Claim(f"case {case}", "", "", "not run", why))
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "experiment": exp.name,
+            "source": exp.source,
+            "description": exp.description,
+            "quick": quick,
+            "cases_run": sorted(results),
+            "cases_skipped": skipped,
+            "claims": [c.__dict__ for c in claims],
+            "figures": [str(p.relative_to(out_dir)) for p in figures],
+        }
+        tmp = out_dir / ".claims.json.partial"
+        tmp.write_text(json.dumps(payload, indent=2))
+        os.replace(tmp, out_dir / "claims.json")
+    return Reproduction(exp, results, skipped, claims, figures, out_dir)
+
+
+def verdict(ok: bool) -> str:
+    return "consistent" if ok else "differs"
+
+
+def port_summary(res: Any, name: str) -> dict:
+    for p in res.summary["ports"]:
+        if p["name"] == name:
+            return p
+    raise KeyError(name)

@@ -1,0 +1,61 @@
+"""Figure helpers shared by experiments: one panel per case, drawn like the papers' figures."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+DPI = 120
+
+
+def panels(results: Mapping[str, Any], path: Path, title: str, ylabel: str,
+           series: Callable[[Any], tuple[list[float], list[float]]], *, hline: float | None = None,
+           hline_label: str = "") -> Path:
+    """A grid of panels (one per case, in the order given) sharing the y axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(results)
+    cols = 2 if len(names) > 1 else 1
+    rows = (len(names) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.2 * rows), sharey=True, squeeze=False)
+    for ax, name in zip(axes.flat, names):
+        x, y = series(results[name])
+        ax.plot(x, y, lw=0.9)
+        if hline is not None:
+            ax.axhline(hline, color="k", ls="--", lw=0.8, label=hline_label)
+            ax.legend(fontsize=8)
+        ax.set_title(name)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(names):]:
+        ax.set_visible(False)
+    fig.suptitle(title)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def port_series(res: Any, port: str, column: str) -> tuple[list[float], list[float]]:
+    df = res.links.filter(pl.col("name") == port).sort("time_s")
+    return df["time_s"].to_list(), df[column].to_list()
+
+
+def drop_rate_series(res: Any, port: str) -> tuple[list[float], list[float]]:
+    """Drops / arrivals per sample interval (seed 001 Fig. 7 uses 10 ms intervals)."""
+    df = res.links.filter(pl.col("name") == port).sort("time_s")
+    rate = (df["drops"].cast(pl.Float64) / df["arrivals"].cast(pl.Float64).clip(lower_bound=1.0))
+    return df["time_s"].to_list(), rate.to_list()
+
+
+def flow_series(res: Any, flow: int, column: str, scale: float = 1.0) -> tuple[list[float], list[float]]:
+    df = res.flows.filter(pl.col("flow") == flow).sort("time_s")
+    return df["time_s"].to_list(), (df[column] * scale).to_list()
