@@ -1,11 +1,17 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence). The sequence number
-//! makes ties deterministic (first scheduled, first served), so one seed gives one history.
-//! The heap stays small: ports schedule only their FIFO head, routers one tick each, flows
-//! one timer each (DESIGN.md performance model).
+//! The event queue: a binary min-heap ordered by (time, insertion sequence). The sequence
+//! number makes ties deterministic (first scheduled, first served), so one seed gives one
+//! history. The heap stays small: ports schedule only their FIFO head, routers one tick each,
+//! flows one timer each (DESIGN.md performance model).
+//!
+//! Why not `std::collections::BinaryHeap`: nearly every event schedules another one right
+//! away (a port's next head, an endpoint's answer), and a heap can do "pop, then push" as a
+//! single sift-down of the new entry from the root instead of a pop (sift-down to the bottom
+//! and back up) plus a push (sift-up). `pop` therefore only hands out the root and marks it
+//! taken; the next `push` overwrites it, and the next `pop`/`peek_time` removes it first if
+//! no push came. Since (time, seq) is a total order with unique keys, the sequence of popped
+//! events is exactly the one of any other correct priority queue: histories are unchanged.
 
 use racc_proto::time::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum What {
@@ -33,48 +39,108 @@ pub struct Event {
     pub idx: u32,
 }
 
-impl Ord for Event {
-    fn cmp(&self, o: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse so the earliest (time, seq) pops first.
-        o.time.cmp(&self.time).then(o.seq.cmp(&self.seq))
-    }
-}
-
-impl PartialOrd for Event {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
+impl Event {
+    /// The ordering key, as one integer: a single wide compare instead of two branches.
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        (self.time as u128) << 64 | self.seq as u128
     }
 }
 
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Event>,
+    /// Min-heap on `key()`: heap[i] <= heap[2i+1], heap[2i+2].
+    heap: Vec<Event>,
     seq: u64,
+    /// heap[0] was returned by `pop` and is logically gone; the next push replaces it.
+    root_taken: bool,
 }
 
 impl EventQueue {
     #[inline]
     pub fn push(&mut self, time: Time, what: What, idx: u32) {
         self.seq += 1;
-        self.heap.push(Event { time, seq: self.seq, what, idx });
+        let e = Event { time, seq: self.seq, what, idx };
+        if self.root_taken {
+            self.root_taken = false;
+            self.sift_down(0, e);
+        } else {
+            self.heap.push(e);
+            self.sift_up(self.heap.len() - 1, e);
+        }
     }
 
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.remove_taken_root();
+        self.heap.first().map(|e| e.time)
     }
 
+    /// The earliest event. It stays in place (marked taken) until the next push overwrites
+    /// it or the next pop/peek removes it.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        self.heap.pop()
+        self.remove_taken_root();
+        let e = *self.heap.first()?;
+        self.root_taken = true;
+        Some(e)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.root_taken as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
+    }
+
+    #[inline]
+    fn remove_taken_root(&mut self) {
+        if self.root_taken {
+            self.root_taken = false;
+            let last = self.heap.pop().expect("a taken root is in the heap");
+            if !self.heap.is_empty() {
+                self.sift_down(0, last);
+            }
+        }
+    }
+
+    /// Place `e` at or below the hole at `i`, moving smaller children up.
+    #[inline]
+    fn sift_down(&mut self, mut i: usize, e: Event) {
+        let h = &mut self.heap;
+        let n = h.len();
+        let k = e.key();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && h[r].key() < h[l].key() { r } else { l };
+            if h[c].key() >= k {
+                break;
+            }
+            h[i] = h[c];
+            i = c;
+        }
+        h[i] = e;
+    }
+
+    /// Place `e` at or above the hole at `i`, moving larger parents down.
+    #[inline]
+    fn sift_up(&mut self, mut i: usize, e: Event) {
+        let h = &mut self.heap;
+        let k = e.key();
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if h[p].key() <= k {
+                break;
+            }
+            h[i] = h[p];
+            i = p;
+        }
+        h[i] = e;
     }
 }
 
