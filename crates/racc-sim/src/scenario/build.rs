@@ -445,6 +445,30 @@ struct HostOpts {
     handshake: bool,
 }
 
+impl HostOpts {
+    /// One flow of a group or generator: `ends` = (src, dst, forward route, reverse route).
+    fn flow(&self, group: &str, ends: (usize, usize, usize, usize), start: u64, stop: Option<u64>, size: Option<u64>) -> FlowSpec {
+        let (src, dst, fwd_route, rev_route) = ends;
+        FlowSpec {
+            group: group.to_string(),
+            protocol: self.protocol.clone(),
+            src,
+            dst,
+            fwd_route,
+            rev_route,
+            start,
+            stop,
+            size_bytes: size,
+            params: self.params.clone(),
+            ecn: self.ecn,
+            delayed_ack: self.delayed_ack,
+            initial_window: self.initial_window,
+            initial_ssthresh: self.initial_ssthresh,
+            handshake: self.handshake,
+        }
+    }
+}
+
 fn host_opts(
     cx: &Ctx,
     key: &str,
@@ -544,24 +568,8 @@ fn flow_group(
     for (i, st) in starts.into_iter().enumerate() {
         let idx = (i as i64 + g.index_offset).to_string();
         let (src, dst) = (g.src.replace("{i}", &idx), g.dst.replace("{i}", &idx));
-        let (s, d, fwd_route, rev_route) = endpoints(cx, &key, &src, &dst, names, nodes, routes)?;
-        out.push(FlowSpec {
-            group: name.clone(),
-            protocol: opts.protocol.clone(),
-            src: s,
-            dst: d,
-            fwd_route,
-            rev_route,
-            start: st,
-            stop,
-            size_bytes: size,
-            params: opts.params.clone(),
-            ecn: opts.ecn,
-            delayed_ack: opts.delayed_ack,
-            initial_window: opts.initial_window,
-            initial_ssthresh: opts.initial_ssthresh,
-            handshake: opts.handshake,
-        });
+        let ends = endpoints(cx, &key, &src, &dst, names, nodes, routes)?;
+        out.push(opts.flow(&name, ends, st, stop, size));
     }
     Ok(())
 }
@@ -585,7 +593,7 @@ fn traffic_generator(
         return Err(cx.err(format!("{key}.kind"), format!("unknown traffic kind '{}' (known: poisson)", t.kind)));
     }
     let opts = host_opts(cx, &key, &t.protocol, &t.host_options(), handshake, packet_size)?;
-    let (s, d, fwd_route, rev_route) = endpoints(cx, &key, &t.src, &t.dst, names, nodes, routes)?;
+    let ends = endpoints(cx, &key, &t.src, &t.dst, names, nodes, routes)?;
     if !(t.rate.is_finite() && t.rate > 0.0) {
         return Err(cx.err(format!("{key}.rate"), format!("must be > 0 arrivals per second, got {}", t.rate)));
     }
@@ -603,23 +611,7 @@ fn traffic_generator(
     let name = t.name.clone().unwrap_or_else(|| format!("traffic{ti}"));
     let arrivals = traffic::poisson_arrivals(seed, &name, t.rate, start, stop, max_flows, &dist, packet_size - 40);
     for a in arrivals {
-        out.push(FlowSpec {
-            group: name.clone(),
-            protocol: opts.protocol.clone(),
-            src: s,
-            dst: d,
-            fwd_route,
-            rev_route,
-            start: a.time,
-            stop: None,
-            size_bytes: Some(a.bytes),
-            params: opts.params.clone(),
-            ecn: opts.ecn,
-            delayed_ack: opts.delayed_ack,
-            initial_window: opts.initial_window,
-            initial_ssthresh: opts.initial_ssthresh,
-            handshake: opts.handshake,
-        });
+        out.push(opts.flow(&name, ends, a.time, None, Some(a.bytes)));
     }
     Ok(())
 }
