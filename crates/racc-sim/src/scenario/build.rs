@@ -96,7 +96,7 @@ fn record_ports(
     use super::raw::RawPortSelection as Sel;
     let ends = |p: usize| {
         let l = &links[p / 2];
-        if p % 2 == 0 {
+        if p.is_multiple_of(2) {
             (l.a, l.b)
         } else {
             (l.b, l.a)
