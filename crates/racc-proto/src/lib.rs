@@ -9,11 +9,13 @@
 //! - [`tcp`]: TCP Reno/NewReno transport with pluggable window control (RFC 5681, 6582, 6298)
 //! - [`aqm`]: DropTail and RED (gentle, packet/byte mode, drop or ECN mark)
 //! - [`loss`]: Bernoulli and Gilbert-Elliott loss processes
+//! - [`ipsec`]: ESP tunnel-mode encapsulation (outer ECN bits and IP ID only)
 //! - [`registry`]: protocol and router-module names to constructors
 //! - [`rng`]: deterministic per-component random streams
 
 pub mod aqm;
 pub mod endpoint;
+pub mod ipsec;
 pub mod loss;
 pub mod packet;
 pub mod params;

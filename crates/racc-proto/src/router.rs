@@ -52,4 +52,20 @@ pub trait RouterModule: Send {
     }
     /// A control interval ended.
     fn on_tick(&mut self, _now: Time, _port: &PortView) {}
+
+    // IPsec tunnel hooks (seed 003 §III.C). On a port where packets enter a tunnel the engine
+    // calls `before_encapsulation`, encapsulates (`ipsec::Tunnel::encapsulate`), calls
+    // `after_encapsulation`, then `on_arrival`; where they leave it, `before_decapsulation`,
+    // `ipsec::decapsulate`, `after_decapsulation`, then `on_arrival`. A security module (DCP-EW's
+    // SM) uses them to carry its load factor across the encryption boundary; plain modules
+    // ignore them, which is exactly what a tunnel does to them.
+
+    /// A plaintext packet is about to be encrypted into tunnel `tunnel`.
+    fn before_encapsulation(&mut self, _now: Time, _pkt: &mut Packet, _tunnel: u16) {}
+    /// The packet now has its outer header (`pkt.outer`).
+    fn after_encapsulation(&mut self, _now: Time, _pkt: &mut Packet, _tunnel: u16) {}
+    /// A packet of tunnel `tunnel` is about to be decrypted (its outer header is still on).
+    fn before_decapsulation(&mut self, _now: Time, _pkt: &mut Packet, _tunnel: u16) {}
+    /// The packet is plaintext again; the outer ECN bits were copied into the inner header.
+    fn after_decapsulation(&mut self, _now: Time, _pkt: &mut Packet, _tunnel: u16) {}
 }
