@@ -16,7 +16,7 @@
 use racc_proto::loss::LossProcess;
 use racc_proto::packet::Packet;
 use racc_proto::router::{PortView, RouterModule, Verdict};
-use racc_proto::time::{Time, NS_PER_SEC};
+use racc_proto::time::{Time, NEVER, NS_PER_SEC};
 use std::collections::VecDeque;
 
 /// A packet accepted by a port, with the times the FIFO link gives it. The packet itself
@@ -75,8 +75,16 @@ pub struct Port {
     fifo: VecDeque<Slot>,
     /// fifo[..departed] are on the wire, fifo[departed..] are waiting.
     departed: usize,
-    queue_pkts: u32,
-    queue_bytes: u64,
+    /// `tx_start` of fifo[departed] (the next departure), `NEVER` if none waits: lets
+    /// `catch_up`, called before everything, decide with one compare that nothing is due.
+    next_departure: Time,
+    /// The last serialisation time computed and the size it was for: a port sees almost
+    /// only one packet size, and the float-to-integer ceil is not free.
+    tx_memo: (u32, Time),
+    /// What the router module sees, kept up to date in place: its queue figures are the
+    /// port's own (the single source of truth), only `idle_since` is set per call. Handing
+    /// the module a reference to it saves building a 64-byte view twice per packet-hop.
+    view: PortView,
     /// End of the last accepted packet's serialisation: when the link falls idle.
     busy_until: Time,
     last_change: Time,
@@ -113,8 +121,18 @@ impl Port {
             // after warm-up, and idle access ports cost nothing.
             fifo: VecDeque::new(),
             departed: 0,
-            queue_pkts: 0,
-            queue_bytes: 0,
+            next_departure: NEVER,
+            tx_memo: (0, 0),
+            view: PortView {
+                queue_pkts: 0,
+                queue_bytes: 0,
+                capacity_bps,
+                delay,
+                limit_pkts,
+                limit_bytes,
+                idle_since: Some(0),
+                mean_pkt_size,
+            },
             busy_until: 0,
             last_change: 0,
             next_tick,
@@ -127,7 +145,14 @@ impl Port {
     }
 
     #[inline]
-    fn tx_time(&self, bytes: u32) -> Time {
+    fn tx_time(&mut self, bytes: u32) -> Time {
+        if self.tx_memo.0 != bytes {
+            self.tx_memo = (bytes, self.compute_tx_time(bytes));
+        }
+        self.tx_memo.1
+    }
+
+    fn compute_tx_time(&self, bytes: u32) -> Time {
         // ceil() without a libm call (baseline x86-64 has no SSE4.1 round instruction).
         let x = bytes as f64 * self.ns_per_byte;
         let t = x as Time;
@@ -141,38 +166,49 @@ impl Port {
     /// The port as a router module sees it at `now` (after `catch_up(now)`).
     #[inline]
     pub fn view(&self, now: Time) -> PortView {
-        PortView {
-            queue_pkts: self.queue_pkts,
-            queue_bytes: self.queue_bytes,
-            capacity_bps: self.capacity_bps,
-            delay: self.delay,
-            limit_pkts: self.limit_pkts,
-            limit_bytes: self.limit_bytes,
-            idle_since: if self.queue_pkts == 0 && now >= self.busy_until { Some(self.busy_until) } else { None },
-            mean_pkt_size: self.mean_pkt_size,
+        PortView { idle_since: self.idle_since(now), ..self.view }
+    }
+
+    #[inline]
+    fn idle_since(&self, now: Time) -> Option<Time> {
+        if self.view.queue_pkts == 0 && now >= self.busy_until {
+            Some(self.busy_until)
+        } else {
+            None
         }
+    }
+
+    /// Bring the stored view's time-dependent part to `now`, for a module call.
+    #[inline]
+    fn refresh_view(&mut self, now: Time) {
+        self.view.idle_since = self.idle_since(now);
     }
 
     #[inline]
     fn account_queue(&mut self, t: Time) {
         let dt = (t - self.last_change) as u128;
-        self.c.queue_pkt_ns += self.queue_pkts as u128 * dt;
-        self.c.queue_byte_ns += self.queue_bytes as u128 * dt;
+        self.c.queue_pkt_ns += self.view.queue_pkts as u128 * dt;
+        self.c.queue_byte_ns += self.view.queue_bytes as u128 * dt;
         self.last_change = t;
     }
 
     /// Carry out every departure due by `now`, in order, at its own time.
-    #[inline]
+    #[inline(always)]
     pub fn catch_up(&mut self, now: Time, pkts: &mut [Packet]) {
-        while self.departed < self.fifo.len() {
-            let t = self.fifo[self.departed].tx_start;
-            if t > now {
-                break;
-            }
+        // Most calls find nothing due: keep that case to one inlined compare.
+        if self.next_departure <= now {
+            self.catch_up_due(now, pkts);
+        }
+    }
+
+    #[inline(never)]
+    fn catch_up_due(&mut self, now: Time, pkts: &mut [Packet]) {
+        while self.next_departure <= now {
+            let t = self.next_departure;
             self.account_queue(t);
             let size = self.fifo[self.departed].size;
-            self.queue_pkts -= 1;
-            self.queue_bytes -= size as u64;
+            self.view.queue_pkts -= 1;
+            self.view.queue_bytes -= size as u64;
             self.depart(t, pkts);
         }
     }
@@ -180,12 +216,13 @@ impl Port {
     /// The packet at `fifo[departed]` starts serialisation at `t`.
     #[inline]
     fn depart(&mut self, t: Time, pkts: &mut [Packet]) {
-        let view = self.view(t);
+        self.refresh_view(t);
         let slot = self.fifo[self.departed];
-        self.module.on_departure(t, &mut pkts[slot.pkt as usize], &view);
+        self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view);
         self.c.tx_pkts += 1;
         self.c.tx_bytes += slot.size as u64;
         self.departed += 1;
+        self.next_departure = self.fifo.get(self.departed).map_or(NEVER, |s| s.tx_start);
     }
 
     /// Packet `idx` of the slab arrives at the port at `now`: router module, buffer check,
@@ -194,9 +231,9 @@ impl Port {
     pub fn enqueue(&mut self, now: Time, idx: u32, pkts: &mut [Packet], hop: u16) -> Accept {
         self.catch_up(now, pkts);
         self.c.arrivals += 1;
-        let view = self.view(now);
+        self.refresh_view(now);
         let pkt = &mut pkts[idx as usize];
-        match self.module.on_arrival(now, pkt, &view) {
+        match self.module.on_arrival(now, pkt, &self.view) {
             Verdict::Drop => {
                 self.c.drops += 1;
                 return Accept::Dropped;
@@ -207,8 +244,9 @@ impl Port {
         let size = pkt.size;
         let link_idle = now >= self.busy_until;
         // A packet that goes straight onto an idle link never waits, so it needs no space.
-        if !link_idle && (self.queue_pkts + 1 > self.limit_pkts || self.queue_bytes + size as u64 > self.limit_bytes) {
-            self.module.on_buffer_drop(now, pkt, &view);
+        let v = &self.view;
+        if !link_idle && (v.queue_pkts + 1 > self.limit_pkts || v.queue_bytes + size as u64 > self.limit_bytes) {
+            self.module.on_buffer_drop(now, pkt, &self.view);
             self.c.drops += 1;
             return Accept::Dropped;
         }
@@ -218,14 +256,18 @@ impl Port {
         let lost = self.loss.lose();
         let was_empty = self.fifo.is_empty();
         self.fifo.push_back(Slot { pkt: idx, size, hop, lost, tx_start, arrive });
+        if self.next_departure == NEVER {
+            // It is the only packet not yet on the wire.
+            self.next_departure = tx_start;
+        }
         if link_idle {
             self.depart(now, pkts);
         } else {
             self.account_queue(now);
-            self.queue_pkts += 1;
-            self.queue_bytes += size as u64;
-            self.c.max_queue_pkts = self.c.max_queue_pkts.max(self.queue_pkts);
-            self.c.max_queue_bytes = self.c.max_queue_bytes.max(self.queue_bytes);
+            self.view.queue_pkts += 1;
+            self.view.queue_bytes += size as u64;
+            self.c.max_queue_pkts = self.c.max_queue_pkts.max(self.view.queue_pkts);
+            self.c.max_queue_bytes = self.c.max_queue_bytes.max(self.view.queue_bytes);
         }
         Accept::Queued { was_empty }
     }
@@ -255,7 +297,7 @@ impl Port {
     }
 
     pub fn queue(&self) -> (u32, u64) {
-        (self.queue_pkts, self.queue_bytes)
+        (self.view.queue_pkts, self.view.queue_bytes)
     }
 
     /// Bring the queue-length integral up to `now` (before sampling).
@@ -271,8 +313,8 @@ impl Port {
     /// A router-module control tick at `now`.
     pub fn tick(&mut self, now: Time, pkts: &mut [Packet]) {
         self.catch_up(now, pkts);
-        let view = self.view(now);
-        self.module.on_tick(now, &view);
+        self.refresh_view(now);
+        self.module.on_tick(now, &self.view);
         self.next_tick = self.module.next_tick();
     }
 }
