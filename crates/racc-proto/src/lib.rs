@@ -14,6 +14,7 @@
 //! - [`rng`]: deterministic per-component random streams
 
 pub mod aqm;
+pub mod dpcp;
 pub mod endpoint;
 pub mod ipsec;
 pub mod loss;
