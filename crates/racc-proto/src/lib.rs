@@ -12,6 +12,7 @@
 //! - [`ipsec`]: ESP tunnel-mode encapsulation (outer ECN bits and IP ID only)
 //! - [`registry`]: protocol and router-module names to constructors
 //! - [`rng`]: deterministic per-component random streams
+//! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
 
 pub mod aqm;
 pub mod dpcp;
@@ -25,6 +26,7 @@ pub mod rng;
 pub mod router;
 pub mod tcp;
 pub mod time;
+pub mod vcp;
 
 pub use endpoint::{Endpoint, EndpointStats, FlowConfig};
 pub use packet::{CongHeader, Kind, Packet, TcpHeader, Transport};

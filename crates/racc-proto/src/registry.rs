@@ -9,6 +9,7 @@ use crate::params::{parse, ParamError};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery, TcpParams};
+use crate::vcp::{VcpRouter, VcpRouterParams};
 
 /// How a protocol regulates its sending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +53,10 @@ pub const ROUTER_MODULES: &[RouterInfo] = &[
     RouterInfo {
         name: "red",
         description: "Random Early Detection (Floyd & Jacobson 1993), gentle mode, packet or byte mode, drop or ECN mark",
+    },
+    RouterInfo {
+        name: "vcp",
+        description: "VCP load factor (seed 001 A1, A2) every t_p, raises the 2-bit code of ECN-capable data at dequeue",
     },
 ];
 
@@ -109,6 +114,10 @@ pub fn router(name: &str, params: &serde_json::Value, rng: SimRng) -> Result<Box
         "red" => {
             let p: RedParams = parse(params)?;
             Ok(Box::new(Red::new(p, rng)?))
+        }
+        "vcp" => {
+            let p: VcpRouterParams = parse(params)?;
+            Ok(Box::new(VcpRouter::new(&p, rng)?))
         }
         _ => {
             let known: Vec<&str> = ROUTER_MODULES.iter().map(|r| r.name).collect();
