@@ -9,7 +9,7 @@ use crate::params::{parse, ParamError};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery, TcpParams};
-use crate::vcp::{VcpRouter, VcpRouterParams};
+use crate::vcp::{self, VcpParams, VcpRouter, VcpRouterParams};
 
 /// How a protocol regulates its sending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +46,12 @@ pub const PROTOCOLS: &[ProtocolInfo] = &[
         regulation: Regulation::Window,
         description: "TCP Reno: fast recovery ends at the first new ACK (RFC 5681)",
     },
+    ProtocolInfo {
+        name: "vcp",
+        aliases: &["tcp-vcp"],
+        regulation: Regulation::Window,
+        description: "TCP/VCP: VCP's MI/AI/MD on a 2-bit load-factor code (seed 001 A1-A5) over the NewReno transport",
+    },
 ];
 
 pub const ROUTER_MODULES: &[RouterInfo] = &[
@@ -74,6 +80,7 @@ fn unknown_protocol(name: &str) -> ParamError {
 pub fn check_protocol(name: &str, params: &serde_json::Value) -> Result<(), ParamError> {
     match canonical_protocol(name) {
         Some("newreno") | Some("reno") => parse::<TcpParams>(params)?.validate(),
+        Some("vcp") => parse::<VcpParams>(params)?.validate(),
         _ => Err(unknown_protocol(name)),
     }
 }
@@ -83,6 +90,7 @@ pub fn sender(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Resul
     match canonical_protocol(name) {
         Some("newreno") => Ok(tcp::tcp_sender(cfg, Recovery::NewReno, &parse_tcp(params)?)),
         Some("reno") => Ok(tcp::tcp_sender(cfg, Recovery::Reno, &parse_tcp(params)?)),
+        Some("vcp") => vcp::vcp_sender(cfg, &parse::<VcpParams>(params)?),
         _ => Err(unknown_protocol(name)),
     }
 }
@@ -93,6 +101,10 @@ pub fn receiver(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Res
         Some("newreno") | Some("reno") => {
             parse_tcp(params)?;
             Ok(tcp::tcp_receiver(cfg))
+        }
+        Some("vcp") => {
+            parse::<VcpParams>(params)?.validate()?;
+            Ok(vcp::vcp_receiver(cfg))
         }
         _ => Err(unknown_protocol(name)),
     }

@@ -17,11 +17,10 @@ use racc_proto::loss::LossProcess;
 use racc_proto::packet::Packet;
 use racc_proto::router::{PortView, RouterModule, Verdict};
 use racc_proto::time::{Time, NEVER, NS_PER_SEC};
-use std::collections::VecDeque;
 
 /// A packet accepted by a port, with the times the FIFO link gives it. The packet itself
 /// stays in the engine's slab (`pkts`): queues move 32-byte slots, never 104-byte packets.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Slot {
     /// Index of the packet in the engine's slab.
     pub pkt: u32,
@@ -33,6 +32,82 @@ pub struct Slot {
     pub lost: bool,
     pub tx_start: Time,
     pub arrive: Time,
+}
+
+/// The port's FIFO of slots: a ring over a power-of-two buffer, so that indexing is a mask
+/// rather than `VecDeque`'s wrap-around arithmetic (it is indexed several times per hop).
+/// Grows to the port's peak occupancy and stays there: no allocation per packet after
+/// warm-up, and idle access ports cost nothing.
+#[derive(Default)]
+struct Ring {
+    /// Empty or a power of two long.
+    buf: Vec<Slot>,
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    fn mask(&self) -> usize {
+        self.buf.len().wrapping_sub(1)
+    }
+
+    /// The `i`-th slot from the front; `i < len`.
+    #[inline]
+    fn at(&self, i: usize) -> &Slot {
+        debug_assert!(i < self.len);
+        &self.buf[(self.head + i) & self.mask()]
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Option<&Slot> {
+        (i < self.len).then(|| self.at(i))
+    }
+
+    #[inline]
+    fn front(&self) -> Option<&Slot> {
+        self.get(0)
+    }
+
+    #[inline]
+    fn push_back(&mut self, s: Slot) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let i = (self.head + self.len) & self.mask();
+        self.buf[i] = s;
+        self.len += 1;
+    }
+
+    /// Remove the front slot; the ring must not be empty.
+    #[inline]
+    fn pop_front(&mut self) -> Slot {
+        assert!(self.len > 0, "pop_head on an empty port");
+        let s = self.buf[self.head];
+        self.head = (self.head + 1) & self.mask();
+        self.len -= 1;
+        s
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let cap = (2 * self.buf.len()).max(8);
+        let mut buf = Vec::with_capacity(cap);
+        buf.extend((0..self.len).map(|i| *self.at(i)));
+        buf.resize(cap, Slot::default());
+        self.buf = buf;
+        self.head = 0;
+    }
 }
 
 /// Counters, cumulative since the start of the run.
@@ -72,7 +147,7 @@ pub struct Port {
     pub mean_pkt_size: u32,
     module: Box<dyn RouterModule>,
     loss: LossProcess,
-    fifo: VecDeque<Slot>,
+    fifo: Ring,
     /// fifo[..departed] are on the wire, fifo[departed..] are waiting.
     departed: usize,
     /// `tx_start` of fifo[departed] (the next departure), `NEVER` if none waits: lets
@@ -117,9 +192,7 @@ impl Port {
             mean_pkt_size,
             module,
             loss,
-            // Grows to the port's peak occupancy and stays there: no allocation per packet
-            // after warm-up, and idle access ports cost nothing.
-            fifo: VecDeque::new(),
+            fifo: Ring::default(),
             departed: 0,
             next_departure: NEVER,
             tx_memo: (0, 0),
@@ -206,7 +279,7 @@ impl Port {
         while self.next_departure <= now {
             let t = self.next_departure;
             self.account_queue(t);
-            let size = self.fifo[self.departed].size;
+            let size = self.fifo.at(self.departed).size;
             self.view.queue_pkts -= 1;
             self.view.queue_bytes -= size as u64;
             self.depart(t, pkts);
@@ -217,7 +290,7 @@ impl Port {
     #[inline]
     fn depart(&mut self, t: Time, pkts: &mut [Packet]) {
         self.refresh_view(t);
-        let slot = self.fifo[self.departed];
+        let slot = *self.fifo.at(self.departed);
         self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view);
         self.c.tx_pkts += 1;
         self.c.tx_bytes += slot.size as u64;
@@ -284,7 +357,7 @@ impl Port {
         self.catch_up(now, pkts);
         debug_assert!(self.departed > 0);
         self.departed -= 1;
-        let s = self.fifo.pop_front().expect("pop_head on an empty port");
+        let s = self.fifo.pop_front();
         if s.lost {
             self.c.losses += 1;
         }
