@@ -275,8 +275,9 @@ impl Simulator {
 
     #[inline]
     fn port_head(&mut self, p: usize) {
-        let slot = self.ports[p].pop_head(self.now, &mut self.slab.pkts);
-        if let Some(t) = self.ports[p].head_arrival() {
+        let port = &mut self.ports[p];
+        let slot = port.pop_head(self.now, &mut self.slab.pkts);
+        if let Some(t) = port.head_arrival() {
             self.q.push(t, What::PortHead, p as u32);
         }
         if slot.lost {
@@ -297,8 +298,10 @@ impl Simulator {
         }
     }
 
-    /// Offer slab packet `idx` to port `p` as hop `hop` of its path.
-    #[inline]
+    /// Offer slab packet `idx` to port `p` as hop `hop` of its path. Inlined into its two
+    /// callers (the per-hop path and `transmit`): as a call its register saves cost more
+    /// than its body's bookkeeping.
+    #[inline(always)]
     fn forward(&mut self, p: usize, idx: u32, hop: u16) {
         match self.ports[p].enqueue(self.now, idx, &mut self.slab.pkts, hop) {
             Accept::Queued { was_empty: true } => {
