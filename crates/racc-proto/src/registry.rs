@@ -9,6 +9,7 @@ use crate::params::{parse, ParamError};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery, TcpParams};
+use crate::dpcp::{self, DpcpParams, DpcpRouter, DpcpRouterParams};
 use crate::vcp::{self, VcpParams, VcpRouter, VcpRouterParams};
 
 /// How a protocol regulates its sending.
@@ -52,6 +53,18 @@ pub const PROTOCOLS: &[ProtocolInfo] = &[
         regulation: Regulation::Window,
         description: "TCP/VCP: VCP's MI/AI/MD on a 2-bit load-factor code (seed 001 A1-A5) over the NewReno transport",
     },
+    ProtocolInfo {
+        name: "dpcp",
+        aliases: &["tcp-dpcp", "mpcp"],
+        regulation: Regulation::Window,
+        description: "TCP/DPCP: a 4-bit load factor split over 2 packets, seq/ack ordering (seed 000 §3), VCP fallback",
+    },
+    ProtocolInfo {
+        name: "tpcp",
+        aliases: &["tcp-tpcp"],
+        regulation: Regulation::Window,
+        description: "TCP/TPCP: DPCP with 3-packet chains ordered by checksum offsets (seed 000 §5)",
+    },
 ];
 
 pub const ROUTER_MODULES: &[RouterInfo] = &[
@@ -63,6 +76,14 @@ pub const ROUTER_MODULES: &[RouterInfo] = &[
     RouterInfo {
         name: "vcp",
         description: "VCP load factor (seed 001 A1, A2) every t_p, raises the 2-bit code of ECN-capable data at dequeue",
+    },
+    RouterInfo {
+        name: "dpcp",
+        description: "VCP's load factor quantised to seed 000 Table 1, written over 2-packet chains by Alg. 2 at dequeue",
+    },
+    RouterInfo {
+        name: "tpcp",
+        description: "DPCP router with 3-packet chains (seed 000 §5; chain = 2|3|4), position from the TCP checksum",
     },
 ];
 
@@ -81,6 +102,7 @@ pub fn check_protocol(name: &str, params: &serde_json::Value) -> Result<(), Para
     match canonical_protocol(name) {
         Some("newreno") | Some("reno") => parse::<TcpParams>(params)?.validate(),
         Some("vcp") => parse::<VcpParams>(params)?.validate(),
+        Some("dpcp") | Some("tpcp") => parse_dpcp(name, params).map(|_| ()),
         _ => Err(unknown_protocol(name)),
     }
 }
@@ -91,6 +113,7 @@ pub fn sender(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Resul
         Some("newreno") => Ok(tcp::tcp_sender(cfg, Recovery::NewReno, &parse_tcp(params)?)),
         Some("reno") => Ok(tcp::tcp_sender(cfg, Recovery::Reno, &parse_tcp(params)?)),
         Some("vcp") => vcp::vcp_sender(cfg, &parse::<VcpParams>(params)?),
+        Some("dpcp") | Some("tpcp") => dpcp::dpcp_sender(cfg, &parse_dpcp(name, params)?),
         _ => Err(unknown_protocol(name)),
     }
 }
@@ -106,8 +129,26 @@ pub fn receiver(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Res
             parse::<VcpParams>(params)?.validate()?;
             Ok(vcp::vcp_receiver(cfg))
         }
+        Some("dpcp") | Some("tpcp") => dpcp::dpcp_receiver(cfg, &parse_dpcp(name, params)?),
         _ => Err(unknown_protocol(name)),
     }
+}
+
+/// DPCP/TPCP flow parameters: "tpcp" defaults to chains of 3, "dpcp" to 2; `chain` overrides.
+fn parse_dpcp(name: &str, params: &serde_json::Value) -> Result<DpcpParams, ParamError> {
+    let n = if canonical_protocol(name) == Some("tpcp") { 3 } else { 2 };
+    let p: DpcpParams = with_chain_default(params, n)?;
+    p.validate()?;
+    Ok(p)
+}
+
+/// Parse a table whose `chain` defaults to `n` (the name's) unless given.
+fn with_chain_default<T: serde::de::DeserializeOwned + Default>(params: &serde_json::Value, n: u8) -> Result<T, ParamError> {
+    let mut v = if params.is_null() { serde_json::json!({}) } else { params.clone() };
+    if let Some(m) = v.as_object_mut() {
+        m.entry("chain").or_insert(serde_json::json!(n));
+    }
+    parse(&v)
 }
 
 fn parse_tcp(params: &serde_json::Value) -> Result<TcpParams, ParamError> {
@@ -130,6 +171,10 @@ pub fn router(name: &str, params: &serde_json::Value, rng: SimRng) -> Result<Box
         "vcp" => {
             let p: VcpRouterParams = parse(params)?;
             Ok(Box::new(VcpRouter::new(&p, rng)?))
+        }
+        "dpcp" | "tpcp" => {
+            let p: DpcpRouterParams = with_chain_default(params, if name == "tpcp" { 3 } else { 2 })?;
+            Ok(Box::new(DpcpRouter::new(&p, rng)?))
         }
         _ => {
             let known: Vec<&str> = ROUTER_MODULES.iter().map(|r| r.name).collect();

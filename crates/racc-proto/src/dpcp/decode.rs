@@ -12,7 +12,8 @@
 //!   in VCP mode (a lossy path) [reconstructed defaults 8 RTT, 3].
 //! - MD [reconstructed]: the first overload echo of an episode records cwnd_pre and applies
 //!   the factor of the LF known so far (an MSP alone gives 11 11: 0.43); the chain's following
-//!   digits, in sequence, set cwnd = max(1, β_k·cwnd_pre). VCP's hold and AI-for-one-rtt rules
+//!   digits, in sequence and within the hold, set cwnd = max(1, β_k·cwnd_pre). VCP's hold and
+//!   AI-for-one-rtt rules
 //!   (PROTOCOLS.md §2, seed 001 App.) frame the episode: overload within `md_hold` of the MD
 //!   does nothing, then AI for one rtt, then a new MD.
 //!
@@ -145,6 +146,11 @@ impl Decoder {
         }
     }
 
+    /// Change the MD hold (a window whose hold is one RTT updates it as the RTT moves).
+    pub fn set_md_hold(&mut self, hold: Dur) {
+        self.p.md_hold = hold;
+    }
+
     /// The saved LF.
     pub fn lf(&self) -> Lf {
         self.lf
@@ -242,7 +248,9 @@ impl Decoder {
             };
         }
         self.last = Some(k);
-        let refine = in_seq && self.refine_next == Some(k);
+        // Only the chain's next digit, and only while the MD's hold lasts: a digit that comes a
+        // whole RTT later (a window of one packet) is news, not a refinement.
+        let refine = in_seq && self.refine_next == Some(k) && now < self.hold_until;
         if self.run >= self.p.exception_limit - 1 {
             self.fall_back(now, rtt);
             return self.regulate(now, k, rtt, cwnd, true, false);

@@ -6,10 +6,15 @@
 //!   be the smaller, **without** updating the checksum, so a tie-adjusted packet arrives with an
 //!   invalid checksum and a difference of 1 [seed]. Tie at 0 [reconstructed, PROTOCOLS.md §3]:
 //!   decrementing 0 would wrap to 2³² − 1 and reverse the order, so add 1 to the field that
-//!   must be the larger instead. The receiving end puts seq back by the rule [reconstructed]
-//!   "seq is the field nearer the receive window" (an anchor: rcv_nxt at a data receiver,
-//!   snd_una at a sender reading ACKs), then undoes a tie by trying both repairs (smaller + 1,
-//!   larger − 1) and keeping the one whose checksum verifies.
+//!   must be the larger instead. The receiving end puts seq back [reconstructed]: if it knows
+//!   the exact value of the *other* field (a receiver that sends no data knows the ack every
+//!   data packet carries: its own next seq; a sender knows the seq of the receiver's ACKs) and
+//!   exactly one field has it, that field is the other one; otherwise seq is the field nearer
+//!   the receive window (an anchor: rcv_nxt at a data receiver, the last seq sent at a sender
+//!   reading ACKs). The exact rule keeps working where the two fields cross (they meet once
+//!   every 2³² bytes); the window rule needs them "sufficiently apart" (seed 000 §3.2). A tie
+//!   is then undone by trying both repairs (smaller + 1, larger − 1) and keeping the one whose
+//!   checksum verifies.
 //! - **n ≥ 3, checksum offsets** [seed 000 §5; details reconstructed, PROTOCOLS.md §3]: the
 //!   sender subtracts the position k from ack without updating the checksum; anyone
 //!   recomputing the checksum finds it exceeds the stored one by k (mod 0xFFFF). If ack wrapped
@@ -113,13 +118,25 @@ pub fn position_n(pkt: &Packet, n: u8) -> Position {
     }
 }
 
-/// Which field the receiving end can place: the one expected near this wire value.
+/// What the receiving end knows about the two fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Anchor {
-    /// A data receiver: seq lies near rcv_nxt.
-    Seq(u32),
-    /// A sender reading ACKs: ack lies near snd_una.
-    Ack(u32),
+    /// A data receiver: seq lies near rcv_nxt (`near`); ack is exactly `other` if known.
+    Seq { near: u32, other: Option<u32> },
+    /// A sender reading ACKs: ack lies near `near`; seq is exactly `other` if known.
+    Ack { near: u32, other: Option<u32> },
+}
+
+impl Anchor {
+    /// Seq anchored near `near`, nothing known of ack.
+    pub fn seq(near: u32) -> Anchor {
+        Anchor::Seq { near, other: None }
+    }
+
+    /// Ack anchored near `near`, nothing known of seq.
+    pub fn ack(near: u32) -> Anchor {
+        Anchor::Ack { near, other: None }
+    }
 }
 
 /// What [`restore`] found.
@@ -146,8 +163,10 @@ fn dist(a: u32, b: u32) -> u32 {
 pub fn restore(h: &mut TcpHeader, anchor: Anchor) -> Restored {
     let pos = wire_position(h);
     let seq_in_place = match anchor {
-        Anchor::Seq(a) => dist(h.seq, a) <= dist(h.ack, a),
-        Anchor::Ack(a) => dist(h.ack, a) <= dist(h.seq, a),
+        Anchor::Seq { other: Some(o), .. } if (h.seq == o) != (h.ack == o) => h.ack == o,
+        Anchor::Ack { other: Some(o), .. } if (h.seq == o) != (h.ack == o) => h.seq == o,
+        Anchor::Seq { near, .. } => dist(h.seq, near) <= dist(h.ack, near),
+        Anchor::Ack { near, .. } => dist(h.ack, near) <= dist(h.seq, near),
     };
     if !seq_in_place {
         std::mem::swap(&mut h.seq, &mut h.ack);
@@ -309,18 +328,18 @@ mod tests {
         let orig = hdr(5000, 9_000_000);
         let mut h = orig;
         order(&mut h, true);
-        let r = restore(&mut h, Anchor::Seq(4000));
+        let r = restore(&mut h, Anchor::seq(4000));
         assert_eq!(h, orig);
         assert_eq!((r.pos, r.swapped, r.tie, r.checksum_ok), (Position::MSP, true, false, true));
         // LSP kept as is.
         let mut h = orig;
         order(&mut h, false);
-        let r = restore(&mut h, Anchor::Seq(5000));
+        let r = restore(&mut h, Anchor::seq(5000));
         assert_eq!((h, r.pos, r.swapped), (orig, Position::LSP, false));
         // Ties, including at 0 and 2^32 - 1, for both positions and both anchors.
         for v in [0, 1, 2, 77, MAX - 1, MAX] {
             for msp in [true, false] {
-                for anchor in [Anchor::Seq(v), Anchor::Ack(v), Anchor::Seq(v.wrapping_add(3))] {
+                for anchor in [Anchor::seq(v), Anchor::ack(v), Anchor::seq(v.wrapping_add(3)), Anchor::Seq { near: 9, other: Some(v) }] {
                     let orig = hdr(v, v);
                     let mut h = orig;
                     assert_eq!(order(&mut h, msp), Ordered::Tie);
@@ -334,12 +353,12 @@ mod tests {
         // A genuine difference of 1 with a valid checksum is not a tie.
         let orig = hdr(100, 101);
         let mut h = orig;
-        let r = restore(&mut h, Anchor::Seq(100));
+        let r = restore(&mut h, Anchor::seq(100));
         assert_eq!((h, r.tie, r.checksum_ok), (orig, false, true));
         // A corrupted header is reported, not "repaired" into something else.
         let mut h = hdr(100, 101);
         h.checksum ^= 0x5555;
-        let r = restore(&mut h, Anchor::Seq(100));
+        let r = restore(&mut h, Anchor::seq(100));
         assert_eq!((h.seq, h.ack, r.tie, r.checksum_ok), (100, 101, false, false));
     }
 
@@ -365,12 +384,19 @@ mod tests {
             };
             let tie = rng.below(10) == 0;
             let other = if tie { near } else { far };
-            // Data packet (seq anchored) and ACK (ack anchored).
+            // Data packet (seq anchored) and ACK (ack anchored); every third case the other
+            // field is known exactly and may be anywhere, even next to the anchored one.
+            let exact = i % 3 == 0;
+            let other = if exact && !tie { anchor.wrapping_add(rng.below(64) as u32).wrapping_sub(32) } else { other };
+            let known = exact.then_some(other);
             let (orig, a) = if i % 2 == 0 {
-                (hdr(near, other), Anchor::Seq(anchor))
+                (hdr(near, other), Anchor::Seq { near: anchor, other: known })
             } else {
-                (hdr(other, near), Anchor::Ack(anchor))
+                (hdr(other, near), Anchor::Ack { near: anchor, other: known })
             };
+            if exact && near == other && !tie {
+                continue; // equal fields are a tie, covered above
+            }
             let mut orig = orig;
             orig.src_port = rng.next_u64() as u16;
             orig.window = rng.next_u64() as u16;
@@ -448,7 +474,7 @@ mod tests {
             let pos = t.stamp(&mut h, true);
             let p = Packet::tcp(1, Kind::Data, 100, 60, h);
             assert_eq!(position_n(&p, 3), pos);
-            assert_eq!(undo(&mut h, 3, Anchor::Seq(0)), pos);
+            assert_eq!(undo(&mut h, 3, Anchor::seq(0)), pos);
             assert_eq!(h, orig);
             got.push(pos.0);
         }

@@ -18,6 +18,10 @@ const RCV_ISN: u32 = u32::MAX;
 /// What a receiver copies from forward packets into its ACKs (DESIGN.md's ReceiverEcho):
 /// VCP's code (max over covered packets), XCP's feedback (summed), QFCP's rate (copied).
 pub trait AckEcho: Send {
+    /// Every arriving packet, first thing, before the transport reads any field: a protocol
+    /// that rearranges header fields on the wire restores them here (DPCP/TPCP, seed 000 §3.2,
+    /// §5). Default: nothing.
+    fn on_wire_arrival(&mut self, _now: Time, _pkt: &mut Packet) {}
     /// Each forward packet (SYN or data) as it arrives, before the ACK it may trigger.
     fn on_forward(&mut self, now: Time, pkt: &Packet);
     /// Fill an outgoing ACK or SYN-ACK (the transport sets its wire size afterwards from the
@@ -210,6 +214,12 @@ impl Endpoint for TcpReceiver {
     fn start(&mut self, _now: Time) {}
 
     fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        // The echo hook may restore fields rearranged on the wire before anything reads them.
+        let mut wire = *pkt;
+        if let Some(e) = self.echo.as_mut() {
+            e.on_wire_arrival(now, &mut wire);
+        }
+        let pkt = &wire;
         let Some(h) = pkt.tcp_hdr() else { return };
         let h = *h;
         if !pkt.kind.is_forward() {

@@ -441,6 +441,10 @@ impl Endpoint for TcpSender {
     }
 
     fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        // The window may restore fields rearranged on the wire before anything reads them.
+        let mut wire = *pkt;
+        self.window.on_wire_arrival(now, &mut wire);
+        let pkt = &wire;
         let Some(h) = pkt.tcp_hdr() else { return };
         let h = *h;
         match pkt.kind {

@@ -85,6 +85,11 @@ pub trait WindowControl: Send {
     /// transport then sets the wire size from payload and header length.
     fn on_send(&mut self, _pkt: &mut Packet, _ctx: &SenderCtx) {}
 
+    /// Every arriving packet, first thing, before the transport reads any field. A protocol
+    /// that rearranges header fields on the wire puts them back here (DPCP's seq/ack order and
+    /// TPCP's checksum offsets, seed 000 §3.2, §5). Default: nothing.
+    fn on_wire_arrival(&mut self, _now: Time, _pkt: &mut Packet) {}
+
     /// The SYN-ACK arrived (handshake done); QFCP/RCP take their first rate here.
     fn on_handshake(&mut self, _synack: &Packet, _ctx: &SenderCtx) {}
 

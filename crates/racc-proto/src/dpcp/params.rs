@@ -1,0 +1,194 @@
+//! Parameters of the "dpcp" / "tpcp" protocols and router modules (PROTOCOLS.md §3, §16).
+//! Defaults are seed 000's where it gives them, else VCP's (seed 001) and the reconstructed
+//! values of PROTOCOLS.md §16. Times in seconds.
+
+use super::decode::DecoderParams;
+use super::levels::MAX_CHAIN;
+use crate::params::{positive, ParamError};
+use crate::tcp::TcpParams;
+use crate::time::secs;
+use crate::vcp::{LoadFactorParams, MdHold};
+
+/// Growth law in the low and high zones (PROTOCOLS.md §3 `dpcp_growth`).
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Growth {
+    /// MI and AI together, each from the level's upper bound [seed 000 §3.1].
+    #[default]
+    #[serde(rename = "mi+ai")]
+    MiAi,
+    /// Pure MI (with the level's ξ) in the low zone, pure AI in the high zone (VCP's split).
+    #[serde(rename = "vcp-like")]
+    VcpLike,
+}
+
+/// The `params` table of a "dpcp" (chain 2) or "tpcp" (chain 3) flow.
+#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DpcpParams {
+    /// Packets per chain: 2 = DPCP, 3 = TPCP, 4 [reconstructed]. Must match the routers'.
+    pub chain: u8,
+    /// The routers' load-factor interval t_p, s [seed 001: 200 ms].
+    pub t_p: f64,
+    /// h in ξ = h(1/ρ_ub − 1) [seed 001: 0.25].
+    pub h: f64,
+    /// AI step α, packets per t_p [seed 001: 1].
+    pub alpha: f64,
+    /// Caps σ_MI, σ_AI [seed 001: 2.5, 10].
+    pub sigma_mi: f64,
+    pub sigma_ai: f64,
+    /// Hold after an MD, as VCP's: "t_p" (default [checked]), "rtt" or seconds.
+    pub md_hold: MdHold,
+    /// Initial window, packets [reconstructed: 2, as VCP].
+    pub iw: f64,
+    /// "mi+ai" (default) or "vcp-like".
+    pub dpcp_growth: Growth,
+    /// Same-position echoes in a row that switch to VCP mode [seed: 3].
+    pub exception_limit: u32,
+    /// RTTs in VCP mode before retrying chains [reconstructed: 8].
+    pub resume_after: f64,
+    /// Failed retries after which VCP mode is permanent [reconstructed: 3].
+    pub max_resumes: u32,
+    /// The TCP transport's knobs.
+    pub tcp: TcpParams,
+}
+
+impl Default for DpcpParams {
+    fn default() -> DpcpParams {
+        DpcpParams {
+            chain: 2,
+            t_p: 0.2,
+            h: 0.25,
+            alpha: 1.0,
+            sigma_mi: 2.5,
+            sigma_ai: 10.0,
+            md_hold: MdHold::Tp,
+            iw: 2.0,
+            dpcp_growth: Growth::MiAi,
+            exception_limit: 3,
+            resume_after: 8.0,
+            max_resumes: 3,
+            tcp: TcpParams::default(),
+        }
+    }
+}
+
+/// Chain lengths the protocols accept (n = 1 would be VCP itself).
+pub fn check_chain(n: u8) -> Result<(), ParamError> {
+    if (2..=MAX_CHAIN).contains(&n) {
+        Ok(())
+    } else {
+        Err(ParamError::new("chain", format!("must be 2, 3 or 4, got {n}")))
+    }
+}
+
+impl DpcpParams {
+    /// TPCP's defaults: chains of 3.
+    pub fn tpcp() -> DpcpParams {
+        DpcpParams { chain: 3, ..DpcpParams::default() }
+    }
+
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_chain(self.chain)?;
+        positive("t_p", self.t_p)?;
+        if secs(self.t_p) < 1_000 {
+            return Err(ParamError::new("t_p", format!("must be at least 1 µs, got {} s", self.t_p)));
+        }
+        if !(self.h > 0.0 && self.h <= 0.5) {
+            return Err(ParamError::new("h", format!("must be in (0, 0.5], got {}", self.h)));
+        }
+        positive("alpha", self.alpha)?;
+        positive("sigma_mi", self.sigma_mi)?;
+        positive("sigma_ai", self.sigma_ai)?;
+        if let MdHold::Secs(s) = self.md_hold {
+            if !(s.is_finite() && s >= 0.0) {
+                return Err(ParamError::new("md_hold", format!("must be a finite number of seconds >= 0, got {s}")));
+            }
+        }
+        if !(self.iw.is_finite() && self.iw >= 1.0) {
+            return Err(ParamError::new("iw", format!("must be at least 1 packet, got {}", self.iw)));
+        }
+        self.decoder(0).validate()?;
+        self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
+    }
+
+    /// The decoder's settings, with the hold resolved to `md_hold_ns`.
+    pub fn decoder(&self, md_hold_ns: u64) -> DecoderParams {
+        DecoderParams {
+            n: self.chain,
+            exception_limit: self.exception_limit,
+            resume_after: self.resume_after,
+            max_resumes: self.max_resumes,
+            md_hold: md_hold_ns,
+        }
+    }
+}
+
+/// The `router_params` of a "dpcp" or "tpcp" port: VCP's estimator (A1, A2) plus the chain
+/// length and the idle-flow eviction time of the per-flow flag.
+#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DpcpRouterParams {
+    pub chain: u8,
+    /// Load-factor interval t_p, s [seed 001: 200 ms].
+    pub t_p: f64,
+    /// Queue-sampling interval t_q, s [seed 001: 10 ms].
+    pub t_q: f64,
+    pub k_q: f64,
+    pub a: f64,
+    pub gamma: f64,
+    /// A flow idle this long (s) has its flag reset to MSP_EQ [reconstructed: 10 s].
+    pub evict_after: f64,
+}
+
+impl Default for DpcpRouterParams {
+    fn default() -> DpcpRouterParams {
+        let lf = LoadFactorParams::default();
+        DpcpRouterParams { chain: 2, t_p: lf.t_p, t_q: lf.t_q, k_q: lf.k_q, a: lf.a, gamma: lf.gamma, evict_after: 10.0 }
+    }
+}
+
+impl DpcpRouterParams {
+    pub fn tpcp() -> DpcpRouterParams {
+        DpcpRouterParams { chain: 3, ..DpcpRouterParams::default() }
+    }
+
+    pub fn load_factor(&self) -> LoadFactorParams {
+        LoadFactorParams { t_p: self.t_p, t_q: self.t_q, k_q: self.k_q, a: self.a, gamma: self.gamma }
+    }
+
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_chain(self.chain)?;
+        self.load_factor().validate()?;
+        positive("evict_after", self.evict_after)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::parse;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_parse_and_validation() {
+        let p: DpcpParams = parse(&serde_json::Value::Null).unwrap();
+        assert_eq!(p, DpcpParams::default());
+        assert_eq!((p.chain, p.exception_limit, p.resume_after, p.max_resumes), (2, 3, 8.0, 3));
+        let p: DpcpParams = parse(&json!({"chain": 3, "dpcp_growth": "vcp-like", "md_hold": "rtt"})).unwrap();
+        assert_eq!((p.chain, p.dpcp_growth, p.md_hold), (3, Growth::VcpLike, MdHold::Rtt));
+        assert!(parse::<DpcpParams>(&json!({"dpcp_growth": "mi"})).is_err());
+        assert!(parse::<DpcpParams>(&json!({"chian": 3})).unwrap_err().reason.contains("chian"));
+        let bad = |p: DpcpParams| p.validate().unwrap_err().key;
+        assert_eq!(bad(DpcpParams { chain: 1, ..Default::default() }), "chain");
+        assert_eq!(bad(DpcpParams { chain: 5, ..Default::default() }), "chain");
+        assert_eq!(bad(DpcpParams { h: 0.0, ..Default::default() }), "h");
+        assert_eq!(bad(DpcpParams { exception_limit: 1, ..Default::default() }), "exception_limit");
+        assert_eq!(bad(DpcpParams { resume_after: -1.0, ..Default::default() }), "resume_after");
+        assert_eq!(bad(DpcpParams { iw: 0.5, ..Default::default() }), "iw");
+        let r: DpcpRouterParams = parse(&json!({"chain": 4, "gamma": 0.95})).unwrap();
+        assert_eq!((r.chain, r.gamma, r.t_p), (4, 0.95, 0.2));
+        assert_eq!(DpcpRouterParams { chain: 0, ..Default::default() }.validate().unwrap_err().key, "chain");
+        assert_eq!(DpcpRouterParams { t_q: 0.0, ..Default::default() }.validate().unwrap_err().key, "t_q");
+        assert_eq!(DpcpRouterParams::tpcp().validate(), Ok(()));
+    }
+}

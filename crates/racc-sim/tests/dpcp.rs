@@ -1,0 +1,147 @@
+//! TCP/DPCP and TCP/TPCP on the engine (seed 000 §3–§5; PROTOCOLS.md §3), against TCP/VCP on
+//! the same topologies.
+//!
+//! - Dumbbell (scenarios/vcp-dumbbell.toml with the protocol swapped): no drops, a small
+//!   standing queue, and a higher whole-run utilisation than VCP (faster start-up, seed 000
+//!   §4.2's claim).
+//! - Parking lot (seed 000 Fig. 1a scaled down: 3 long flows and 1 local flow per link,
+//!   links of 4/4/2/4 Mb/s at 100 ms one way, 200 s): per-flow max-min gives the long flows
+//!   3 × 0.5 Mb/s of L0's 4 Mb/s, a share of 0.375. Measured on this build (seed 1, t in
+//!   (100, 200] s): VCP 0.346, DPCP 0.290, TPCP 0.277, no drops. DPCP and TPCP stay within
+//!   0.1 of max-min but are **not closer than VCP** here: seed 000 §4.1's claim (VCP 15:1,
+//!   DPCP fair) is not reproduced. At the seed's 250 ms per link DPCP's long flows starve
+//!   (`parking_lot_at_250ms_long_flows_starve`, ignored: an open issue).
+
+mod common;
+use common::{goodput_per_flow, port, sim};
+use racc_sim::Simulator;
+
+const DUMBBELL: &str = include_str!("../../../scenarios/vcp-dumbbell.toml");
+
+fn dumbbell(proto: &str) -> Simulator {
+    let t = DUMBBELL
+        .replace("router = \"vcp\"", &format!("router = \"{proto}\""))
+        .replace("router_params = { t_p = 0.2, t_q = 0.01, k_q = 0.5, a = 0.875, gamma = 0.98 }\n", "")
+        .replace("protocol = \"vcp\"", &format!("protocol = \"{proto}\""))
+        .replace(
+            "params = { t_p = 0.2, mu = 0.0625, alpha = 1.0, beta = 0.875, sigma_mi = 2.5, sigma_ai = 10.0, md_hold = \"t_p\", iw = 2, initial_slow_start = false }\n",
+            "",
+        );
+    assert!(t.contains(&format!("protocol = \"{proto}\"")));
+    let mut s = sim(&t);
+    s.run();
+    s
+}
+
+#[test]
+fn dumbbell_no_drops_small_queue_faster_than_vcp() {
+    let mut v = dumbbell("vcp");
+    let vb = port(&mut v, "r0->r1");
+    for proto in ["dpcp", "tpcp"] {
+        let mut s = dumbbell(proto);
+        let b = port(&mut s, "r0->r1");
+        let g = goodput_per_flow(&s, 4, 20.0, 60.0);
+        eprintln!(
+            "{proto}: utilisation {:.3} (VCP {:.3}), drops {}, queue mean {:.2} max {} pkts (VCP {:.2} / {}), \
+             goodput per flow {:?} Mb/s",
+            b.utilisation,
+            vb.utilisation,
+            b.counters.drops,
+            b.mean_queue_pkts,
+            b.max_queue_pkts,
+            vb.mean_queue_pkts,
+            vb.max_queue_pkts,
+            g.iter().map(|x| (x / 1e4).round() / 100.0).collect::<Vec<_>>()
+        );
+        assert_eq!(b.router, proto);
+        assert_eq!(b.counters.drops, 0, "{proto}: drops");
+        assert!(b.mean_queue_pkts < 2.0 && b.max_queue_pkts < 25, "{proto}: queue (buffer 125)");
+        assert!(b.utilisation > vb.utilisation + 0.05, "{proto}: {} vs VCP {}", b.utilisation, vb.utilisation);
+        let total: f64 = g.iter().sum();
+        assert!(total > 0.85 * 10e6, "{proto}: goodput {total}");
+        assert!(g.iter().all(|&x| x > 0.8 * total / 4.0), "{proto}: unfair {g:?}");
+    }
+}
+
+fn parking_lot(proto: &str, delay: &str, dur: u32) -> String {
+    format!(
+        r#"
+name = "dpcp-parking-lot"
+duration = "{dur}s"
+seed = 1
+packet_size = 1000
+[topology]
+kind = "parking_lot"
+access = {{ capacity = "100Mbps", delay = "1ms" }}
+links = [
+  {{ capacity = "4Mbps", delay = "{delay}", buffer = "1bdp", router = "{proto}" }},
+  {{ capacity = "4Mbps", delay = "{delay}", buffer = "1bdp", router = "{proto}" }},
+  {{ capacity = "2Mbps", delay = "{delay}", buffer = "1bdp", router = "{proto}" }},
+  {{ capacity = "4Mbps", delay = "{delay}", buffer = "1bdp", router = "{proto}" }},
+]
+[[flows]]
+name = "long"
+protocol = "{proto}"
+src = "long_src"
+dst = "long_dst"
+count = 3
+start_spread = "1s"
+[[flows]]
+name = "local"
+protocol = "{proto}"
+src = "src{{i}}"
+dst = "dst{{i}}"
+count = 4
+start_spread = "1s"
+[record]
+interval = "500ms"
+"#
+    )
+}
+
+/// Long flows' share of L0's goodput over (from, to], and the whole run's drops.
+fn long_share(proto: &str, delay: &str, dur: u32) -> (f64, Vec<f64>, u64) {
+    let mut s = sim(&parking_lot(proto, delay, dur));
+    s.run();
+    let fl = &s.spec.flows;
+    let n = fl.len();
+    let g = goodput_per_flow(&s, n, dur as f64 / 2.0, dur as f64);
+    // L0 forward is port 0 (the parking-lot shortcut numbers L_i forward as port 2i).
+    let on_l0: Vec<bool> = (0..n).map(|i| s.spec.routes[fl[i].fwd_route].contains(&0)).collect();
+    let long: f64 = (0..n).filter(|&i| fl[i].group == "long").map(|i| g[i]).sum();
+    let all: f64 = (0..n).filter(|&i| on_l0[i]).map(|i| g[i]).sum();
+    let names: Vec<String> = s.ports().iter().map(|p| p.name.clone()).collect();
+    let drops = names.iter().map(|nm| port(&mut s, nm).counters.drops).sum();
+    (long / all, g, drops)
+}
+
+/// Per-flow max-min on the scaled lot: L2 (2 Mb/s) is shared by 3 long flows and 1 local flow,
+/// 0.5 Mb/s each; on L0 the long flows then hold 1.5 of 4 Mb/s.
+const MAXMIN_LONG_SHARE: f64 = 0.375;
+
+#[test]
+fn parking_lot_long_flows_near_max_min() {
+    let (v, vg, vd) = long_share("vcp", "100ms", 200);
+    let mb = |g: &[f64]| g.iter().map(|x| (x / 1e4).round() / 100.0).collect::<Vec<_>>();
+    eprintln!("VCP: long share of L0 {v:.3} (max-min {MAXMIN_LONG_SHARE}), drops {vd}, goodput {:?} Mb/s", mb(&vg));
+    for proto in ["dpcp", "tpcp"] {
+        let (d, g, drops) = long_share(proto, "100ms", 200);
+        eprintln!("{proto}: long share of L0 {d:.3} (VCP {v:.3}, max-min {MAXMIN_LONG_SHARE}), drops {drops}, goodput {:?} Mb/s", mb(&g));
+        assert!((d - MAXMIN_LONG_SHARE).abs() < 0.1, "{proto}: long share {d}");
+        assert_eq!(drops, 0, "{proto}: drops");
+        assert!(g.iter().all(|&x| x > 0.15e6), "{proto}: a flow starves: {g:?}");
+    }
+}
+
+/// Seed 000 §4.1's delays (250 ms per link) on the scaled lot. Measured on this build: VCP's long
+/// flows hold 0.25 of L0 (0.27 Mb/s each), DPCP's 0.03 and TPCP's 0.07 (with ~10 000 drops):
+/// the long flows see the max code of four oscillating links, mostly 11, and sit at one packet
+/// per 2.4 s RTT. An open issue, not a claim: run with `--ignored` to see the figures.
+#[test]
+#[ignore]
+fn parking_lot_at_250ms_long_flows_starve() {
+    for proto in ["vcp", "dpcp", "tpcp"] {
+        let (share, g, drops) = long_share(proto, "250ms", 300);
+        eprintln!("250 ms {proto}: long share of L0 {share:.3}, drops {drops}, goodput {:?}", g);
+    }
+}
