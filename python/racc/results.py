@@ -50,6 +50,14 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "srtt_s": pl.Float64,
         "acked_bytes": pl.Int64,
     },
+    "group_links": {
+        "time_s": pl.Float64,
+        "port": pl.Int64,
+        "name": pl.Utf8,
+        "group": pl.Utf8,
+        "tx_bytes": pl.Int64,
+        "share": pl.Float64,
+    },
     "completions": {
         "flow": pl.Int64,
         "size_bytes": pl.Int64,
@@ -105,20 +113,21 @@ def _column(name: str, v: Any) -> Any:
     return v
 
 
-def _with_port_names(links: pl.DataFrame, port_info: pl.DataFrame) -> pl.DataFrame:
-    """Add ``links.name`` from ``port_info`` when the engine sent only port numbers."""
+def _with_port_names(links: pl.DataFrame, port_info: pl.DataFrame, table: str = "links") -> pl.DataFrame:
+    """Add a ``name`` column from ``port_info`` when the engine sent only port numbers."""
     if "name" in links.columns or "port" not in links.columns or "name" not in port_info.columns:
         return links
     names = dict(zip(port_info.get_column("port").to_list(), port_info.get_column("name").to_list()))
     col = pl.col("port").replace_strict(names, default=None, return_dtype=pl.Utf8).alias("name")
     df = links.with_columns(col)
-    known = [c for c in TABLES["links"] if c in df.columns]
+    known = [c for c in TABLES[table] if c in df.columns]
     return df.select(known + [c for c in df.columns if c not in known])
 
 
 @dataclass(repr=False)
 class Results:
-    """One run's output: frames ``links``, ``flows``, ``completions``, ``flow_info``, ``port_info`` and ``summary``."""
+    """One run's output: frames ``links``, ``group_links`` (per-aggregate link shares), ``flows``,
+    ``completions``, ``flow_info``, ``port_info``, and ``summary``."""
 
     links: pl.DataFrame
     flows: pl.DataFrame
@@ -126,6 +135,7 @@ class Results:
     flow_info: pl.DataFrame
     port_info: pl.DataFrame
     summary: dict[str, Any]
+    group_links: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=TABLES["group_links"]))
     resolved: dict[str, Any] = field(default_factory=dict)
     scenario_text: str | None = None
     name: str = "scenario"
@@ -136,6 +146,7 @@ class Results:
         """Wrap the dict returned by ``Simulation.results()``; ``summary`` is the engine's, unextended."""
         frames = {t: frame(t, raw.get(t)) for t in TABLES}
         frames["links"] = _with_port_names(frames["links"], frames["port_info"])
+        frames["group_links"] = _with_port_names(frames["group_links"], frames["port_info"], "group_links")
         return cls(**frames, summary=dict(raw.get("summary") or {}), **kw)
 
     def __repr__(self) -> str:
@@ -158,7 +169,7 @@ class Results:
         return size_bins(self.completions, bins_per_decade)
 
     def tables(self) -> dict[str, pl.DataFrame]:
-        """The five frames by name."""
+        """The frames by name."""
         return {t: getattr(self, t) for t in TABLES}
 
     def save(self, out: str | os.PathLike, *, plots: bool = False) -> Path:

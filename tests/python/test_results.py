@@ -13,6 +13,7 @@ FILES = {
     "links.parquet",
     "flows.parquet",
     "completions.parquet",
+    "group_links.parquet",
     "flow_info.parquet",
     "port_info.parquet",
     "summary.json",

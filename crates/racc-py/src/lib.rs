@@ -150,6 +150,16 @@ impl Simulation {
         flows.set_item("timeouts", col(py, &fs.timeouts))?;
         out.set_item("flows", flows)?;
 
+        // Per-aggregate link shares: group names replace the engine's group indices.
+        let gs = &sim.group_series;
+        let group_links = PyDict::new(py);
+        group_links.set_item("time_s", col(py, &gs.time_s))?;
+        group_links.set_item("port", col(py, &gs.port))?;
+        group_links.set_item("group", gs.group.iter().map(|&g| sim.groups[g as usize].as_str()).collect::<Vec<_>>())?;
+        group_links.set_item("tx_bytes", col(py, &gs.tx_bytes))?;
+        group_links.set_item("share", col(py, &gs.share))?;
+        out.set_item("group_links", group_links)?;
+
         let c = &sim.completions;
         let comp = PyDict::new(py);
         comp.set_item("flow", col(py, &c.flow))?;

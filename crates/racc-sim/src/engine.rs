@@ -5,8 +5,9 @@
 //! route or delivered to the destination endpoint, whose answers go back the same way.
 
 use crate::event::{EventQueue, What};
-use crate::metrics::{Completions, Conservation, FlowSeries, PortSeries};
-use crate::port::{Accept, Port, PortCounters};
+use crate::metrics::{Completions, Conservation, FlowSeries, GroupSeries, PortSeries};
+use crate::port::{Accept, Port, PortCounters, TunnelRole};
+use racc_proto::ipsec::Tunnel;
 use crate::scenario::{BufferSpec, ScenarioError, Spec};
 use racc_proto::endpoint::{Endpoint, FlowConfig};
 use racc_proto::loss::LossProcess;
@@ -76,6 +77,12 @@ pub struct Simulator {
     /// the per-hop lookup touches two small flat arrays, not the scenario's flow records.
     route_ports: Vec<u32>,
     flow_paths: Vec<[(u32, u32); 2]>,
+    /// Flow groups (scenario `[[flows]]`/`[[traffic]]` names) in order of first appearance,
+    /// and each flow's index into it.
+    pub groups: Vec<String>,
+    flow_group: Vec<u16>,
+    prev_group_tx: Vec<Vec<u64>>,
+    pub group_series: GroupSeries,
     slab: Slab,
     flows: Vec<FlowRt>,
     next_start: usize,
@@ -155,6 +162,35 @@ impl Simulator {
             route_ports.extend(r.iter().map(|&p| p as u32));
         }
         let flow_paths = spec.flows.iter().map(|f| [spans[f.fwd_route], spans[f.rev_route]]).collect();
+        let mut groups: Vec<String> = Vec::new();
+        let flow_group: Vec<u16> = spec
+            .flows
+            .iter()
+            .map(|f| match groups.iter().position(|g| *g == f.group) {
+                Some(i) => i as u16,
+                None => {
+                    groups.push(f.group.clone());
+                    (groups.len() - 1) as u16
+                }
+            })
+            .collect();
+        // Per-group byte counters on recorded ports, when there is more than one group to tell apart.
+        let mut prev_group_tx = vec![Vec::new(); ports.len()];
+        if groups.len() > 1 {
+            for &p in &spec.record_ports {
+                ports[p].group_tx = vec![0; groups.len()];
+                prev_group_tx[p] = vec![0; groups.len()];
+            }
+        }
+        for t in &spec.tunnels {
+            for &p in &t.encap_ports {
+                let first_id = SimRng::for_component(spec.seed, &format!("tunnel/{}/port{p}", t.id)).below(1 << 16);
+                ports[p].tunnel = Some(TunnelRole::Encap(Tunnel::new(t.id, first_id as u16)));
+            }
+            for &p in &t.decap_ports {
+                ports[p].tunnel = Some(TunnelRole::Decap(t.id));
+            }
+        }
         let mut sim = Simulator {
             spec,
             now: 0,
@@ -162,6 +198,10 @@ impl Simulator {
             ports,
             route_ports,
             flow_paths,
+            groups,
+            flow_group,
+            prev_group_tx,
+            group_series: GroupSeries::default(),
             slab: Slab::default(),
             flows,
             next_start: 0,
@@ -292,7 +332,7 @@ impl Simulator {
         let next = slot.hop as u32 + 1;
         if next < len {
             let np = self.route_ports[(start + next) as usize] as usize;
-            self.forward(np, slot.pkt, next as u16);
+            self.forward(np, slot.pkt, next as u16, slot.group);
         } else {
             self.deliver(f, slot.pkt, forward_dir);
         }
@@ -302,8 +342,8 @@ impl Simulator {
     /// callers (the per-hop path and `transmit`): as a call its register saves cost more
     /// than its body's bookkeeping.
     #[inline(always)]
-    fn forward(&mut self, p: usize, idx: u32, hop: u16) {
-        match self.ports[p].enqueue(self.now, idx, &mut self.slab.pkts, hop) {
+    fn forward(&mut self, p: usize, idx: u32, hop: u16, group: u16) {
+        match self.ports[p].enqueue(self.now, idx, &mut self.slab.pkts, hop, group) {
             Accept::Queued { was_empty: true } => {
                 let t = self.ports[p].head_arrival().expect("just queued");
                 self.q.push(t, What::PortHead, p as u32);
@@ -349,7 +389,7 @@ impl Simulator {
             debug_assert_eq!(pkt.flow as usize, f);
             self.cons.sent += 1;
             let idx = self.slab.put(pkt);
-            self.forward(first, idx, 0);
+            self.forward(first, idx, 0, self.flow_group[f]);
         }
         self.arm(f, side);
     }
@@ -469,6 +509,19 @@ impl Simulator {
             s.marks.push(c.marks - pv.marks);
             s.arrivals.push(c.arrivals - pv.arrivals);
             self.prev[i] = c;
+            let g = &mut self.group_series;
+            for (k, (&now_b, prev_b)) in p.group_tx.iter().zip(self.prev_group_tx[i].iter_mut()).enumerate() {
+                if now_b == 0 {
+                    continue; // this group never crossed the port
+                }
+                let b = now_b - *prev_b;
+                *prev_b = now_b;
+                g.time_s.push(t_s);
+                g.port.push(i as u32);
+                g.group.push(k as u16);
+                g.tx_bytes.push(b);
+                g.share.push(if dt > 0.0 { b as f64 * 8.0 / (dt * p.capacity_bps) } else { 0.0 });
+            }
         }
         for (f, fl) in self.flows.iter_mut().enumerate() {
             if fl.state != FlowState::Running {

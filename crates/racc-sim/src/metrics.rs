@@ -35,6 +35,17 @@ pub struct FlowSeries {
     pub timeouts: Vec<u64>,
 }
 
+/// One row per (sample, recorded port, flow group that has crossed the port): the bytes each
+/// aggregate sent and its share of the capacity (PROTOCOLS.md §15 "link share").
+#[derive(Default, Debug, Clone, PartialEq)]
+pub struct GroupSeries {
+    pub time_s: Vec<f64>,
+    pub port: Vec<u32>,
+    pub group: Vec<u16>,
+    pub tx_bytes: Vec<u64>,
+    pub share: Vec<f64>,
+}
+
 /// One row per finished finite flow.
 #[derive(Default, Debug, Clone, PartialEq)]
 pub struct Completions {

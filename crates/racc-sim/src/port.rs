@@ -15,6 +15,7 @@
 
 use racc_proto::loss::LossProcess;
 use racc_proto::packet::Packet;
+use racc_proto::ipsec::{self, Tunnel};
 use racc_proto::router::{PortView, RouterModule, Verdict};
 use racc_proto::time::{Time, NEVER, NS_PER_SEC};
 
@@ -30,6 +31,9 @@ pub struct Slot {
     pub hop: u16,
     /// Lost on the wire: still serialised, never delivered.
     pub lost: bool,
+    /// The packet's flow group (scenario `[[flows]]` / `[[traffic]]` entry), for per-aggregate
+    /// link shares.
+    pub group: u16,
     pub tx_start: Time,
     pub arrive: Time,
 }
@@ -134,6 +138,36 @@ pub enum Accept {
     Dropped,
 }
 
+/// What a port does at a tunnel boundary (seed 003 §III.C): packets entering the tunnel are
+/// encapsulated, packets of the tunnel leaving it are decapsulated, with the router module's
+/// tunnel hooks around each step.
+pub enum TunnelRole {
+    Encap(Tunnel),
+    Decap(u16),
+}
+
+impl TunnelRole {
+    #[inline]
+    fn apply(&mut self, now: Time, pkt: &mut Packet, module: &mut dyn RouterModule) {
+        match self {
+            TunnelRole::Encap(t) => {
+                if pkt.outer.is_none() {
+                    module.before_encapsulation(now, pkt, t.id);
+                    t.encapsulate(pkt);
+                    module.after_encapsulation(now, pkt, t.id);
+                }
+            }
+            TunnelRole::Decap(id) => {
+                if pkt.outer.is_some_and(|o| o.tunnel == *id) {
+                    module.before_decapsulation(now, pkt, *id);
+                    ipsec::decapsulate(pkt, *id);
+                    module.after_decapsulation(now, pkt, *id);
+                }
+            }
+        }
+    }
+}
+
 pub struct Port {
     pub name: String,
     /// Node at the far end of the link.
@@ -165,6 +199,10 @@ pub struct Port {
     last_change: Time,
     next_tick: Option<Time>,
     pub c: PortCounters,
+    /// Bytes sent per flow group (sized to the group count on recorded ports, else empty).
+    pub group_tx: Vec<u64>,
+    /// Set on a tunnel gateway's ports.
+    pub tunnel: Option<TunnelRole>,
 }
 
 impl Port {
@@ -210,6 +248,8 @@ impl Port {
             last_change: 0,
             next_tick,
             c: PortCounters::default(),
+            group_tx: Vec::new(),
+            tunnel: None,
         }
     }
 
@@ -294,6 +334,10 @@ impl Port {
         self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view);
         self.c.tx_pkts += 1;
         self.c.tx_bytes += slot.size as u64;
+        // Empty unless this port records per-group shares.
+        if let Some(g) = self.group_tx.get_mut(slot.group as usize) {
+            *g += slot.size as u64;
+        }
         self.departed += 1;
         self.next_departure = self.fifo.get(self.departed).map_or(NEVER, |s| s.tx_start);
     }
@@ -301,11 +345,14 @@ impl Port {
     /// Packet `idx` of the slab arrives at the port at `now`: router module, buffer check,
     /// then the FIFO.
     #[inline]
-    pub fn enqueue(&mut self, now: Time, idx: u32, pkts: &mut [Packet], hop: u16) -> Accept {
+    pub fn enqueue(&mut self, now: Time, idx: u32, pkts: &mut [Packet], hop: u16, group: u16) -> Accept {
         self.catch_up(now, pkts);
         self.c.arrivals += 1;
         self.refresh_view(now);
         let pkt = &mut pkts[idx as usize];
+        if let Some(t) = &mut self.tunnel {
+            t.apply(now, pkt, self.module.as_mut());
+        }
         match self.module.on_arrival(now, pkt, &self.view) {
             Verdict::Drop => {
                 self.c.drops += 1;
@@ -328,7 +375,7 @@ impl Port {
         let arrive = self.busy_until + self.delay;
         let lost = self.loss.lose();
         let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(Slot { pkt: idx, size, hop, lost, tx_start, arrive });
+        self.fifo.push_back(Slot { pkt: idx, size, hop, lost, group, tx_start, arrive });
         if self.next_departure == NEVER {
             // It is the only packet not yet on the wire.
             self.next_departure = tx_start;

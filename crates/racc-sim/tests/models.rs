@@ -172,3 +172,97 @@ delayed_ack = {d}
     let ratio = delayed / plain;
     assert!((0.45..0.65).contains(&ratio), "ACKs with delayed ACK / without = {ratio}");
 }
+
+#[test]
+fn group_shares_add_up_to_the_port_utilisation() {
+    let text = r#"
+duration = "20s"
+[topology]
+kind = "parking_lot"
+links = [ { capacity = "4Mbps", delay = "20ms" }, { capacity = "2Mbps", delay = "20ms" } ]
+[[flows]]
+name = "long"
+protocol = "newreno"
+src = "long_src"
+dst = "long_dst"
+count = 2
+[[flows]]
+name = "local"
+protocol = "newreno"
+src = "src0"
+dst = "dst0"
+count = 2
+[record]
+interval = "500ms"
+ports = ["r0->r1", "r1->r2"]
+"#;
+    let mut s = sim(text);
+    s.run();
+    assert_eq!(s.groups, vec!["long".to_string(), "local".to_string()]);
+    let (ps, gs) = (&s.port_series, &s.group_series);
+    let mut checked = 0;
+    for i in 0..ps.time_s.len() {
+        let total: f64 = (0..gs.time_s.len())
+            .filter(|&j| gs.time_s[j] == ps.time_s[i] && gs.port[j] == ps.port[i])
+            .map(|j| gs.share[j])
+            .sum();
+        assert!((total - ps.utilisation[i]).abs() < 1e-9, "t={} port {}", ps.time_s[i], ps.port[i]);
+        checked += 1;
+    }
+    assert_eq!(checked, 80);
+    // Only the long aggregate crosses L1 (r1->r2): its share there is the whole utilisation.
+    let l1_local: f64 = (0..gs.time_s.len()).filter(|&j| gs.port[j] == 2 && gs.group[j] == 1).map(|j| gs.share[j]).sum();
+    assert_eq!(l1_local, 0.0);
+    let l1_long: f64 = (0..gs.time_s.len()).filter(|&j| gs.port[j] == 2 && gs.group[j] == 0).map(|j| gs.share[j]).sum();
+    assert!(l1_long > 0.0);
+}
+
+#[test]
+fn an_ipsec_tunnel_hides_inner_ecn_from_inside_routers_but_carries_marks_out() {
+    // s0 - g1 - r - g2 - d0; RED on r -> g2 marks inside the tunnel. The mark lands on the
+    // outer header and is copied into the inner one at g2, so the ECN sender still reacts.
+    let text = |tunnel: bool| {
+        format!(
+            r#"
+duration = "30s"
+[topology]
+kind = "explicit"
+nodes = [ {{ name = "s0", kind = "host" }}, {{ name = "g1" }}, {{ name = "r" }}, {{ name = "g2" }}, {{ name = "d0", kind = "host" }} ]
+links = [
+  {{ a = "s0", b = "g1", capacity = "100Mbps", delay = "1ms" }},
+  {{ a = "g1", b = "r", capacity = "100Mbps", delay = "5ms" }},
+  {{ a = "r", b = "g2", capacity = "5Mbps", delay = "20ms", buffer = 200, router = "red", router_params = {{ min_th = 10, max_th = 40, action = "mark" }} }},
+  {{ a = "g2", b = "d0", capacity = "100Mbps", delay = "1ms" }},
+]
+{tunnels}
+[[flows]]
+protocol = "newreno"
+src = "s0"
+dst = "d0"
+ecn = true
+"#,
+            tunnels = if tunnel { "[[tunnels]]\nid = 7\nbetween = [\"g1\", \"g2\"]" } else { "" }
+        )
+    };
+    let run = |t: bool| {
+        let mut s = sim(&text(t));
+        s.run();
+        let inside = port(&mut s, "r->g2");
+        let after = port(&mut s, "g2->d0");
+        (inside, after, s.goodput_bytes())
+    };
+    let (in_plain, out_plain, g_plain) = run(false);
+    let (in_tun, out_tun, g_tun) = run(true);
+    // Inside the tunnel every data packet carries 44 B of ESP tunnel overhead; outside it does not.
+    let per_pkt = |p: &racc_sim::engine::PortSummary| p.counters.tx_bytes as f64 / p.counters.tx_pkts as f64;
+    assert!((per_pkt(&in_tun) - per_pkt(&in_plain) - 44.0).abs() < 1.0, "{} vs {}", per_pkt(&in_tun), per_pkt(&in_plain));
+    assert!((per_pkt(&out_tun) - per_pkt(&out_plain)).abs() < 0.5, "{} vs {}", per_pkt(&out_tun), per_pkt(&out_plain));
+    // RED marks inside the tunnel and the sender reacts: few drops, queue in RED's band.
+    assert!(in_tun.counters.marks > 20, "marks {}", in_tun.counters.marks);
+    assert!(in_tun.counters.drops * 5 < in_tun.counters.marks);
+    assert!(in_tun.mean_queue_pkts < 60.0, "queue {}", in_tun.mean_queue_pkts);
+    // The congestion loop works as well through the tunnel as without it (RED's small band,
+    // not the 4.4 % overhead, limits this flow).
+    assert!((g_tun as f64 / g_plain as f64 - 1.0).abs() < 0.1, "goodput plain {g_plain} B, tunnel {g_tun} B");
+    assert!(in_plain.counters.marks > 20);
+}

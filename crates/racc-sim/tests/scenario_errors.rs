@@ -118,3 +118,17 @@ fn record_ports_selection() {
     refused(&format!("{GOOD}\n[record]\nports = [\"r0->r9\"]"), "record.ports[0]", "no port named 'r0->r9'");
     refused(&format!("{GOOD}\n[record]\nports = \"some\""), "record.ports", "must be");
 }
+
+#[test]
+fn tunnel_errors() {
+    let base = format!("{GOOD}\n[[tunnels]]\nid = 1\nbetween = [\"r0\", \"r1\"]\n");
+    let s = from_toml(&base, "good.toml").unwrap();
+    // r0 encapsulates toward r1 (port 2*2 = r0->r1) and decapsulates on its host ports, and
+    // the other way round at r1.
+    assert_eq!(s.tunnels[0].encap_ports.len(), 2);
+    assert_eq!(s.tunnels[0].decap_ports.len(), 4);
+    refused(&base.replace("\"r1\"]", "\"r9\"]"), "tunnels[0].between[1]", "no node named 'r9'");
+    refused(&base.replace("\"r1\"]", "\"s0\"]"), "tunnels[0].between[1]", "is a host");
+    refused(&base.replace("id = 1", "id = 0"), "tunnels[0].id", "must be 1..65535");
+    refused(&base.replace("[\"r0\", \"r1\"]", "[\"r0\"]"), "tunnels[0].between", "exactly two");
+}

@@ -7,7 +7,7 @@ pub mod raw;
 pub mod spec;
 pub mod units;
 
-pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, Spec};
+pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, Spec, TunnelSpec};
 
 /// A refused scenario: `source` is the file (or "<string>"), `key` the dotted path of the
 /// offending setting (empty when the file as a whole is wrong).

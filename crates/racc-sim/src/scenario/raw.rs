@@ -30,6 +30,18 @@ pub struct RawScenario {
     pub traffic: Vec<RawTraffic>,
     #[serde(default)]
     pub record: RawRecord,
+    /// IPsec ESP tunnels between pairs of gateway routers (seed 003 §III.C).
+    #[serde(default)]
+    pub tunnels: Vec<RawTunnel>,
+}
+
+/// A site-to-site ESP tunnel: everything a gateway sends toward the other gateway is
+/// encapsulated; tunnel packets leaving the other gateway on any other port are decapsulated.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawTunnel {
+    pub id: i64,
+    pub between: Vec<String>,
 }
 
 fn default_seed() -> u64 {

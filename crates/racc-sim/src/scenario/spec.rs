@@ -21,6 +21,16 @@ pub struct Spec {
     /// Port lists of every path in use. Port 2i is link i's a -> b direction, 2i+1 its b -> a.
     pub routes: Vec<Vec<usize>>,
     pub flows: Vec<FlowSpec>,
+    pub tunnels: Vec<TunnelSpec>,
+}
+
+/// An IPsec tunnel: the ports where packets enter it (the gateways' ports toward each other)
+/// and where its packets leave it (the gateways' other ports).
+#[derive(Clone, Debug, Serialize)]
+pub struct TunnelSpec {
+    pub id: u16,
+    pub encap_ports: Vec<usize>,
+    pub decap_ports: Vec<usize>,
 }
 
 #[derive(Clone, Debug, Serialize)]
