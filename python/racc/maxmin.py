@@ -54,7 +54,9 @@ def max_min(
 
 
 def link_shares(
-    rates: Mapping[Hashable, float], paths: Mapping[Hashable, Sequence[Hashable]], groups: Mapping[Hashable, str],
+    rates: Mapping[Hashable, float],
+    paths: Mapping[Hashable, Sequence[Hashable]],
+    groups: Mapping[Hashable, str],
     link: Hashable,
 ) -> dict[str, float]:
     """Total max-min rate of each flow group on ``link`` (e.g. long vs local on L0)."""

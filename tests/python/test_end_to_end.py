@@ -50,16 +50,26 @@ def test_run_writes_a_complete_results_folder(small_file, tmp_path):
 
     out = tmp_path / "res"
     res = racc.run(small_file, out=out, plots=True)
-    for f in ["links.parquet", "flows.parquet", "completions.parquet", "flow_info.parquet", "port_info.parquet",
-              "summary.json", "scenario.toml", "scenario.resolved.json", "report.html"]:
+    for f in [
+        "links.parquet",
+        "flows.parquet",
+        "completions.parquet",
+        "flow_info.parquet",
+        "port_info.parquet",
+        "summary.json",
+        "scenario.toml",
+        "scenario.resolved.json",
+        "report.html",
+    ]:
         assert (out / f).is_file() and (out / f).stat().st_size > 0, f
     pngs = list((out / "plots").glob("*.png"))
     assert len(pngs) >= 4
     summary = json.loads((out / "summary.json").read_text())
     assert summary["sim_time_s"] == pytest.approx(20.0)
     # Packet conservation as reported by the engine.
-    assert summary["sent_pkts"] == (summary["delivered_pkts"] + summary["dropped_pkts"] + summary["lost_pkts"]
-                                    + summary["in_flight_pkts"])
+    assert summary["sent_pkts"] == (
+        summary["delivered_pkts"] + summary["dropped_pkts"] + summary["lost_pkts"] + summary["in_flight_pkts"]
+    )
     bn = next(p for p in summary["ports"] if p["name"] == "r0->r1")
     # RED with thresholds below one BDP (~30 packets here) trades some utilisation for delay.
     assert bn["utilisation"] > 0.8
@@ -99,37 +109,83 @@ def test_overrides_reach_the_engine(small_file):
 
 def test_cli_run_and_bad_input(small_file, tmp_path, cli_env):
     out = tmp_path / "cli"
-    ok = subprocess.run([sys.executable, "-m", "racc", "run", str(small_file), "--out", str(out), "--no-plots"],
-                        capture_output=True, text=True, env=cli_env, timeout=300)
+    ok = subprocess.run(
+        check=False,
+        args=[sys.executable, "-m", "racc", "run", str(small_file), "--out", str(out), "--no-plots"],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=300,
+    )
     assert ok.returncode == 0, ok.stderr
     assert (out / "summary.json").is_file()
     bad = tmp_path / "bad.toml"
     bad.write_text(SMALL.replace('capacity = "5Mbps"', 'capacity = "-5Mbps"'))
-    r = subprocess.run([sys.executable, "-m", "racc", "run", str(bad)], capture_output=True, text=True,
-                       env=cli_env, timeout=300)
+    r = subprocess.run(
+        check=False,
+        args=[sys.executable, "-m", "racc", "run", str(bad)],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=300,
+    )
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines() == [
-        f"error: {bad}: key `topology.bottleneck.capacity`: must be > 0, got -5000000 b/s"]
+        f"error: {bad}: key `topology.bottleneck.capacity`: must be > 0, got -5000000 b/s"
+    ]
 
 
 def test_every_shipped_scenario_runs_briefly():
     import racc
+    from racc import scenario
 
     for f in sorted((REPO / "scenarios").glob("*.toml")):
-        res = racc.run(f, overrides=["duration=2"])
+        # Run 2 s past the last flow group's start (the parking lot's L2 locals start at 1000 s).
+        data = scenario.load(f).data
+        last = max((scenario_seconds(g.get("start", 0)) for g in data.get("flows", [])), default=0.0)
+        res = racc.run(f, overrides={"duration": last + 2.0})
         assert res.summary["events"] > 0, f.name
 
 
+def scenario_seconds(v) -> float:
+    """A scenario time ("1000s", "250ms" or a number of seconds) in seconds."""
+    if isinstance(v, (int, float)):
+        return float(v)
+    for unit, mult in (("ms", 1e-3), ("us", 1e-6), ("s", 1.0)):
+        if v.endswith(unit):
+            return float(v[: -len(unit)]) * mult
+    return float(v)
+
+
 def test_bench_prints_one_line_in_the_documented_order(cli_env):
-    r = subprocess.run([sys.executable, "-m", "racc", "bench", "--flows", "10", "--simtime", "2"],
-                       capture_output=True, text=True, env=cli_env, timeout=300)
+    r = subprocess.run(
+        check=False,
+        args=[sys.executable, "-m", "racc", "bench", "--flows", "10", "--simtime", "2"],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     line = [ln for ln in r.stdout.splitlines() if ln.startswith("sim=racc")]
     assert len(line) == 1
     keys = [kv.split("=")[0] for kv in line[0].split()]
-    assert keys == ["sim", "flows", "simtime", "events", "bottleneck_tx_pkts", "bottleneck_drops", "util",
-                    "goodput_mbps", "delivered_pkts", "link_tx_pkts", "wall_s", "events_per_s", "pkthops_per_s",
-                    "peak_rss_kb"]
+    assert keys == [
+        "sim",
+        "flows",
+        "simtime",
+        "events",
+        "bottleneck_tx_pkts",
+        "bottleneck_drops",
+        "util",
+        "goodput_mbps",
+        "delivered_pkts",
+        "link_tx_pkts",
+        "wall_s",
+        "events_per_s",
+        "pkthops_per_s",
+        "peak_rss_kb",
+    ]
     vals = dict(kv.split("=") for kv in line[0].split())
     assert int(vals["flows"]) == 10 and int(vals["events"]) > 0 and int(vals["peak_rss_kb"]) > 0

@@ -1,7 +1,6 @@
 """Water-filling against PROTOCOLS.md §15's parking-lot vector and hand cases."""
 
 import pytest
-
 from racc.maxmin import link_shares, max_min
 
 

@@ -8,7 +8,6 @@ import sys
 
 import pytest
 from conftest import needs_core
-
 from racc.errors import ScenarioError
 
 pytestmark = needs_core
@@ -61,9 +60,21 @@ def test_dccp_vcp_t3_quick(tmp_path):
 
 
 def test_cli_reproduce_list_and_error(cli_env):
-    r = subprocess.run([sys.executable, "-m", "racc", "reproduce", "--list"], capture_output=True, text=True,
-                       env=cli_env, timeout=120)
+    r = subprocess.run(
+        check=False,
+        args=[sys.executable, "-m", "racc", "reproduce", "--list"],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=120,
+    )
     assert r.returncode == 0 and "dccp-vcp-t3" in r.stdout
-    bad = subprocess.run([sys.executable, "-m", "racc", "reproduce", "nope"], capture_output=True, text=True,
-                         env=cli_env, timeout=120)
+    bad = subprocess.run(
+        check=False,
+        args=[sys.executable, "-m", "racc", "reproduce", "nope"],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=120,
+    )
     assert bad.returncode == 2 and bad.stderr.startswith("error: unknown experiment 'nope'")

@@ -7,7 +7,6 @@ import sys
 
 import pytest
 from conftest import needs_core
-
 from racc.errors import ScenarioError
 from racc.sweep import parse_grid, points
 
@@ -81,12 +80,35 @@ def test_cli_sweep(tmp_path, cli_env):
     scn = tmp_path / "base.toml"
     scn.write_text(BASE)
     r = subprocess.run(
-        [sys.executable, "-m", "racc", "sweep", str(scn), "--grid", "flows.0.protocol=reno,newreno",
-         "--seeds", "1-2", "--workers", "2", "--out", str(tmp_path / "o")],
-        capture_output=True, text=True, env=cli_env, timeout=300,
+        check=False,
+        args=[
+            sys.executable,
+            "-m",
+            "racc",
+            "sweep",
+            str(scn),
+            "--grid",
+            "flows.0.protocol=reno,newreno",
+            "--seeds",
+            "1-2",
+            "--workers",
+            "2",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=300,
     )
     assert r.returncode == 0, r.stderr
     assert "4 points" in r.stdout
-    bad = subprocess.run([sys.executable, "-m", "racc", "sweep", str(scn), "--seeds", "x"],
-                         capture_output=True, text=True, env=cli_env, timeout=300)
+    bad = subprocess.run(
+        check=False,
+        args=[sys.executable, "-m", "racc", "sweep", str(scn), "--seeds", "x"],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=300,
+    )
     assert bad.returncode == 2 and bad.stderr.startswith("error: --seeds")

@@ -97,8 +97,9 @@ class Reproduction:
     out: Path | None
 
 
-def reproduce(name: str, *, out: str | os.PathLike | None = None, quick: bool = False,
-              progress: bool = False) -> Reproduction:
+def reproduce(
+    name: str, *, out: str | os.PathLike | None = None, quick: bool = False, progress: bool = False
+) -> Reproduction:
     """Run every case of experiment ``name`` that racc can run, draw its figures, check its claims.
 
     With ``out``: each case's results folder goes to ``out/<case>``, figures to ``out/figures``
@@ -123,8 +124,9 @@ def reproduce(name: str, *, out: str | os.PathLike | None = None, quick: bool = 
         folder = None if out_dir is None else out_dir / case.name
         if folder is not None:
             check_replaceable(folder)
-        results[case.name] = run(str(scenario_path(case)), overrides=overrides, out=folder, progress=progress,
-                                 plots=folder is not None)
+        results[case.name] = run(
+            str(scenario_path(case)), overrides=overrides, out=folder, progress=progress, plots=folder is not None
+        )
     figures: list[Path] = []
     if out_dir is not None and results:
         figures = exp.figures(results, out_dir / "figures")

@@ -35,65 +35,119 @@ def zero_drop_after(res: Any) -> float | None:
 
 def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
     return [
-        panels(results, out / "fig5-throughput-60ms-flow.png", "Fig. 5: throughput of a 60 ms RTPD flow",
-               "throughput (kb/s)", lambda r: flow_series(r, FLOW_60MS, "goodput_bps", 1e-3),
-               hline=220.8, hline_label="Eq. 9: 220.8 kb/s"),
-        panels(results, out / "fig6-queue.png", "Fig. 6: bottleneck queue", "queue (packets)",
-               lambda r: port_series(r, BOTTLENECK, "queue_pkts")),
-        panels(results, out / "fig7-drop-rate.png", "Fig. 7: bottleneck packet drop rate", "drops / arrivals",
-               lambda r: drop_rate_series(r, BOTTLENECK)),
+        panels(
+            results,
+            out / "fig5-throughput-60ms-flow.png",
+            "Fig. 5: throughput of a 60 ms RTPD flow",
+            "throughput (kb/s)",
+            lambda r: flow_series(r, FLOW_60MS, "goodput_bps", 1e-3),
+            hline=220.8,
+            hline_label="Eq. 9: 220.8 kb/s",
+        ),
+        panels(
+            results,
+            out / "fig6-queue.png",
+            "Fig. 6: bottleneck queue",
+            "queue (packets)",
+            lambda r: port_series(r, BOTTLENECK, "queue_pkts"),
+        ),
+        panels(
+            results,
+            out / "fig7-drop-rate.png",
+            "Fig. 7: bottleneck packet drop rate",
+            "drops / arrivals",
+            lambda r: drop_rate_series(r, BOTTLENECK),
+        ),
     ]
 
 
-def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:  # noqa: ARG001 (same checks at any scale)
+def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     out = []
     for case, res in results.items():
         bn = port_summary(res, BOTTLENECK)
         q = bn["mean_queue_pkts"]
         if case in PAPER_QUEUE:
             ok = abs(q - PAPER_QUEUE[case]) <= 0.3 * PAPER_QUEUE[case]
-            out.append(Claim(f"{case}: mean bottleneck queue", f"≈{PAPER_QUEUE[case]} pkts", f"{q:.0f} pkts",
-                             verdict(ok), "within 30 % counts as consistent"))
+            out.append(
+                Claim(
+                    f"{case}: mean bottleneck queue",
+                    f"≈{PAPER_QUEUE[case]} pkts",
+                    f"{q:.0f} pkts",
+                    verdict(ok),
+                    "within 30 % counts as consistent",
+                )
+            )
         if case in PAPER_DROP:
             d = bn["drop_rate"]
             ok = abs(d - PAPER_DROP[case]) <= 0.5 * PAPER_DROP[case]
-            out.append(Claim(f"{case}: drop rate", f"≈{PAPER_DROP[case]:.0%}", f"{d:.1%}", verdict(ok),
-                             "within 50 % counts as consistent"))
+            out.append(
+                Claim(
+                    f"{case}: drop rate",
+                    f"≈{PAPER_DROP[case]:.0%}",
+                    f"{d:.1%}",
+                    verdict(ok),
+                    "within 50 % counts as consistent",
+                )
+            )
         if case in PAPER_ZERO_DROP_AFTER:
             t = zero_drop_after(res)
             ok = t is not None and t <= 1.5 * PAPER_ZERO_DROP_AFTER[case]
-            out.append(Claim(f"{case}: drops stop", f"after ≈{PAPER_ZERO_DROP_AFTER[case]:.0f} s",
-                             "never" if t is None else f"after {t:.1f} s", verdict(ok)))
+            out.append(
+                Claim(
+                    f"{case}: drops stop",
+                    f"after ≈{PAPER_ZERO_DROP_AFTER[case]:.0f} s",
+                    "never" if t is None else f"after {t:.1f} s",
+                    verdict(ok),
+                )
+            )
     if "tcp-red" in results and "tcp-vcp" in results:
         qr = port_summary(results["tcp-red"], BOTTLENECK)["mean_queue_pkts"]
         qv = port_summary(results["tcp-vcp"], BOTTLENECK)["mean_queue_pkts"]
-        out.append(Claim("VCP keeps a smaller queue than RED (TCP)", "105 < 180 pkts", f"{qv:.0f} vs {qr:.0f}",
-                         verdict(qv < qr)))
+        out.append(
+            Claim(
+                "VCP keeps a smaller queue than RED (TCP)", "105 < 180 pkts", f"{qv:.0f} vs {qr:.0f}", verdict(qv < qr)
+            )
+        )
     if "dccp-vcp" in results:
         df = results["dccp-vcp"].flows.filter(pl.col("flow") == FLOW_60MS)
         end = df["time_s"].max()
         r = df.filter(pl.col("time_s") > end / 2)["goodput_bps"].mean()
         ok = r is not None and abs(r - 220.5e3) <= 0.1 * 220.5e3
-        out.append(Claim("DCCP/VCP 60 ms flow rate (Eq. 9)", "220.8 kb/s", f"{(r or 0) / 1e3:.1f} kb/s",
-                         verdict(ok), "oracle γC/N = 220.5 kb/s ± 10 % (PROTOCOLS.md §2)"))
+        out.append(
+            Claim(
+                "DCCP/VCP 60 ms flow rate (Eq. 9)",
+                "220.8 kb/s",
+                f"{(r or 0) / 1e3:.1f} kb/s",
+                verdict(ok),
+                "oracle γC/N = 220.5 kb/s ± 10 % (PROTOCOLS.md §2)",
+            )
+        )
     return out
 
 
-register(Experiment(
-    name="dccp-vcp-t3",
-    source="seed 001 §4 (Figs. 5-7)",
-    description="200 flows (10 subnets x 20, RTPD 60-220 ms) through a 45 Mb/s T3 bottleneck: "
-                "TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP",
-    cases=[
-        Case("tcp-red", SCENARIO),
-        Case("dccp-red", SCENARIO, {"flows.0.protocol": "dccp"}, requires=("dccp",)),
-        Case("tcp-vcp", SCENARIO, {"flows.0.protocol": "vcp", **VCP_ROUTER}, requires=("vcp",)),
-        Case("dccp-vcp", SCENARIO, {"flows.0.protocol": "dccp-vcp", **VCP_ROUTER}, requires=("dccp-vcp", "vcp")),
-    ],
-    # A tenth of the flows on a tenth of the capacity keeps each flow's share; 30 s of it.
-    quick={"duration": "30s", "topology.pairs": 20, "flows.0.count": 20, "topology.bottleneck.capacity": "4.5Mbps",
-           "topology.bottleneck.buffer": "140pkt", "topology.bottleneck.router_params.min_th": 15,
-           "topology.bottleneck.router_params.max_th": 70},
-    figures=figures,
-    claims=claims,
-))
+register(
+    Experiment(
+        name="dccp-vcp-t3",
+        source="seed 001 §4 (Figs. 5-7)",
+        description="200 flows (10 subnets x 20, RTPD 60-220 ms) through a 45 Mb/s T3 bottleneck: "
+        "TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP",
+        cases=[
+            Case("tcp-red", SCENARIO),
+            Case("dccp-red", SCENARIO, {"flows.0.protocol": "dccp"}, requires=("dccp",)),
+            Case("tcp-vcp", SCENARIO, {"flows.0.protocol": "vcp", **VCP_ROUTER}, requires=("vcp",)),
+            Case("dccp-vcp", SCENARIO, {"flows.0.protocol": "dccp-vcp", **VCP_ROUTER}, requires=("dccp-vcp", "vcp")),
+        ],
+        # A tenth of the flows on a tenth of the capacity keeps each flow's share; 30 s of it.
+        quick={
+            "duration": "30s",
+            "topology.pairs": 20,
+            "flows.0.count": 20,
+            "topology.bottleneck.capacity": "4.5Mbps",
+            "topology.bottleneck.buffer": "140pkt",
+            "topology.bottleneck.router_params.min_th": 15,
+            "topology.bottleneck.router_params.max_th": 70,
+        },
+        figures=figures,
+        claims=claims,
+    )
+)

@@ -11,9 +11,16 @@ import polars as pl
 DPI = 120
 
 
-def panels(results: Mapping[str, Any], path: Path, title: str, ylabel: str,
-           series: Callable[[Any], tuple[list[float], list[float]]], *, hline: float | None = None,
-           hline_label: str = "") -> Path:
+def panels(
+    results: Mapping[str, Any],
+    path: Path,
+    title: str,
+    ylabel: str,
+    series: Callable[[Any], tuple[list[float], list[float]]],
+    *,
+    hline: float | None = None,
+    hline_label: str = "",
+) -> Path:
     """A grid of panels (one per case, in the order given) sharing the y axis."""
     import matplotlib
 
@@ -34,7 +41,7 @@ def panels(results: Mapping[str, Any], path: Path, title: str, ylabel: str,
         ax.set_xlabel("time (s)")
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(names):]:
+    for ax in list(axes.flat)[len(names) :]:
         ax.set_visible(False)
     fig.suptitle(title)
     fig.tight_layout()
@@ -52,7 +59,7 @@ def port_series(res: Any, port: str, column: str) -> tuple[list[float], list[flo
 def drop_rate_series(res: Any, port: str) -> tuple[list[float], list[float]]:
     """Drops / arrivals per sample interval (seed 001 Fig. 7 uses 10 ms intervals)."""
     df = res.links.filter(pl.col("name") == port).sort("time_s")
-    rate = (df["drops"].cast(pl.Float64) / df["arrivals"].cast(pl.Float64).clip(lower_bound=1.0))
+    rate = df["drops"].cast(pl.Float64) / df["arrivals"].cast(pl.Float64).clip(lower_bound=1.0)
     return df["time_s"].to_list(), rate.to_list()
 
 

@@ -1,0 +1,67 @@
+"""Seed 000 (MPCP) experiments at reduced scale: what racc reproduces is asserted here; the
+claims it does not reproduce yet are reported by `racc reproduce` as "differs" (see the issue
+notes) and are not asserted."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from conftest import needs_core
+
+pytestmark = needs_core
+
+
+@pytest.fixture(scope="module")
+def dumbbell(tmp_path_factory):
+    from racc import experiments
+
+    return experiments.reproduce("mpcp-dumbbell", out=tmp_path_factory.mktemp("db") / "r", quick=True)
+
+
+def test_dpcp_converges_faster_and_uses_the_link_better(dumbbell):
+    from racc.experiments.base import port_summary
+    from racc.experiments.mpcp import BOTTLENECK, transition_time
+
+    r = dumbbell.results
+    t_vcp, t_dpcp = transition_time(r["vcp"]), transition_time(r["dpcp"])
+    assert t_dpcp is not None and t_vcp is not None
+    assert t_dpcp <= 4.0, t_dpcp  # seed 000 §4.2: under 4 s
+    assert t_vcp >= 3 * t_dpcp  # and VCP several times slower (≈20 s in the paper)
+    u = {n: port_summary(r[n], BOTTLENECK)["utilisation"] for n in ("vcp", "dpcp")}
+    assert u["dpcp"] > u["vcp"]
+    for n in ("vcp", "dpcp"):
+        assert port_summary(r[n], BOTTLENECK)["drops"] == 0
+    assert [p.name for p in dumbbell.figures] == ["fig3-utilisation.png"]
+
+
+def test_multi_packet_chains_hold_a_larger_queue_than_vcp(tmp_path):
+    from racc import experiments
+    from racc.experiments.figures import port_series
+    from racc.experiments.mpcp import BOTTLENECK
+
+    rep = experiments.reproduce("mpcp-queue", out=tmp_path / "q", quick=True)
+    mean_q = {}
+    for n, res in rep.results.items():
+        t, q = port_series(res, BOTTLENECK, "queue_pkts")
+        tail = [y for ti, y in zip(t, q, strict=True) if ti > t[-1] / 2]
+        mean_q[n] = sum(tail) / len(tail)
+    # Seed 000 §5: DPCP and TPCP keep a larger standing queue than VCP.
+    assert mean_q["dpcp"] > 2 * mean_q["vcp"] and mean_q["tpcp"] > 2 * mean_q["vcp"], mean_q
+
+
+def test_parking_lot_shares_and_vcp_bias(tmp_path):
+    from racc import experiments
+    from racc.experiments.mpcp import PL_PORTS, group_shares, mean_share
+
+    rep = experiments.reproduce("mpcp-parking-lot", out=tmp_path / "pl", quick=True)
+    for res in rep.results.values():
+        # The aggregates' shares of a link never exceed its capacity, give or take the one packet
+        # (2 ms of a 1 s sample at 4 Mb/s) whose transmission straddles a sample boundary.
+        sh = group_shares(res, PL_PORTS["L0"]).group_by("time_s").agg(pl.col("share").sum())
+        assert sh["share"].max() <= 1.0 + 8000 / 4e6
+    # Seed 000 §4.1: VCP's coarse code favours the locals (one bottleneck) over the long flows.
+    vcp = mean_share(rep.results["vcp"], "L0", 150.0, 300.0)
+    assert vcp["local"] > 2 * vcp["long"], vcp
+    claims = {c.claim: c for c in rep.claims}
+    assert any("dpcp: L0 long share" in k for k in claims)
+    assert (tmp_path / "pl" / "figures" / "fig2-parking-lot-shares.png").stat().st_size > 50_000
