@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from conftest import needs_core
+from conftest import REPO, needs_core
 
 pytestmark = needs_core
 
@@ -65,3 +65,17 @@ def test_parking_lot_shares_and_vcp_bias(tmp_path):
     claims = {c.claim: c for c in rep.claims}
     assert any("dpcp: L0 long share" in k for k in claims)
     assert (tmp_path / "pl" / "figures" / "fig2-parking-lot-shares.png").stat().st_size > 50_000
+
+
+def test_dpcp_finishes_a_lossy_transfer_sooner_than_vcp():
+    """Seed 000 §4.3 at one point of the sweep (5 % loss): DPCP completes the 1 MB transfer first."""
+    import racc
+    from racc.experiments.mpcp import LOSS_KEY, protocol_overrides
+
+    fct = {}
+    for p in ("vcp", "dpcp"):
+        ov = {**protocol_overrides(p, 1, ["topology.bottleneck"]), LOSS_KEY: 0.05, "duration": "300s"}
+        res = racc.run(REPO / "scenarios" / "mpcp-loss-sweep.toml", overrides=ov)
+        assert res.completions.height == 1, p
+        fct[p] = res.completions["fct_s"][0]
+    assert fct["dpcp"] < fct["vcp"], fct
