@@ -15,6 +15,7 @@
 //! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
 
 pub mod aqm;
+pub mod dcpew;
 pub mod dpcp;
 pub mod endpoint;
 pub mod ipsec;

@@ -9,6 +9,7 @@ use crate::params::{parse, ParamError};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery, TcpParams};
+use crate::dcpew::{self, DcpewParams, DcpewRouter, DcpewRouterParams};
 use crate::dpcp::{self, DpcpParams, DpcpRouter, DpcpRouterParams};
 use crate::vcp::{self, VcpParams, VcpRouter, VcpRouterParams};
 
@@ -65,6 +66,12 @@ pub const PROTOCOLS: &[ProtocolInfo] = &[
         regulation: Regulation::Window,
         description: "TCP/TPCP: DPCP with 3-packet chains ordered by checksum offsets (seed 000 §5)",
     },
+    ProtocolInfo {
+        name: "dcpew",
+        aliases: &["tcp-dcpew", "dcp-ew"],
+        regulation: Regulation::Window,
+        description: "TCP/DCP-EW: DPCP ordered by the IP ID's LSB (works through IPsec tunnels), loss differentiation N=32 T=16 (seed 003 §III)",
+    },
 ];
 
 pub const ROUTER_MODULES: &[RouterInfo] = &[
@@ -85,6 +92,10 @@ pub const ROUTER_MODULES: &[RouterInfo] = &[
         name: "tpcp",
         description: "DPCP router with 3-packet chains (seed 000 §5; chain = 2|3|4), position from the TCP checksum",
     },
+    RouterInfo {
+        name: "dcpew",
+        description: "DCP-EW: DPCP's Alg. 2 by the visible IP ID's LSB (outer ID in a tunnel) + the IPsec security module at gateways (seed 003 §III.C)",
+    },
 ];
 
 /// The canonical name of a protocol, accepting aliases; `None` if unknown.
@@ -103,6 +114,7 @@ pub fn check_protocol(name: &str, params: &serde_json::Value) -> Result<(), Para
         Some("newreno") | Some("reno") => parse::<TcpParams>(params)?.validate(),
         Some("vcp") => parse::<VcpParams>(params)?.validate(),
         Some("dpcp") | Some("tpcp") => parse_dpcp(name, params).map(|_| ()),
+        Some("dcpew") => parse_dcpew(params).map(|_| ()),
         _ => Err(unknown_protocol(name)),
     }
 }
@@ -114,6 +126,7 @@ pub fn sender(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Resul
         Some("reno") => Ok(tcp::tcp_sender(cfg, Recovery::Reno, &parse_tcp(params)?)),
         Some("vcp") => vcp::vcp_sender(cfg, &parse::<VcpParams>(params)?),
         Some("dpcp") | Some("tpcp") => dpcp::dpcp_sender(cfg, &parse_dpcp(name, params)?),
+        Some("dcpew") => dcpew::dcpew_sender(cfg, &parse_dcpew(params)?),
         _ => Err(unknown_protocol(name)),
     }
 }
@@ -130,6 +143,7 @@ pub fn receiver(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Res
             Ok(vcp::vcp_receiver(cfg))
         }
         Some("dpcp") | Some("tpcp") => dpcp::dpcp_receiver(cfg, &parse_dpcp(name, params)?),
+        Some("dcpew") => dcpew::dcpew_receiver(cfg, &parse_dcpew(params)?),
         _ => Err(unknown_protocol(name)),
     }
 }
@@ -138,6 +152,12 @@ pub fn receiver(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Res
 fn parse_dpcp(name: &str, params: &serde_json::Value) -> Result<DpcpParams, ParamError> {
     let n = if canonical_protocol(name) == Some("tpcp") { 3 } else { 2 };
     let p: DpcpParams = with_chain_default(params, n)?;
+    p.validate()?;
+    Ok(p)
+}
+
+fn parse_dcpew(params: &serde_json::Value) -> Result<DcpewParams, ParamError> {
+    let p: DcpewParams = parse(params)?;
     p.validate()?;
     Ok(p)
 }
@@ -175,6 +195,10 @@ pub fn router(name: &str, params: &serde_json::Value, rng: SimRng) -> Result<Box
         "dpcp" | "tpcp" => {
             let p: DpcpRouterParams = with_chain_default(params, if name == "tpcp" { 3 } else { 2 })?;
             Ok(Box::new(DpcpRouter::new(&p, rng)?))
+        }
+        "dcpew" => {
+            let p: DcpewRouterParams = parse(params)?;
+            Ok(Box::new(DcpewRouter::new(&p, rng)?))
         }
         _ => {
             let known: Vec<&str> = ROUTER_MODULES.iter().map(|r| r.name).collect();

@@ -1,0 +1,235 @@
+//! Parameters of the "dcpew" protocol and router module (PROTOCOLS.md §4, §16). DCP-EW keeps
+//! DPCP's levels, growth, MD and exceptions (seed 003 §III.A), so the flow table repeats
+//! DPCP's knobs (same defaults) and adds the IP-ID source and the loss-differentiation bit map.
+//! Times in seconds.
+
+use crate::dpcp::decode::DecoderParams;
+use crate::dpcp::Growth;
+use crate::params::{positive, ParamError};
+use crate::tcp::TcpParams;
+use crate::time::secs;
+use crate::vcp::{LoadFactorParams, MdHold};
+
+/// How a DCP-EW host fills the IP ID (seed 003 §III.B).
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum IpIdMode {
+    /// A per-flow counter from 0: positions alternate perfectly [reconstructed: per-flow].
+    #[default]
+    Increment,
+    /// Uniformly random IDs from a per-flow seeded stream: same-parity runs are normal.
+    Random,
+}
+
+/// What a loss the bit map calls congestion does to cwnd (`ew_loss_md`).
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LossMd {
+    /// The MD factor of the saved load factor (0.875 / 0.6 / 0.43; 0.875 outside overload)
+    /// [reconstructed].
+    #[default]
+    Level,
+    /// TCP's halving.
+    Half,
+}
+
+/// The `params` table of a "dcpew" flow.
+#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DcpewParams {
+    /// The routers' load-factor interval t_p, s [seed 001: 200 ms].
+    pub t_p: f64,
+    /// h in ξ = h(1/ρ_ub − 1) [seed 001: 0.25].
+    pub h: f64,
+    /// AI step α, packets per t_p [seed 001: 1].
+    pub alpha: f64,
+    pub sigma_mi: f64,
+    pub sigma_ai: f64,
+    /// Hold after an MD: "t_p" (default [checked]), "rtt" or seconds.
+    pub md_hold: MdHold,
+    /// Initial window, packets [reconstructed: 2].
+    pub iw: f64,
+    pub dpcp_growth: Growth,
+    /// Same-position echoes in a row that switch to VCP mode. Absent = 3 [seed 000] with
+    /// incrementing IDs and off with random IDs (PROTOCOLS.md §4 [reconstructed]); 0 = off.
+    pub exception_limit: Option<u32>,
+    pub resume_after: f64,
+    pub max_resumes: u32,
+    /// "increment" (default) or "random".
+    pub ip_id: IpIdMode,
+    /// Seed of the random-ID stream (mixed with the flow id).
+    pub ip_id_seed: u64,
+    /// Bit-map length N (bits kept) [seed 003 §III.D: 32].
+    pub bm_bits: u32,
+    /// T: the last T ACKs all overload = congestion flag [seed 003 §III.D: 16].
+    pub bm_threshold: u32,
+    /// MD on a congestion loss: "level" (default) or "half" [reconstructed].
+    pub ew_loss_md: LossMd,
+    /// Apply the bit map to RTOs too (off: an RTO is TCP's, cwnd = 1) [reconstructed].
+    pub ew_apply_to_rto: bool,
+    pub tcp: TcpParams,
+}
+
+impl Default for DcpewParams {
+    fn default() -> DcpewParams {
+        DcpewParams {
+            t_p: 0.2,
+            h: 0.25,
+            alpha: 1.0,
+            sigma_mi: 2.5,
+            sigma_ai: 10.0,
+            md_hold: MdHold::Tp,
+            iw: 2.0,
+            dpcp_growth: Growth::MiAi,
+            exception_limit: None,
+            resume_after: 8.0,
+            max_resumes: 3,
+            ip_id: IpIdMode::Increment,
+            ip_id_seed: 0,
+            bm_bits: 32,
+            bm_threshold: 16,
+            ew_loss_md: LossMd::Level,
+            ew_apply_to_rto: false,
+            tcp: TcpParams::default(),
+        }
+    }
+}
+
+/// The decoder's "never" limit (exceptions are counted but never switch to VCP mode).
+pub const EXCEPTIONS_OFF: u32 = u32::MAX;
+
+impl DcpewParams {
+    /// The exception limit in force: the given one (0 = off), else 3 for incrementing IDs and
+    /// off for random ones.
+    pub fn effective_exception_limit(&self) -> u32 {
+        match (self.exception_limit, self.ip_id) {
+            (Some(0), _) => EXCEPTIONS_OFF,
+            (Some(n), _) => n,
+            (None, IpIdMode::Increment) => 3,
+            (None, IpIdMode::Random) => EXCEPTIONS_OFF,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), ParamError> {
+        positive("t_p", self.t_p)?;
+        if secs(self.t_p) < 1_000 {
+            return Err(ParamError::new("t_p", format!("must be at least 1 µs, got {} s", self.t_p)));
+        }
+        if !(self.h > 0.0 && self.h <= 0.5) {
+            return Err(ParamError::new("h", format!("must be in (0, 0.5], got {}", self.h)));
+        }
+        positive("alpha", self.alpha)?;
+        positive("sigma_mi", self.sigma_mi)?;
+        positive("sigma_ai", self.sigma_ai)?;
+        if let MdHold::Secs(s) = self.md_hold {
+            if !(s.is_finite() && s >= 0.0) {
+                return Err(ParamError::new("md_hold", format!("must be a finite number of seconds >= 0, got {s}")));
+            }
+        }
+        if !(self.iw.is_finite() && self.iw >= 1.0) {
+            return Err(ParamError::new("iw", format!("must be at least 1 packet, got {}", self.iw)));
+        }
+        if self.exception_limit == Some(1) {
+            return Err(ParamError::new("exception_limit", "must be 0 (off) or at least 2"));
+        }
+        if !(1..=64).contains(&self.bm_bits) {
+            return Err(ParamError::new("bm_bits", format!("must be 1 to 64, got {}", self.bm_bits)));
+        }
+        if !(1..=self.bm_bits).contains(&self.bm_threshold) {
+            return Err(ParamError::new(
+                "bm_threshold",
+                format!("must be 1 to bm_bits ({}), got {}", self.bm_bits, self.bm_threshold),
+            ));
+        }
+        self.decoder(0).validate()?;
+        self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
+    }
+
+    /// DPCP's decoder settings (chains of 2), with the hold resolved to `md_hold_ns`.
+    pub fn decoder(&self, md_hold_ns: u64) -> DecoderParams {
+        DecoderParams {
+            n: 2,
+            exception_limit: self.effective_exception_limit(),
+            resume_after: self.resume_after,
+            max_resumes: self.max_resumes,
+            md_hold: md_hold_ns,
+        }
+    }
+}
+
+/// The `router_params` of a "dcpew" port: VCP's estimator (A1, A2), the idle-flow eviction
+/// of Alg. 2's flags, and whether the security module keeps its LF per inner flow.
+#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DcpewRouterParams {
+    pub t_p: f64,
+    pub t_q: f64,
+    pub k_q: f64,
+    pub a: f64,
+    pub gamma: f64,
+    /// A flow (or tunnel) idle this long, s, has its flag reset to MSP_EQ [reconstructed: 10 s].
+    pub evict_after: f64,
+    /// SM: saved LFs per (tunnel, inner flow) instead of per tunnel [reconstructed: off].
+    pub per_inner_flow: bool,
+}
+
+impl Default for DcpewRouterParams {
+    fn default() -> DcpewRouterParams {
+        let lf = LoadFactorParams::default();
+        DcpewRouterParams {
+            t_p: lf.t_p,
+            t_q: lf.t_q,
+            k_q: lf.k_q,
+            a: lf.a,
+            gamma: lf.gamma,
+            evict_after: 10.0,
+            per_inner_flow: false,
+        }
+    }
+}
+
+impl DcpewRouterParams {
+    pub fn load_factor(&self) -> LoadFactorParams {
+        LoadFactorParams { t_p: self.t_p, t_q: self.t_q, k_q: self.k_q, a: self.a, gamma: self.gamma }
+    }
+
+    pub fn validate(&self) -> Result<(), ParamError> {
+        self.load_factor().validate()?;
+        positive("evict_after", self.evict_after)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::parse;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_parse_and_validation() {
+        let p: DcpewParams = parse(&serde_json::Value::Null).unwrap();
+        assert_eq!(p, DcpewParams::default());
+        assert_eq!((p.bm_bits, p.bm_threshold, p.ip_id, p.ew_loss_md, p.ew_apply_to_rto), (32, 16, IpIdMode::Increment, LossMd::Level, false));
+        assert_eq!(p.effective_exception_limit(), 3);
+        let p: DcpewParams = parse(&json!({"ip_id": "random", "ew_loss_md": "half"})).unwrap();
+        assert_eq!((p.ip_id, p.ew_loss_md), (IpIdMode::Random, LossMd::Half));
+        assert_eq!(p.effective_exception_limit(), EXCEPTIONS_OFF, "random IDs: exceptions off");
+        let p: DcpewParams = parse(&json!({"ip_id": "random", "exception_limit": 8})).unwrap();
+        assert_eq!(p.effective_exception_limit(), 8);
+        let p: DcpewParams = parse(&json!({"exception_limit": 0})).unwrap();
+        assert_eq!(p.effective_exception_limit(), EXCEPTIONS_OFF);
+        assert!(parse::<DcpewParams>(&json!({"ip_id": "sequential"})).is_err());
+        assert!(parse::<DcpewParams>(&json!({"chain": 2})).unwrap_err().reason.contains("chain"));
+        let bad = |p: DcpewParams| p.validate().unwrap_err().key;
+        assert_eq!(bad(DcpewParams { bm_threshold: 33, ..Default::default() }), "bm_threshold");
+        assert_eq!(bad(DcpewParams { bm_threshold: 0, ..Default::default() }), "bm_threshold");
+        assert_eq!(bad(DcpewParams { bm_bits: 65, ..Default::default() }), "bm_bits");
+        assert_eq!(bad(DcpewParams { exception_limit: Some(1), ..Default::default() }), "exception_limit");
+        assert_eq!(bad(DcpewParams { h: 0.0, ..Default::default() }), "h");
+        assert_eq!(DcpewParams { bm_bits: 8, bm_threshold: 8, ..Default::default() }.validate(), Ok(()));
+        let r: DcpewRouterParams = parse(&json!({"gamma": 0.95, "per_inner_flow": true})).unwrap();
+        assert_eq!((r.gamma, r.per_inner_flow, r.t_p), (0.95, true, 0.2));
+        assert!(parse::<DcpewRouterParams>(&json!({"chain": 2})).is_err());
+        assert_eq!(DcpewRouterParams { t_q: 0.0, ..Default::default() }.validate().unwrap_err().key, "t_q");
+    }
+}
