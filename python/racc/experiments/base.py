@@ -35,7 +35,7 @@ class Claim:
     claim: str
     paper: str
     measured: str
-    verdict: str  # "consistent", "differs" or "not run"
+    verdict: str  # "consistent", "differs", "not run", or "measured" (a figure the paper does not give)
     note: str = ""
 
 

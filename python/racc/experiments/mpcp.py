@@ -13,7 +13,7 @@ from racc.experiments.base import Case, Claim, Experiment, port_summary, registe
 from racc.experiments.figures import DPI, panels, port_series
 from racc.maxmin import from_resolved, link_shares, max_min
 
-PROTOCOLS = {"vcp": ("vcp", "vcp"), "dpcp": ("dpcp", "dpcp"), "tpcp": ("tpcp", "tpcp")}
+PROTOCOLS = {"vcp": ("vcp", "vcp"), "dpcp": ("dpcp", "dpcp"), "tpcp": ("tpcp", "tpcp"), "dcpew": ("dcpew", "dcpew")}
 
 
 def protocol_overrides(protocol: str, flow_groups: int, links: list[str]) -> dict[str, Any]:
