@@ -201,3 +201,61 @@ fn c_through_an_ipsec_tunnel_dcpew_keeps_the_4_bit_lf() {
     assert!(racc_sim::metrics::jain(&d.goodput) < 0.9);
     assert!(d.util < v.util + 0.02, "DPCP in the tunnel is no better than VCP");
 }
+
+const LOSS_SCENARIO: &str = include_str!("../../../scenarios/dcpew-dumbbell-loss.toml");
+const IPSEC_SCENARIO: &str = include_str!("../../../scenarios/dcpew-ipsec.toml");
+
+fn swap(text: &str, proto: &str) -> String {
+    let t = text.replace("router = \"dcpew\"", &format!("router = \"{proto}\"")).replace("protocol = \"dcpew\"", &format!("protocol = \"{proto}\""));
+    if proto == "dcpew" {
+        t
+    } else {
+        t.replace("router_params = { per_inner_flow = false }", "")
+            .replace("params = { ip_id = \"increment\", bm_bits = 32, bm_threshold = 16, ew_loss_md = \"level\", ew_apply_to_rto = false }\n", "")
+    }
+}
+
+/// The scenario files as shipped, with the protocol swapped. Measured on this build (seed 1):
+/// dcpew-dumbbell-loss (10 % GE): VCP 0.041, DPCP 0.160, DCP-EW 0.327 utilisation;
+/// dcpew-ipsec: as test (c).
+#[test]
+fn scenario_files_run_and_order_the_protocols() {
+    let mut u = Vec::new();
+    for proto in ["vcp", "dpcp", "dcpew"] {
+        let mut s = run(&swap(LOSS_SCENARIO, proto));
+        let b = port(&mut s, "r0->r1");
+        eprintln!("dcpew-dumbbell-loss (10 %) {proto}: utilisation {:.3}, losses {}", b.utilisation, b.counters.losses);
+        u.push(b.utilisation);
+    }
+    assert!(u[2] > u[1] + 0.1 && u[1] > u[0], "DCP-EW > DPCP > VCP: {u:?}");
+    let mut u = Vec::new();
+    for proto in ["dpcp", "dcpew"] {
+        let mut s = run(&swap(IPSEC_SCENARIO, proto));
+        let b = port(&mut s, "r->g2");
+        eprintln!("dcpew-ipsec {proto}: utilisation {:.3}, queue mean {:.2}", b.utilisation, b.mean_queue_pkts);
+        u.push((b.utilisation, b.mean_queue_pkts));
+    }
+    assert!(u[1].0 > u[0].0 + 0.05 && u[1].1 < u[0].1, "{u:?}");
+}
+
+/// Seed 003 §IV.B's upper end: 20 % and 30 % GE loss on the scenario file's dumbbell. Not a
+/// claim we reproduce: measured on this build (seed 1, 120 s), every protocol collapses to
+/// timeouts — 20 %: VCP 0.027, DPCP 0.080, DCP-EW 0.048 (0.073 with `ew_apply_to_rto`); 30 %:
+/// VCP 0.016, DPCP 0.016, DCP-EW 0.012 (0.026). Windows of a few packets rarely collect 3
+/// duplicate ACKs and lost
+/// retransmissions back the RTO off, which no window rule differentiates. An open issue:
+/// run with `--ignored` to see the figures.
+#[test]
+#[ignore]
+fn heavy_loss_collapses_to_timeouts() {
+    for l in ["loss = 0.2,", "loss = 0.3,"] {
+        for proto in ["vcp", "dpcp", "dcpew"] {
+            let mut s = run(&swap(LOSS_SCENARIO, proto).replace("loss = 0.1,", l));
+            let b = port(&mut s, "r0->r1");
+            eprintln!("{l} {proto}: utilisation {:.3}, losses {}", b.utilisation, b.counters.losses);
+        }
+        let t = LOSS_SCENARIO.replace("loss = 0.1,", l).replace("ew_apply_to_rto = false", "ew_apply_to_rto = true");
+        let mut s = run(&t);
+        eprintln!("{l} dcpew ew_apply_to_rto: utilisation {:.3}", port(&mut s, "r0->r1").utilisation);
+    }
+}
