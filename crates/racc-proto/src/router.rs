@@ -44,8 +44,11 @@ pub trait RouterModule: Send {
     /// The module accepted the packet but the buffer was full (tail drop).
     fn on_buffer_drop(&mut self, _now: Time, _pkt: &Packet, _port: &PortView) {}
     /// The packet starts serialisation on the link (dequeue); may rewrite header fields,
-    /// e.g. VCP marks at dequeue with the freshest code.
-    fn on_departure(&mut self, _now: Time, _pkt: &mut Packet, _port: &PortView) {}
+    /// e.g. VCP marks at dequeue with the freshest code. Returns true if it changed the
+    /// packet's congestion marking, so that the engine counts the mark like an arrival mark.
+    fn on_departure(&mut self, _now: Time, _pkt: &mut Packet, _port: &PortView) -> bool {
+        false
+    }
     /// Next control-interval tick wanted, if any.
     fn next_tick(&self) -> Option<Time> {
         None

@@ -331,7 +331,9 @@ impl Port {
     fn depart(&mut self, t: Time, pkts: &mut [Packet]) {
         self.refresh_view(t);
         let slot = *self.fifo.at(self.departed);
-        self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view);
+        if self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view) {
+            self.c.marks += 1;
+        }
         self.c.tx_pkts += 1;
         self.c.tx_bytes += slot.size as u64;
         // Empty unless this port records per-group shares.

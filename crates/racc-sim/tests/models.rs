@@ -266,3 +266,27 @@ ecn = true
     assert!((g_tun as f64 / g_plain as f64 - 1.0).abs() < 0.1, "goodput plain {g_plain} B, tunnel {g_tun} B");
     assert!(in_plain.counters.marks > 20);
 }
+
+#[test]
+fn dequeue_marks_are_counted() {
+    // VCP marks at dequeue (on_departure); those marks must reach the port's counters.
+    let text = r#"
+duration = "30s"
+[topology]
+kind = "dumbbell"
+pairs = 4
+bottleneck = { capacity = "10Mbps", delay = "40ms", router = "vcp" }
+[[flows]]
+protocol = "vcp"
+src = "s{i}"
+dst = "d{i}"
+count = 4
+"#;
+    let mut s = sim(text);
+    s.run();
+    let bn = port(&mut s, "r0->r1");
+    assert!(bn.counters.marks > 100, "marks {}", bn.counters.marks);
+    assert!(bn.counters.marks <= bn.counters.tx_pkts);
+    let marks_in_series: u64 = (0..s.port_series.time_s.len()).filter(|&i| s.port_series.port[i] == bn.port as u32).map(|i| s.port_series.marks[i]).sum();
+    assert_eq!(marks_in_series, bn.counters.marks);
+}

@@ -161,16 +161,16 @@ impl RouterModule for DcpewRouter {
 
     /// NM: Alg. 2 with the visible ID's position; a tunnel is one flow.
     #[inline]
-    fn on_departure(&mut self, now: Time, pkt: &mut Packet, _port: &PortView) {
+    fn on_departure(&mut self, now: Time, pkt: &mut Packet, _port: &PortView) -> bool {
         let x2 = pkt.visible_ecn();
         if x2 == ecn::NOT_ECT {
-            return;
+            return false;
         }
         let s = match pkt.outer {
             // Inside the tunnel the payload's kind is unreadable: every ECN-capable packet counts.
             Some(o) => slot(&mut self.tunnels, o.tunnel as usize),
             None if pkt.kind == Kind::Data => slot(&mut self.flows, pkt.flow as usize),
-            None => return,
+            None => return false,
         };
         if now.saturating_sub(s.last) >= self.evict {
             s.flag = Flag::default();
@@ -181,6 +181,7 @@ impl RouterModule for DcpewRouter {
             pkt.set_visible_ecn(bits);
             self.marks += 1;
         }
+        bits != x2
     }
 
     fn next_tick(&self) -> Option<Time> {

@@ -87,10 +87,10 @@ impl RouterModule for DpcpRouter {
     }
 
     #[inline]
-    fn on_departure(&mut self, now: Time, pkt: &mut Packet, _port: &PortView) {
+    fn on_departure(&mut self, now: Time, pkt: &mut Packet, _port: &PortView) -> bool {
         let x2 = pkt.visible_ecn();
         if pkt.kind != Kind::Data || x2 == 0 {
-            return;
+            return false;
         }
         let i = pkt.flow as usize;
         if i >= self.flows.len() {
@@ -106,6 +106,7 @@ impl RouterModule for DpcpRouter {
             pkt.set_visible_ecn(bits);
             self.marks += 1;
         }
+        bits != x2
     }
 
     fn next_tick(&self) -> Option<Time> {

@@ -78,10 +78,12 @@ impl RouterModule for VcpRouter {
     }
 
     #[inline]
-    fn on_departure(&mut self, _now: Time, pkt: &mut Packet, _port: &PortView) {
-        if VcpRouter::mark(pkt, self.lf.code()) {
+    fn on_departure(&mut self, _now: Time, pkt: &mut Packet, _port: &PortView) -> bool {
+        let marked = VcpRouter::mark(pkt, self.lf.code());
+        if marked {
             self.marks += 1;
         }
+        marked
     }
 
     fn next_tick(&self) -> Option<Time> {
