@@ -14,8 +14,6 @@ from typing import Any
 
 from racc.errors import ScenarioError, core
 
-REPO_SCENARIOS = Path(__file__).resolve().parents[3] / "scenarios"
-
 
 @dataclass(frozen=True)
 class Case:
@@ -73,8 +71,20 @@ def get(name: str) -> Experiment:
 
 
 def scenario_path(case: Case) -> Path:
+    """The case's scenario file: an absolute path, or a file of the `scenarios/` folder found by
+    :mod:`racc.catalog` (the current directory or a parent, then the source checkout), so that an
+    installed racc run from the repository finds the repository's scenarios."""
+    from racc import catalog
+
     p = Path(case.scenario)
-    return p if p.is_absolute() else REPO_SCENARIOS / p
+    if p.is_absolute():
+        return p
+    found = catalog.resolve(p.with_suffix("").as_posix())
+    if found is None:
+        dirs = ", ".join(str(d) for d in catalog.scenario_dirs()) or "none found"
+        raise ScenarioError(f"scenario file {case.scenario} not found (scenario folders: {dirs}); "
+                            "run racc from the racc checkout or a folder with a scenarios/ directory")
+    return found
 
 
 def available() -> set[str]:
