@@ -54,10 +54,7 @@ pub enum LossSpec {
 pub const MODELS: &[(&str, &str)] = &[
     ("none", "no loss"),
     ("bernoulli", "independent loss with probability p"),
-    (
-        "gilbert_elliott",
-        "two-state bursty loss: (loss, burst) target or netem-style (p, r, h, k)",
-    ),
+    ("gilbert_elliott", "two-state bursty loss: (loss, burst) target or netem-style (p, r, h, k)"),
 ];
 
 /// The model names a scenario may use.

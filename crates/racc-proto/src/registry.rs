@@ -4,13 +4,13 @@
 //! protocol by name except through the registry).
 
 use crate::aqm::{DropTail, Red, RedParams};
+use crate::dcpew::{self, DcpewParams, DcpewRouter, DcpewRouterParams};
+use crate::dpcp::{self, DpcpParams, DpcpRouter, DpcpRouterParams};
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery, TcpParams};
-use crate::dcpew::{self, DcpewParams, DcpewRouter, DcpewRouterParams};
-use crate::dpcp::{self, DpcpParams, DpcpRouter, DpcpRouterParams};
 use crate::vcp::{self, VcpParams, VcpRouter, VcpRouterParams};
 
 /// How a protocol regulates its sending.
@@ -163,7 +163,10 @@ fn parse_dcpew(params: &serde_json::Value) -> Result<DcpewParams, ParamError> {
 }
 
 /// Parse a table whose `chain` defaults to `n` (the name's) unless given.
-fn with_chain_default<T: serde::de::DeserializeOwned + Default>(params: &serde_json::Value, n: u8) -> Result<T, ParamError> {
+fn with_chain_default<T: serde::de::DeserializeOwned + Default>(
+    params: &serde_json::Value,
+    n: u8,
+) -> Result<T, ParamError> {
     let mut v = if params.is_null() { serde_json::json!({}) } else { params.clone() };
     if let Some(m) = v.as_object_mut() {
         m.entry("chain").or_insert(serde_json::json!(n));

@@ -189,7 +189,9 @@ impl Simulation {
             start.push(f.start as f64 * 1e-9);
             stop.push(f.stop.map_or(f64::NAN, |s| s as f64 * 1e-9));
             size.push(f.size_bytes.unwrap_or(0));
-            rtt.push(spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]).map(|&p| link_delay(p)).sum::<f64>());
+            rtt.push(
+                spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]).map(|&p| link_delay(p)).sum::<f64>(),
+            );
         }
         fi.set_item("flow", (0..n as u32).collect::<Vec<u32>>())?;
         fi.set_item("protocol", protocol)?;
@@ -259,10 +261,13 @@ fn list_protocols<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let d = PyDict::new(py);
         d.set_item("name", p.name)?;
         d.set_item("aliases", p.aliases.to_vec())?;
-        d.set_item("regulation", match p.regulation {
-            Regulation::Window => "window",
-            Regulation::Rate => "rate",
-        })?;
+        d.set_item(
+            "regulation",
+            match p.regulation {
+                Regulation::Window => "window",
+                Regulation::Rate => "rate",
+            },
+        )?;
         d.set_item("description", p.description)?;
         l.append(d)?;
     }

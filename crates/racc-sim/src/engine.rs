@@ -7,9 +7,9 @@
 use crate::event::{EventQueue, What};
 use crate::metrics::{Completions, Conservation, FlowSeries, GroupSeries, PortSeries};
 use crate::port::{Accept, Port, PortCounters, TunnelRole};
-use racc_proto::ipsec::Tunnel;
 use crate::scenario::{BufferSpec, ScenarioError, Spec};
 use racc_proto::endpoint::{Endpoint, FlowConfig};
+use racc_proto::ipsec::Tunnel;
 use racc_proto::loss::LossProcess;
 use racc_proto::packet::Packet;
 use racc_proto::registry;
@@ -141,18 +141,38 @@ impl Simulator {
                         (if rtt > 0.0 { pkts.max(1.0) as u32 } else { 100 }, u64::MAX)
                     }
                 };
-                let module = registry::router(&l.router, &l.router_params, SimRng::for_component(spec.seed, &format!("router/port{p}")))
-                    .map_err(|e| err(format!("links[{li}].router_params"), e))?;
+                let module = registry::router(
+                    &l.router,
+                    &l.router_params,
+                    SimRng::for_component(spec.seed, &format!("router/port{p}")),
+                )
+                .map_err(|e| err(format!("links[{li}].router_params"), e))?;
                 let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
                 let loss = LossProcess::new(loss_spec, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
                     .map_err(|e| err(format!("links[{li}].loss"), e))?;
-                ports.push(Port::new(name, to, l.capacity_bps, l.delay, limit_pkts, limit_bytes, spec.packet_size, module, loss));
+                ports.push(Port::new(
+                    name,
+                    to,
+                    l.capacity_bps,
+                    l.delay,
+                    limit_pkts,
+                    limit_bytes,
+                    spec.packet_size,
+                    module,
+                    loss,
+                ));
             }
         }
         let flows = spec
             .flows
             .iter()
-            .map(|_| FlowRt { state: FlowState::Pending, sender: None, receiver: None, timer: [NEVER; 2], last_bytes: 0 })
+            .map(|_| FlowRt {
+                state: FlowState::Pending,
+                sender: None,
+                receiver: None,
+                timer: [NEVER; 2],
+                last_bytes: 0,
+            })
             .collect();
         let prev = vec![PortCounters::default(); ports.len()];
         let mut route_ports = Vec::new();

@@ -13,9 +13,9 @@
 //! exactly the queue it would have seen with an explicit event: the model is exact, and the
 //! engine does one event per packet-hop.
 
+use racc_proto::ipsec::{self, Tunnel};
 use racc_proto::loss::LossProcess;
 use racc_proto::packet::Packet;
-use racc_proto::ipsec::{self, Tunnel};
 use racc_proto::router::{PortView, RouterModule, Verdict};
 use racc_proto::time::{Time, NEVER, NS_PER_SEC};
 
@@ -134,7 +134,9 @@ pub struct PortCounters {
 
 pub enum Accept {
     /// Accepted; true if the FIFO was empty, so the engine must schedule its head.
-    Queued { was_empty: bool },
+    Queued {
+        was_empty: bool,
+    },
     Dropped,
 }
 

@@ -9,9 +9,16 @@ use racc_proto::time::{secs, Time};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SizeDist {
     /// Pareto with the given mean and shape a > 1: x_m = mean (a-1)/a, X = x_m U^(-1/a).
-    Pareto { mean_pkts: f64, shape: f64 },
-    Exponential { mean_pkts: f64 },
-    Fixed { pkts: f64 },
+    Pareto {
+        mean_pkts: f64,
+        shape: f64,
+    },
+    Exponential {
+        mean_pkts: f64,
+    },
+    Fixed {
+        pkts: f64,
+    },
 }
 
 impl SizeDist {

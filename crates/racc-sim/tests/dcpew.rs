@@ -206,7 +206,9 @@ const LOSS_SCENARIO: &str = include_str!("../../../scenarios/dcpew-dumbbell-loss
 const IPSEC_SCENARIO: &str = include_str!("../../../scenarios/dcpew-ipsec.toml");
 
 fn swap(text: &str, proto: &str) -> String {
-    let t = text.replace("router = \"dcpew\"", &format!("router = \"{proto}\"")).replace("protocol = \"dcpew\"", &format!("protocol = \"{proto}\""));
+    let t = text
+        .replace("router = \"dcpew\"", &format!("router = \"{proto}\""))
+        .replace("protocol = \"dcpew\"", &format!("protocol = \"{proto}\""));
     if proto == "dcpew" {
         t
     } else {

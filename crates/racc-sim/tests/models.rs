@@ -62,7 +62,10 @@ ecn = {ecn}
     let mut dropped = sim(&text(false));
     dropped.run();
     let d = port(&mut dropped, "r0->r1");
-    eprintln!("ECN: marks {} drops {} util {:.3}; no ECN: marks {} drops {} util {:.3}", m.counters.marks, m.counters.drops, m.utilisation, d.counters.marks, d.counters.drops, d.utilisation);
+    eprintln!(
+        "ECN: marks {} drops {} util {:.3}; no ECN: marks {} drops {} util {:.3}",
+        m.counters.marks, m.counters.drops, m.utilisation, d.counters.marks, d.counters.drops, d.utilisation
+    );
     assert!(m.counters.marks > 50, "RED should mark ECN-capable packets");
     // What RED still drops under ECN are Not-ECT packets (retransmissions and SYNs, RFC 3168
     // §6.1.5) and buffer overflow.
@@ -211,7 +214,8 @@ ports = ["r0->r1", "r1->r2"]
     }
     assert_eq!(checked, 80);
     // Only the long aggregate crosses L1 (r1->r2): its share there is the whole utilisation.
-    let l1_local: f64 = (0..gs.time_s.len()).filter(|&j| gs.port[j] == 2 && gs.group[j] == 1).map(|j| gs.share[j]).sum();
+    let l1_local: f64 =
+        (0..gs.time_s.len()).filter(|&j| gs.port[j] == 2 && gs.group[j] == 1).map(|j| gs.share[j]).sum();
     assert_eq!(l1_local, 0.0);
     let l1_long: f64 = (0..gs.time_s.len()).filter(|&j| gs.port[j] == 2 && gs.group[j] == 0).map(|j| gs.share[j]).sum();
     assert!(l1_long > 0.0);
@@ -255,7 +259,12 @@ ecn = true
     let (in_tun, out_tun, g_tun) = run(true);
     // Inside the tunnel every data packet carries 44 B of ESP tunnel overhead; outside it does not.
     let per_pkt = |p: &racc_sim::engine::PortSummary| p.counters.tx_bytes as f64 / p.counters.tx_pkts as f64;
-    assert!((per_pkt(&in_tun) - per_pkt(&in_plain) - 44.0).abs() < 1.0, "{} vs {}", per_pkt(&in_tun), per_pkt(&in_plain));
+    assert!(
+        (per_pkt(&in_tun) - per_pkt(&in_plain) - 44.0).abs() < 1.0,
+        "{} vs {}",
+        per_pkt(&in_tun),
+        per_pkt(&in_plain)
+    );
     assert!((per_pkt(&out_tun) - per_pkt(&out_plain)).abs() < 0.5, "{} vs {}", per_pkt(&out_tun), per_pkt(&out_plain));
     // RED marks inside the tunnel and the sender reacts: few drops, queue in RED's band.
     assert!(in_tun.counters.marks > 20, "marks {}", in_tun.counters.marks);
@@ -287,6 +296,9 @@ count = 4
     let bn = port(&mut s, "r0->r1");
     assert!(bn.counters.marks > 100, "marks {}", bn.counters.marks);
     assert!(bn.counters.marks <= bn.counters.tx_pkts);
-    let marks_in_series: u64 = (0..s.port_series.time_s.len()).filter(|&i| s.port_series.port[i] == bn.port as u32).map(|i| s.port_series.marks[i]).sum();
+    let marks_in_series: u64 = (0..s.port_series.time_s.len())
+        .filter(|&i| s.port_series.port[i] == bn.port as u32)
+        .map(|i| s.port_series.marks[i])
+        .sum();
     assert_eq!(marks_in_series, bn.counters.marks);
 }

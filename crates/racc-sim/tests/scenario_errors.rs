@@ -89,13 +89,18 @@ dst = "c"
 #[test]
 fn unknown_protocol_router_or_loss_model() {
     refused(&GOOD.replace("\"newreno\"", "\"tcp-vegas\""), "flows[0].protocol", "unknown protocol 'tcp-vegas'");
-    refused(&GOOD.replace("buffer = 100", "buffer = 100, router = \"codel\""), "topology.bottleneck.router", "unknown router module 'codel'");
+    refused(
+        &GOOD.replace("buffer = 100", "buffer = 100, router = \"codel\""),
+        "topology.bottleneck.router",
+        "unknown router module 'codel'",
+    );
     refused(
         &GOOD.replace("buffer = 100", "buffer = 100, router = \"red\", router_params = { max_q = 3 }"),
         "topology.bottleneck.router_params.max_q",
         "unknown field",
     );
-    let e = from_toml(&GOOD.replace("buffer = 100", "buffer = 100, loss = { model = \"pink\" }"), "bad.toml").unwrap_err();
+    let e =
+        from_toml(&GOOD.replace("buffer = 100", "buffer = 100, loss = { model = \"pink\" }"), "bad.toml").unwrap_err();
     assert!(e.key.starts_with("topology.bottleneck.loss"), "{e}");
     assert!(e.reason.contains("pink"), "{e}");
     refused(&GOOD.replace("count = 2", "count = 2\nparams = { dupthresh = 0 }"), "flows[0].params.dupthresh", "");

@@ -99,7 +99,12 @@ dst = "d0"
     let mut s = sim(text);
     s.run();
     let bn = port(&mut s, "r0->r1");
-    eprintln!("utilisation {:.4}, drops {}, buffer {} pkts", bn.utilisation, bn.counters.drops, s.ports()[2].limit_pkts);
+    eprintln!(
+        "utilisation {:.4}, drops {}, buffer {} pkts",
+        bn.utilisation,
+        bn.counters.drops,
+        s.ports()[2].limit_pkts
+    );
     assert!(bn.utilisation > 0.90, "utilisation {}", bn.utilisation);
     assert!(bn.counters.drops > 0, "the flow must probe the buffer");
 }

@@ -209,7 +209,10 @@ mod tests {
     fn defaults_parse_and_validation() {
         let p: DcpewParams = parse(&serde_json::Value::Null).unwrap();
         assert_eq!(p, DcpewParams::default());
-        assert_eq!((p.bm_bits, p.bm_threshold, p.ip_id, p.ew_loss_md, p.ew_apply_to_rto), (32, 16, IpIdMode::Increment, LossMd::Level, false));
+        assert_eq!(
+            (p.bm_bits, p.bm_threshold, p.ip_id, p.ew_loss_md, p.ew_apply_to_rto),
+            (32, 16, IpIdMode::Increment, LossMd::Level, false)
+        );
         assert_eq!(p.effective_exception_limit(), 3);
         let p: DcpewParams = parse(&json!({"ip_id": "random", "ew_loss_md": "half"})).unwrap();
         assert_eq!((p.ip_id, p.ew_loss_md), (IpIdMode::Random, LossMd::Half));

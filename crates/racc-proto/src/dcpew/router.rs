@@ -322,7 +322,7 @@ mod tests {
     fn sm_steps_1_to_4() {
         let (mut g1, port) = router(Lf::dpcp(0b01, 0b01));
         let mut t = Tunnel::new(3, 7); // first outer ID odd: an outer LSP
-        // Step 1: inner MSP 10, inner LSP 11 saved.
+                                       // Step 1: inner MSP 10, inner LSP 11 saved.
         let mut m = data(1, 0, 0b10);
         let mut l = data(1, 1, 0b11);
         g1.before_encapsulation(0, &mut m, 3);

@@ -382,7 +382,8 @@ mod tests {
     }
 
     fn ack(ack_off: u32, code: u8, pos: Position) -> Packet {
-        let mut h = TcpHeader { seq: 0, ack: ISN.wrapping_add(ack_off), echo: code | (pos.0 << 2), ..Default::default() };
+        let mut h =
+            TcpHeader { seq: 0, ack: ISN.wrapping_add(ack_off), echo: code | (pos.0 << 2), ..Default::default() };
         h.checksum = tcp_checksum(&h);
         impose(&mut h, pos, 2);
         Packet::tcp(0, Kind::Ack, 40, 0, h)
@@ -443,7 +444,8 @@ mod tests {
         assert!(w.loss_stats().lsp_echoes > 50, "{:?}", w.loss_stats());
         assert_eq!(w.decoder().lf().digit(0), 0b10);
         // The same stream with DPCP's limit of 3 falls back to VCP mode.
-        let mut w = window(&DcpewParams { ip_id: IpIdMode::Random, exception_limit: Some(3), ..Default::default() }, 10.0);
+        let mut w =
+            window(&DcpewParams { ip_id: IpIdMode::Random, exception_limit: Some(3), ..Default::default() }, 10.0);
         let mut ids = IpIdSource::new(IpIdMode::Random, 9, 0);
         for i in 1..=400 {
             let pos = id_position(ids.next_id());

@@ -62,7 +62,10 @@ impl DecoderParams {
             return Err(ParamError::new("exception_limit", "must be at least 2"));
         }
         if !(self.resume_after.is_finite() && self.resume_after >= 0.0) {
-            return Err(ParamError::new("resume_after", format!("must be a finite number >= 0, got {}", self.resume_after)));
+            return Err(ParamError::new(
+                "resume_after",
+                format!("must be a finite number >= 0, got {}", self.resume_after),
+            ));
         }
         Ok(())
     }
@@ -487,7 +490,10 @@ mod tests {
         assert_eq!(d.on_echo(9, 0b01, Position(2), RTT, 10.0), g(0b01_11_11));
         assert_eq!((d.stats().exceptions, d.stats().fallbacks), (2, 0));
         // Two out-of-sequence echoes back to back (the n = 3 reading of "three in a row").
-        assert_eq!(d.on_echo(10, 0b01, Position(2), RTT, 10.0), Action::Grow { lf: Lf::from_packed(3, 0b01_11_11), vcp: true });
+        assert_eq!(
+            d.on_echo(10, 0b01, Position(2), RTT, 10.0),
+            Action::Grow { lf: Lf::from_packed(3, 0b01_11_11), vcp: true }
+        );
         assert_eq!(d.stats().fallbacks, 1);
         // MD: the MSP applies 0.43, L1 refines by the parent level, L2 keeps that factor.
         let mut d = Decoder::new(p);

@@ -300,7 +300,8 @@ mod tests {
 
     #[test]
     fn one_digit_is_vcp() {
-        for (rho, code) in [(0.0, 0b01), (below(0.8), 0b01), (0.8, 0b10), (below(1.0), 0b10), (1.0, 0b11), (5.0, 0b11)] {
+        for (rho, code) in [(0.0, 0b01), (below(0.8), 0b01), (0.8, 0b10), (below(1.0), 0b10), (1.0, 0b11), (5.0, 0b11)]
+        {
             let lf = Lf::from_rho(rho, 1);
             assert_eq!(lf.packed(), code, "{rho}");
             assert_eq!(lf.packed(), Lf::from_rho(rho, 2).digit(0), "MSP = VCP code");
@@ -345,7 +346,7 @@ mod tests {
         assert_eq!(Lf::from_rho(1.7, 3).packed(), 0b11_11_10);
         assert_eq!(Lf::from_rho(0.86, 3).packed(), 0b10_10_01); // [0.85, 0.8833)
         assert_eq!(Lf::from_rho(0.9, 3).packed(), 0b10_10_10); // [0.8833, 0.9167)
-        // n = 4 refines n = 3 the same way, and ρ orders every length's codes.
+                                                               // n = 4 refines n = 3 the same way, and ρ orders every length's codes.
         for n in 1..=MAX_CHAIN {
             let mut prev = 0;
             for i in 0..2200 {

@@ -285,7 +285,15 @@ mod tests {
     const MAX: u32 = u32::MAX;
 
     fn hdr(seq: u32, ack: u32) -> TcpHeader {
-        let mut h = TcpHeader { src_port: 1234, dst_port: 80, seq, ack, flags: flags::ACK, window: 65535, ..Default::default() };
+        let mut h = TcpHeader {
+            src_port: 1234,
+            dst_port: 80,
+            seq,
+            ack,
+            flags: flags::ACK,
+            window: 65535,
+            ..Default::default()
+        };
         h.checksum = tcp_checksum(&h);
         h
     }
@@ -339,7 +347,12 @@ mod tests {
         // Ties, including at 0 and 2^32 - 1, for both positions and both anchors.
         for v in [0, 1, 2, 77, MAX - 1, MAX] {
             for msp in [true, false] {
-                for anchor in [Anchor::seq(v), Anchor::ack(v), Anchor::seq(v.wrapping_add(3)), Anchor::Seq { near: 9, other: Some(v) }] {
+                for anchor in [
+                    Anchor::seq(v),
+                    Anchor::ack(v),
+                    Anchor::seq(v.wrapping_add(3)),
+                    Anchor::Seq { near: 9, other: Some(v) },
+                ] {
                     let orig = hdr(v, v);
                     let mut h = orig;
                     assert_eq!(order(&mut h, msp), Ordered::Tie);
@@ -372,7 +385,7 @@ mod tests {
             let anchor = match i % 4 {
                 0 => rng.next_u64() as u32,
                 1 => (rng.below(1 << 21) as u32).wrapping_sub(1 << 20), // near 0
-                2 => MAX - rng.below(1 << 21) as u32,                    // near 2^32
+                2 => MAX - rng.below(1 << 21) as u32,                   // near 2^32
                 _ => rng.below(4) as u32,
             };
             let near = anchor.wrapping_add((rng.below(1 << 21) as u32).wrapping_sub(1 << 20));

@@ -143,7 +143,15 @@ pub struct DpcpRouterParams {
 impl Default for DpcpRouterParams {
     fn default() -> DpcpRouterParams {
         let lf = LoadFactorParams::default();
-        DpcpRouterParams { chain: 2, t_p: lf.t_p, t_q: lf.t_q, k_q: lf.k_q, a: lf.a, gamma: lf.gamma, evict_after: 10.0 }
+        DpcpRouterParams {
+            chain: 2,
+            t_p: lf.t_p,
+            t_q: lf.t_q,
+            k_q: lf.k_q,
+            a: lf.a,
+            gamma: lf.gamma,
+            evict_after: 10.0,
+        }
     }
 }
 

@@ -197,7 +197,7 @@ mod tests {
         let mut s = Sequencer::new(2);
         let mut m = chain(&mut s, 0, 0, ecn::ECT1);
         r.on_departure(101 * MS, &mut m, &port); // flag LOW
-        // A lone LSP 11 s later: the evicted flag is EQ, so the LSP is only raised (11 stays).
+                                                 // A lone LSP 11 s later: the evicted flag is EQ, so the LSP is only raised (11 stays).
         let mut l = chain(&mut s, 0, 1000, 0b11);
         r.on_departure(101 * MS + 11_000 * MS, &mut l, &port);
         assert_eq!(l.ecn, 0b11);

@@ -293,7 +293,8 @@ mod tests {
 
     /// The receiver's ACK for data up to `ack_off`, echoing `code` at position `pos`.
     fn ack(n: u8, ack_off: u32, code: u8, pos: Position) -> Packet {
-        let mut h = TcpHeader { seq: 0, ack: ISN.wrapping_add(ack_off), echo: code | (pos.0 << 2), ..Default::default() };
+        let mut h =
+            TcpHeader { seq: 0, ack: ISN.wrapping_add(ack_off), echo: code | (pos.0 << 2), ..Default::default() };
         h.checksum = tcp_checksum(&h);
         impose(&mut h, pos, n);
         Packet::tcp(0, Kind::Ack, 40, 0, h)

@@ -34,12 +34,17 @@ pub(super) fn build(raw: RawScenario, source: &str) -> Result<Spec, ScenarioErro
     if !(MIN_PACKET_SIZE..=65_535).contains(&raw.packet_size) {
         return Err(cx.err(
             "packet_size",
-            format!("must be between {MIN_PACKET_SIZE} and 65535 bytes (it includes 40 B of headers), got {}", raw.packet_size),
+            format!(
+                "must be between {MIN_PACKET_SIZE} and 65535 bytes (it includes 40 B of headers), got {}",
+                raw.packet_size
+            ),
         ));
     }
     let packet_size = raw.packet_size as u32;
     let min_rto = match raw.min_rto {
-        Some(s) if !(s.0.is_finite() && s.0 > 0.0) => return Err(cx.err("min_rto", format!("must be > 0, got {} s", s.0))),
+        Some(s) if !(s.0.is_finite() && s.0 > 0.0) => {
+            return Err(cx.err("min_rto", format!("must be > 0, got {} s", s.0)))
+        }
         Some(s) => s.ns(),
         None => 200 * NS_PER_MS,
     };
@@ -47,9 +52,7 @@ pub(super) fn build(raw: RawScenario, source: &str) -> Result<Spec, ScenarioErro
         Some(s) if !(s.0.is_finite() && s.0 > 0.0) => {
             return Err(cx.err("record.interval", format!("must be > 0, got {} s", s.0)))
         }
-        Some(s) if secs(s.0) > duration => {
-            return Err(cx.err("record.interval", "must not exceed the run's duration"))
-        }
+        Some(s) if secs(s.0) > duration => return Err(cx.err("record.interval", "must not exceed the run's duration")),
         Some(s) => s.ns().max(1),
         // About 1000 samples per run, but never finer than 10 ms.
         None => (duration / 1000).max(10 * NS_PER_MS),
@@ -61,10 +64,34 @@ pub(super) fn build(raw: RawScenario, source: &str) -> Result<Spec, ScenarioErro
 
     let mut flows = Vec::new();
     for (gi, g) in raw.flows.iter().enumerate() {
-        flow_group(&cx, gi, g, &names, &nodes, &mut routes, raw.handshake, packet_size, duration, raw.seed, &mut flows)?;
+        flow_group(
+            &cx,
+            gi,
+            g,
+            &names,
+            &nodes,
+            &mut routes,
+            raw.handshake,
+            packet_size,
+            duration,
+            raw.seed,
+            &mut flows,
+        )?;
     }
     for (ti, t) in raw.traffic.iter().enumerate() {
-        traffic_generator(&cx, ti, t, &names, &nodes, &mut routes, raw.handshake, packet_size, duration, raw.seed, &mut flows)?;
+        traffic_generator(
+            &cx,
+            ti,
+            t,
+            &names,
+            &nodes,
+            &mut routes,
+            raw.handshake,
+            packet_size,
+            duration,
+            raw.seed,
+            &mut flows,
+        )?;
     }
     let record_ports = record_ports(&cx, raw.record.ports.as_ref(), &nodes, &links)?;
     let tunnels = tunnels(&cx, &raw.tunnels, &names, &nodes, &links, &mut routes)?;
@@ -110,7 +137,9 @@ fn record_ports(
         Some(Sel::Keyword(k)) if k == "all" => all.collect(),
         Some(Sel::Keyword(k)) if k == "routers" => all.filter(|&p| !nodes[ends(p).0].host).collect(),
         Some(Sel::Keyword(k)) => {
-            return Err(cx.err("record.ports", format!("must be \"all\", \"routers\" or a list of port names, got \"{k}\"")))
+            return Err(
+                cx.err("record.ports", format!("must be \"all\", \"routers\" or a list of port names, got \"{k}\""))
+            )
         }
         Some(Sel::Names(names)) => {
             let mut ports = Vec::new();
@@ -121,7 +150,12 @@ fn record_ports(
                         let (a, b) = ends(p);
                         format!("{}->{}", nodes[a].name, nodes[b].name) == *n
                     })
-                    .ok_or_else(|| cx.err(format!("record.ports[{i}]"), format!("no port named '{n}' (ports are named like \"r0->r1\")")))?;
+                    .ok_or_else(|| {
+                        cx.err(
+                            format!("record.ports[{i}]"),
+                            format!("no port named '{n}' (ports are named like \"r0->r1\")"),
+                        )
+                    })?;
                 ports.push(p);
             }
             ports.sort_unstable();
@@ -156,12 +190,18 @@ fn tunnels(
         }
         let mut gw = [0usize; 2];
         for (j, name) in t.between.iter().enumerate() {
-            let n = *names.get(name.as_str()).ok_or_else(|| cx.err(format!("{key}.between[{j}]"), format!("no node named '{name}'")))?;
+            let n = *names
+                .get(name.as_str())
+                .ok_or_else(|| cx.err(format!("{key}.between[{j}]"), format!("no node named '{name}'")))?;
             if nodes[n].host {
-                return Err(cx.err(format!("{key}.between[{j}]"), format!("'{name}' is a host; tunnel gateways are routers")));
+                return Err(
+                    cx.err(format!("{key}.between[{j}]"), format!("'{name}' is a host; tunnel gateways are routers"))
+                );
             }
             if let Some(other) = gateway_of.insert(n, t.id) {
-                return Err(cx.err(format!("{key}.between[{j}]"), format!("'{name}' is already a gateway of tunnel {other}")));
+                return Err(
+                    cx.err(format!("{key}.between[{j}]"), format!("'{name}' is already a gateway of tunnel {other}"))
+                );
             }
             gw[j] = n;
         }
@@ -170,7 +210,9 @@ fn tunnels(
         }
         let mut spec = TunnelSpec { id: t.id as u16, encap_ports: Vec::new(), decap_ports: Vec::new() };
         for (g, other) in [(gw[0], gw[1]), (gw[1], gw[0])] {
-            let r = routes.route(g, other).ok_or_else(|| cx.err(format!("{key}.between"), "the gateways are not connected"))?;
+            let r = routes
+                .route(g, other)
+                .ok_or_else(|| cx.err(format!("{key}.between"), "the gateways are not connected"))?;
             let toward = routes.paths[r][0];
             spec.encap_ports.push(toward);
             for (li, l) in links.iter().enumerate() {
@@ -200,10 +242,8 @@ fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<(Vec<NodeSpec
         "parking_lot" => &["links", "access"],
         "explicit" => &["nodes", "links"],
         k => {
-            return Err(cx.err(
-                "topology.kind",
-                format!("unknown topology kind '{k}' (known: dumbbell, parking_lot, explicit)"),
-            ))
+            return Err(cx
+                .err("topology.kind", format!("unknown topology kind '{k}' (known: dumbbell, parking_lot, explicit)")))
         }
     };
     let present = [
@@ -241,7 +281,8 @@ fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<(Vec<NodeSpec
                 return Err(cx.err("topology.pairs", format!("must be between 1 and 1000000, got {pairs}")));
             }
             let n = pairs as usize;
-            let bn = t.bottleneck.as_ref().ok_or_else(|| cx.err("topology.bottleneck", "missing: the r0 -> r1 link"))?;
+            let bn =
+                t.bottleneck.as_ref().ok_or_else(|| cx.err("topology.bottleneck", "missing: the r0 -> r1 link"))?;
             let acc = t.access.as_ref().unwrap_or(&access_default);
             // access_delays: one per pair, or one per block of consecutive pairs (a
             // "subnet", as in seed 001's 10 subnets x 20 senders).
@@ -273,7 +314,8 @@ fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<(Vec<NodeSpec
             }
         }
         "parking_lot" => {
-            let chain = t.links.as_ref().ok_or_else(|| cx.err("topology.links", "missing: the chain of links L0..Lk-1"))?;
+            let chain =
+                t.links.as_ref().ok_or_else(|| cx.err("topology.links", "missing: the chain of links L0..Lk-1"))?;
             if chain.is_empty() {
                 return Err(cx.err("topology.links", "needs at least one link"));
             }
@@ -311,14 +353,19 @@ fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<(Vec<NodeSpec
                     "host" => true,
                     "router" => false,
                     k => {
-                        return Err(cx.err(format!("topology.nodes[{i}].kind"), format!("must be 'host' or 'router', got '{k}'")))
+                        return Err(cx.err(
+                            format!("topology.nodes[{i}].kind"),
+                            format!("must be 'host' or 'router', got '{k}'"),
+                        ))
                     }
                 };
                 if n.name.is_empty() {
                     return Err(cx.err(format!("topology.nodes[{i}].name"), "must not be empty"));
                 }
                 if seen.insert(n.name.clone(), i).is_some() {
-                    return Err(cx.err(format!("topology.nodes[{i}].name"), format!("duplicate node name '{}'", n.name)));
+                    return Err(
+                        cx.err(format!("topology.nodes[{i}].name"), format!("duplicate node name '{}'", n.name))
+                    );
                 }
                 nodes.push(NodeSpec { name: n.name.clone(), host: is_host });
             }
@@ -326,8 +373,11 @@ fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<(Vec<NodeSpec
             for (i, l) in raw_links.iter().enumerate() {
                 let key = format!("topology.links[{i}]");
                 let end = |f: &Option<String>, which: &str| -> Result<usize, ScenarioError> {
-                    let name = f.as_ref().ok_or_else(|| cx.err(format!("{key}.{which}"), "missing: the node at this end"))?;
-                    seen.get(name).copied().ok_or_else(|| cx.err(format!("{key}.{which}"), format!("no node named '{name}'")))
+                    let name =
+                        f.as_ref().ok_or_else(|| cx.err(format!("{key}.{which}"), "missing: the node at this end"))?;
+                    seen.get(name)
+                        .copied()
+                        .ok_or_else(|| cx.err(format!("{key}.{which}"), format!("no node named '{name}'")))
                 };
                 let (a, b) = (end(&l.a, "a")?, end(&l.b, "b")?);
                 if a == b {
@@ -357,7 +407,8 @@ fn delay(cx: &Ctx, key: &str, s: f64) -> Result<u64, ScenarioError> {
 }
 
 fn link(cx: &Ctx, key: &str, l: &RawLink, a: usize, b: usize, packet_size: u32) -> Result<LinkSpec, ScenarioError> {
-    let cap = l.capacity.ok_or_else(|| cx.err(format!("{key}.capacity"), "missing: the link capacity, e.g. \"100Mbps\""))?;
+    let cap =
+        l.capacity.ok_or_else(|| cx.err(format!("{key}.capacity"), "missing: the link capacity, e.g. \"100Mbps\""))?;
     if !(cap.0.is_finite() && cap.0 > 0.0) {
         return Err(cx.err(format!("{key}.capacity"), format!("must be > 0, got {} b/s", cap.0)));
     }
@@ -365,7 +416,9 @@ fn link(cx: &Ctx, key: &str, l: &RawLink, a: usize, b: usize, packet_size: u32) 
     if cap.0 > packet_size as f64 * 8.0 * 1e9 {
         return Err(cx.err(format!("{key}.capacity"), format!("{} b/s is too fast for 1 ns time resolution", cap.0)));
     }
-    let d = l.delay.ok_or_else(|| cx.err(format!("{key}.delay"), "missing: the one-way propagation delay, e.g. \"10ms\""))?;
+    let d = l
+        .delay
+        .ok_or_else(|| cx.err(format!("{key}.delay"), "missing: the one-way propagation delay, e.g. \"10ms\""))?;
     let delay = delay(cx, &format!("{key}.delay"), d.0)?;
     let buffer = match l.buffer {
         None => BufferSpec::Bdp(1.0),
@@ -408,10 +461,9 @@ fn link(cx: &Ctx, key: &str, l: &RawLink, a: usize, b: usize, packet_size: u32) 
         "reverse" => (LossSpec::None, loss),
         "both" => (loss.clone(), loss),
         d => {
-            return Err(cx.err(
-                format!("{key}.loss_direction"),
-                format!("must be 'forward', 'reverse' or 'both', got '{d}'"),
-            ))
+            return Err(
+                cx.err(format!("{key}.loss_direction"), format!("must be 'forward', 'reverse' or 'both', got '{d}'"))
+            )
         }
     };
     Ok(LinkSpec {
@@ -485,7 +537,8 @@ fn endpoints(
     if s == d {
         return Err(cx.err(format!("{key}.dst"), "a flow needs two different hosts"));
     }
-    let no_path = || cx.err(format!("{key}.dst"), format!("no path from '{src}' to '{dst}': the nodes are not connected"));
+    let no_path =
+        || cx.err(format!("{key}.dst"), format!("no path from '{src}' to '{dst}': the nodes are not connected"));
     let fwd = routes.route(s, d).ok_or_else(no_path)?;
     let rev = routes.route(d, s).ok_or_else(no_path)?;
     Ok((s, d, fwd, rev))
@@ -504,7 +557,14 @@ struct HostOpts {
 
 impl HostOpts {
     /// One flow of a group or generator: `ends` = (src, dst, forward route, reverse route).
-    fn flow(&self, group: &str, ends: (usize, usize, usize, usize), start: u64, stop: Option<u64>, size: Option<u64>) -> FlowSpec {
+    fn flow(
+        &self,
+        group: &str,
+        ends: (usize, usize, usize, usize),
+        start: u64,
+        stop: Option<u64>,
+        size: Option<u64>,
+    ) -> FlowSpec {
         let (src, dst, fwd_route, rev_route) = ends;
         FlowSpec {
             group: group.to_string(),
