@@ -8,6 +8,10 @@ PY=${PYTHON:-python3}
 echo "== installing racc and its test dependencies"
 "$PY" -m pip install --quiet --disable-pip-version-check -e ".[test]" || exit 1
 
+echo "== style (cargo fmt --check, ruff)"
+cargo fmt --all --check || { echo "Rust code is not formatted: run cargo fmt --all"; exit 1; }
+"$PY" -m ruff check --quiet python tests/python || { echo "ruff found problems"; exit 1; }
+
 echo "== Rust tests (cargo test --workspace --release)"
 log=$(mktemp)
 cargo test --workspace --release >"$log" 2>&1
