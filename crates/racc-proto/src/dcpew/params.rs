@@ -7,8 +7,7 @@ use crate::dpcp::decode::DecoderParams;
 use crate::dpcp::Growth;
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
-use crate::time::secs;
-use crate::vcp::{LoadFactorParams, MdHold};
+use crate::vcp::{check_window_laws, LoadFactorParams, MdHold};
 
 /// How a DCP-EW host fills the IP ID (seed 003 §III.B).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -111,24 +110,7 @@ impl DcpewParams {
     }
 
     pub fn validate(&self) -> Result<(), ParamError> {
-        positive("t_p", self.t_p)?;
-        if secs(self.t_p) < 1_000 {
-            return Err(ParamError::new("t_p", format!("must be at least 1 µs, got {} s", self.t_p)));
-        }
-        if !(self.h > 0.0 && self.h <= 0.5) {
-            return Err(ParamError::new("h", format!("must be in (0, 0.5], got {}", self.h)));
-        }
-        positive("alpha", self.alpha)?;
-        positive("sigma_mi", self.sigma_mi)?;
-        positive("sigma_ai", self.sigma_ai)?;
-        if let MdHold::Secs(s) = self.md_hold {
-            if !(s.is_finite() && s >= 0.0) {
-                return Err(ParamError::new("md_hold", format!("must be a finite number of seconds >= 0, got {s}")));
-            }
-        }
-        if !(self.iw.is_finite() && self.iw >= 1.0) {
-            return Err(ParamError::new("iw", format!("must be at least 1 packet, got {}", self.iw)));
-        }
+        check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)?;
         if self.exception_limit == Some(1) {
             return Err(ParamError::new("exception_limit", "must be 0 (off) or at least 2"));
         }

@@ -6,8 +6,7 @@ use super::decode::DecoderParams;
 use super::levels::MAX_CHAIN;
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
-use crate::time::secs;
-use crate::vcp::{LoadFactorParams, MdHold};
+use crate::vcp::{check_window_laws, LoadFactorParams, MdHold};
 
 /// Growth law in the low and high zones (PROTOCOLS.md §3 `dpcp_growth`).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -89,24 +88,7 @@ impl DpcpParams {
 
     pub fn validate(&self) -> Result<(), ParamError> {
         check_chain(self.chain)?;
-        positive("t_p", self.t_p)?;
-        if secs(self.t_p) < 1_000 {
-            return Err(ParamError::new("t_p", format!("must be at least 1 µs, got {} s", self.t_p)));
-        }
-        if !(self.h > 0.0 && self.h <= 0.5) {
-            return Err(ParamError::new("h", format!("must be in (0, 0.5], got {}", self.h)));
-        }
-        positive("alpha", self.alpha)?;
-        positive("sigma_mi", self.sigma_mi)?;
-        positive("sigma_ai", self.sigma_ai)?;
-        if let MdHold::Secs(s) = self.md_hold {
-            if !(s.is_finite() && s >= 0.0) {
-                return Err(ParamError::new("md_hold", format!("must be a finite number of seconds >= 0, got {s}")));
-            }
-        }
-        if !(self.iw.is_finite() && self.iw >= 1.0) {
-            return Err(ParamError::new("iw", format!("must be at least 1 packet, got {}", self.iw)));
-        }
+        check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)?;
         self.decoder(0).validate()?;
         self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
     }

@@ -17,7 +17,7 @@ pub mod window;
 pub use echo::VcpEcho;
 pub use load_factor::{load_factor, queue_ewma, vcp_code, LoadFactor, LoadFactorParams, RHO_HIGH, RHO_OVERLOAD};
 pub use router::{VcpRouter, VcpRouterParams};
-pub use window::{ai_step, mi_step, MdHold, VcpParams, VcpWindow};
+pub use window::{ai_step, check_window_laws, mi_step, MdHold, VcpParams, VcpWindow};
 
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::ParamError;

@@ -116,32 +116,49 @@ impl VcpParams {
     }
 
     pub fn validate(&self) -> Result<(), ParamError> {
-        positive("t_p", self.t_p)?;
-        if secs(self.t_p) < 1_000 {
-            return Err(ParamError::new("t_p", format!("must be at least 1 µs, got {} s", self.t_p)));
-        }
-        if !(self.h > 0.0 && self.h <= 0.5) {
-            return Err(ParamError::new("h", format!("must be in (0, 0.5], got {}", self.h)));
-        }
+        check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)?;
         if let Some(mu) = self.mu {
             positive("mu", mu)?;
         }
-        positive("alpha", self.alpha)?;
         if !(self.beta > 0.0 && self.beta < 1.0) {
             return Err(ParamError::new("beta", format!("must be in (0, 1), got {}", self.beta)));
         }
-        positive("sigma_mi", self.sigma_mi)?;
-        positive("sigma_ai", self.sigma_ai)?;
-        if let MdHold::Secs(s) = self.md_hold {
-            if !(s.is_finite() && s >= 0.0) {
-                return Err(ParamError::new("md_hold", format!("must be a finite number of seconds >= 0, got {s}")));
-            }
-        }
-        if !(self.iw.is_finite() && self.iw >= 1.0) {
-            return Err(ParamError::new("iw", format!("must be at least 1 packet, got {}", self.iw)));
-        }
         self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
     }
+}
+
+/// Checks of the VCP window-law parameters shared by VCP, DPCP/TPCP and DCP-EW senders
+/// (seed 001 A3–A5): t_p at least 1 µs, 0 < h ≤ 0.5, positive α and σ caps, a finite
+/// non-negative hold, an initial window of at least one packet.
+#[allow(clippy::too_many_arguments)]
+pub fn check_window_laws(
+    t_p: f64,
+    h: f64,
+    alpha: f64,
+    sigma_mi: f64,
+    sigma_ai: f64,
+    md_hold: MdHold,
+    iw: f64,
+) -> Result<(), ParamError> {
+    positive("t_p", t_p)?;
+    if secs(t_p) < 1_000 {
+        return Err(ParamError::new("t_p", format!("must be at least 1 µs, got {t_p} s")));
+    }
+    if !(h > 0.0 && h <= 0.5) {
+        return Err(ParamError::new("h", format!("must be in (0, 0.5], got {h}")));
+    }
+    positive("alpha", alpha)?;
+    positive("sigma_mi", sigma_mi)?;
+    positive("sigma_ai", sigma_ai)?;
+    if let MdHold::Secs(s) = md_hold {
+        if !(s.is_finite() && s >= 0.0) {
+            return Err(ParamError::new("md_hold", format!("must be a finite number of seconds >= 0, got {s}")));
+        }
+    }
+    if !(iw.is_finite() && iw >= 1.0) {
+        return Err(ParamError::new("iw", format!("must be at least 1 packet, got {iw}")));
+    }
+    Ok(())
 }
 
 /// A3: the window added per acknowledged packet in MI: (1+μ)^min(rtt/t_p, σ_MI) − 1.
