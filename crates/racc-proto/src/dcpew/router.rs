@@ -28,21 +28,16 @@ use std::collections::HashMap;
 
 use super::ordering::{id_position, plaintext_position, position};
 use super::params::DcpewRouterParams;
-use crate::dpcp::encode::{encode, Flag};
+use crate::dpcp::encode::encode;
 use crate::dpcp::levels::Lf;
 use crate::dpcp::ordering::{order, Position};
+use crate::dpcp::router::{apply_code, FlagTable};
 use crate::packet::{ecn, Kind, Packet};
 use crate::params::ParamError;
 use crate::rng::SimRng;
 use crate::router::{PortView, RouterModule, Verdict};
 use crate::time::{secs, Dur, Time};
 use crate::vcp::LoadFactor;
-
-#[derive(Clone, Copy, Debug, Default)]
-struct Slot {
-    flag: Flag,
-    last: Time,
-}
 
 /// SM counters (tests, inspection).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,8 +57,8 @@ pub struct DcpewRouter {
     est: LoadFactor,
     lf: Lf,
     evict: Dur,
-    flows: Vec<Slot>,
-    tunnels: Vec<Slot>,
+    flows: FlagTable,
+    tunnels: FlagTable,
     per_inner_flow: bool,
     ingress: HashMap<u64, Lf>,
     egress: HashMap<u64, Lf>,
@@ -87,8 +82,8 @@ impl DcpewRouter {
             est,
             lf: Lf::lowest(2),
             evict: secs(p.evict_after),
-            flows: Vec::new(),
-            tunnels: Vec::new(),
+            flows: FlagTable::default(),
+            tunnels: FlagTable::default(),
             per_inner_flow: p.per_inner_flow,
             ingress: HashMap::new(),
             egress: HashMap::new(),
@@ -141,13 +136,6 @@ impl DcpewRouter {
     }
 }
 
-fn slot(v: &mut Vec<Slot>, i: usize) -> &mut Slot {
-    if i >= v.len() {
-        v.resize(i + 1, Slot::default());
-    }
-    &mut v[i]
-}
-
 impl RouterModule for DcpewRouter {
     fn name(&self) -> &'static str {
         "dcpew"
@@ -166,22 +154,14 @@ impl RouterModule for DcpewRouter {
         if x2 == ecn::NOT_ECT {
             return false;
         }
-        let s = match pkt.outer {
+        let flag = match pkt.outer {
             // Inside the tunnel the payload's kind is unreadable: every ECN-capable packet counts.
-            Some(o) => slot(&mut self.tunnels, o.tunnel as usize),
-            None if pkt.kind == Kind::Data => slot(&mut self.flows, pkt.flow as usize),
+            Some(o) => self.tunnels.flag(o.tunnel as usize, now, self.evict),
+            None if pkt.kind == Kind::Data => self.flows.flag(pkt.flow as usize, now, self.evict),
             None => return false,
         };
-        if now.saturating_sub(s.last) >= self.evict {
-            s.flag = Flag::default();
-        }
-        s.last = now;
-        let bits = encode(self.lf, x2, position(pkt), &mut s.flag);
-        if bits != x2 {
-            pkt.set_visible_ecn(bits);
-            self.marks += 1;
-        }
-        bits != x2
+        let bits = encode(self.lf, x2, position(pkt), flag);
+        apply_code(pkt, x2, bits, &mut self.marks)
     }
 
     fn next_tick(&self) -> Option<Time> {

@@ -21,10 +21,55 @@ use crate::router::{PortView, RouterModule, Verdict};
 use crate::time::{secs, Dur, Time};
 use crate::vcp::LoadFactor;
 
+/// Alg. 2's only per-flow router state: the 2-bit flag, with the time it was last used so that
+/// idle flows start afresh (seed 000 §3.3; eviction after `evict_after` [reconstructed]). Keys
+/// are small integers (flow ids, or tunnel ids on the ciphertext side): a flat table grown on
+/// demand, no allocation per packet once grown.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FlagTable(Vec<Slot>);
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     flag: Flag,
     last: Time,
+}
+
+impl FlagTable {
+    /// The flag of `key` at `now`, reset if the key was idle for `evict` or longer.
+    #[inline]
+    pub(crate) fn flag(&mut self, key: usize, now: Time, evict: Dur) -> &mut Flag {
+        if key >= self.0.len() {
+            self.0.resize(key + 1, Slot::default());
+        }
+        let s = &mut self.0[key];
+        if now.saturating_sub(s.last) >= evict {
+            s.flag = Flag::default();
+        }
+        s.last = now;
+        &mut s.flag
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Write Alg. 2's result into the packet's visible ECN bits; true (and `marks` counted) if they
+/// changed.
+#[inline]
+pub(crate) fn apply_code(pkt: &mut Packet, old: u8, new: u8, marks: &mut u64) -> bool {
+    if new == old {
+        return false;
+    }
+    pkt.set_visible_ecn(new);
+    *marks += 1;
+    true
 }
 
 /// The DPCP (n = 2) or TPCP (n = 3) router module.
@@ -34,7 +79,7 @@ pub struct DpcpRouter {
     n: u8,
     lf: Lf,
     evict: Dur,
-    flows: Vec<Slot>,
+    flows: FlagTable,
     marks: u64,
     name: &'static str,
 }
@@ -54,7 +99,7 @@ impl DpcpRouter {
             n: p.chain,
             lf: Lf::lowest(p.chain),
             evict: secs(p.evict_after),
-            flows: Vec::new(),
+            flows: FlagTable::default(),
             marks: 0,
             name: if p.chain == 2 { "dpcp" } else { "tpcp" },
         }
@@ -92,21 +137,9 @@ impl RouterModule for DpcpRouter {
         if pkt.kind != Kind::Data || x2 == 0 {
             return false;
         }
-        let i = pkt.flow as usize;
-        if i >= self.flows.len() {
-            self.flows.resize(i + 1, Slot::default());
-        }
-        let slot = &mut self.flows[i];
-        if now.saturating_sub(slot.last) >= self.evict {
-            slot.flag = Flag::default();
-        }
-        slot.last = now;
-        let bits = encode(self.lf, x2, position_n(pkt, self.n), &mut slot.flag);
-        if bits != x2 {
-            pkt.set_visible_ecn(bits);
-            self.marks += 1;
-        }
-        bits != x2
+        let pos = position_n(pkt, self.n);
+        let bits = encode(self.lf, x2, pos, self.flows.flag(pkt.flow as usize, now, self.evict));
+        apply_code(pkt, x2, bits, &mut self.marks)
     }
 
     fn next_tick(&self) -> Option<Time> {
