@@ -82,8 +82,10 @@ def scenario_path(case: Case) -> Path:
     found = catalog.resolve(p.with_suffix("").as_posix())
     if found is None:
         dirs = ", ".join(str(d) for d in catalog.scenario_dirs()) or "none found"
-        raise ScenarioError(f"scenario file {case.scenario} not found (scenario folders: {dirs}); "
-                            "run racc from the racc checkout or a folder with a scenarios/ directory")
+        raise ScenarioError(
+            f"scenario file {case.scenario} not found (scenario folders: {dirs}); "
+            "run racc from the racc checkout or a folder with a scenarios/ directory"
+        )
     return found
 
 

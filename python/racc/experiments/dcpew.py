@@ -89,14 +89,9 @@ def utilisation_by_loss(results: Mapping[str, Any]) -> dict[str, dict[float, flo
 
 
 def loss_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
-    import matplotlib
+    from racc.experiments.figures import save, subplots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from racc.experiments.figures import DPI
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     for proto, pts in utilisation_by_loss(results).items():
         xs = sorted(pts)
         ax.plot([x * 100 for x in xs], [pts[x] * 100 for x in xs], marker="o", label=proto.upper())
@@ -106,12 +101,7 @@ def loss_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
     ax.grid(alpha=0.3)
     ax.legend()
     ax.set_title("DCP-EW vs DPCP vs VCP under wireless-like loss")
-    fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "fig-utilisation-vs-loss.png"
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return [path]
+    return [save(fig, out / "fig-utilisation-vs-loss.png")]
 
 
 def loss_claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:

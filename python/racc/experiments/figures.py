@@ -11,6 +11,27 @@ import polars as pl
 DPI = 120
 
 
+def subplots(*args, **kw):
+    """A matplotlib figure and axes on the non-interactive Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(*args, **kw)
+
+
+def save(fig, path: Path) -> Path:
+    """Lay out, write and close `fig` at `path` (creating its folder)."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
 def panels(
     results: Mapping[str, Any],
     path: Path,
@@ -22,15 +43,10 @@ def panels(
     hline_label: str = "",
 ) -> Path:
     """A grid of panels (one per case, in the order given) sharing the y axis."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     names = list(results)
     cols = 2 if len(names) > 1 else 1
     rows = (len(names) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.2 * rows), sharey=True, squeeze=False)
+    fig, axes = subplots(rows, cols, figsize=(5.2 * cols, 3.2 * rows), sharey=True, squeeze=False)
     for ax, name in zip(axes.flat, names):
         x, y = series(results[name])
         ax.plot(x, y, lw=0.9)
@@ -44,11 +60,7 @@ def panels(
     for ax in list(axes.flat)[len(names) :]:
         ax.set_visible(False)
     fig.suptitle(title)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def port_series(res: Any, port: str, column: str) -> tuple[list[float], list[float]]:

@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 
 from racc.experiments.base import Case, Claim, Experiment, port_summary, register, verdict
-from racc.experiments.figures import DPI, panels, port_series
+from racc.experiments.figures import panels, port_series, save, subplots
 from racc.maxmin import from_resolved, link_shares, max_min
 
 PROTOCOLS = {"vcp": ("vcp", "vcp"), "dpcp": ("dpcp", "dpcp"), "tpcp": ("tpcp", "tpcp"), "dcpew": ("dcpew", "dcpew")}
@@ -79,13 +79,8 @@ def paper_ideal(link: str, change: float) -> list[tuple[float, float, float]]:
 
 
 def parking_lot_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     names = list(results)
-    fig, axes = plt.subplots(len(names), 2, figsize=(11, 3.2 * len(names)), sharey=True, squeeze=False)
+    fig, axes = subplots(len(names), 2, figsize=(11, 3.2 * len(names)), sharey=True, squeeze=False)
     for row, name in enumerate(names):
         res = results[name]
         end = float(res.links["time_s"].max())
@@ -124,12 +119,7 @@ def parking_lot_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7, loc="upper right")
     fig.suptitle("Fig. 2: long vs local flows on L0 and L2 (window averages)")
-    fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "fig2-parking-lot-shares.png"
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return [path]
+    return [save(fig, out / "fig2-parking-lot-shares.png")]
 
 
 def mean_share(res: Any, link: str, t0: float, t1: float) -> dict[str, float]:
@@ -374,8 +364,9 @@ def loss_cases() -> list[Case]:
     for p in ("vcp", "dpcp"):
         ov = protocol_overrides(p, 1, ["topology.bottleneck"])
         for rate in LOSS_RATES:
-            out.append(Case(f"{p}-loss{rate:.2f}", "mpcp-loss-sweep.toml", {**ov, LOSS_KEY: rate},
-                            requires=PROTOCOLS[p]))
+            out.append(
+                Case(f"{p}-loss{rate:.2f}", "mpcp-loss-sweep.toml", {**ov, LOSS_KEY: rate}, requires=PROTOCOLS[p])
+            )
     return out
 
 
@@ -390,12 +381,7 @@ def fct_by_loss(results: Mapping[str, Any]) -> dict[str, list[tuple[float, float
 
 
 def loss_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     for proto, pts in fct_by_loss(results).items():
         done = [(r * 100, f) for r, f in pts if f is not None]
         ax.plot([d[0] for d in done], [d[1] for d in done], marker="o", label=proto.upper())
@@ -408,12 +394,7 @@ def loss_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
     ax.grid(alpha=0.3)
     ax.legend()
     ax.set_title("Fig. 4: FTP completion time vs loss rate (1 MB)")
-    fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "fig4-fct-vs-loss.png"
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return [path]
+    return [save(fig, out / "fig4-fct-vs-loss.png")]
 
 
 def loss_claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
@@ -423,8 +404,14 @@ def loss_claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         v, d = dict(curves["vcp"]), dict(curves["dpcp"])
         inf = float("inf")
         better = [r for r in v if r in d and (d[r] or inf) <= (v[r] or inf)]
-        out.append(Claim("DPCP completes no later than VCP", "at every loss rate",
-                         f"at {len(better)} of {len(v)} loss rates", verdict(len(better) == len(v))))
+        out.append(
+            Claim(
+                "DPCP completes no later than VCP",
+                "at every loss rate",
+                f"at {len(better)} of {len(v)} loss rates",
+                verdict(len(better) == len(v)),
+            )
+        )
     if "dpcp" in curves:
         d = dict(curves["dpcp"])
         base = d.get(0.0)
@@ -436,25 +423,39 @@ def loss_claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         else:
             worst = max(low.values()) / base if base else float("inf")
             measured, ok = f"worst FCT below 30 %: {worst:.1f}x the loss-free one", worst < 3.0
-        out.append(Claim("DPCP little affected below 30 % loss", "little affected", measured, verdict(ok),
-                         "consistent: under 3x the loss-free FCT"))
+        out.append(
+            Claim(
+                "DPCP little affected below 30 % loss",
+                "little affected",
+                measured,
+                verdict(ok),
+                "consistent: under 3x the loss-free FCT",
+            )
+        )
         high = [d[r] for r in d if r >= 0.35]
         mid = [d[r] for r in d if 0.2 <= r < 0.3]
         if high and mid and all(m is not None for m in mid):
             worst_high = max((x if x is not None else float("inf")) for x in high)
             jump = worst_high / max(mid)
-            out.append(Claim("DPCP degrades past 35 % loss", "degrades",
-                             "not finished" if jump == float("inf") else f"{jump:.1f}x the 20-30 % FCT",
-                             verdict(jump > 2.0)))
+            out.append(
+                Claim(
+                    "DPCP degrades past 35 % loss",
+                    "degrades",
+                    "not finished" if jump == float("inf") else f"{jump:.1f}x the 20-30 % FCT",
+                    verdict(jump > 2.0),
+                )
+            )
     return out
 
 
-register(Experiment(
-    name="mpcp-loss-sweep",
-    source="seed 000 §4.3 (Fig. 4)",
-    description="one 1 MB FTP transfer over the mpcp-dumbbell testbed with 0-50 % uniform loss, VCP vs DPCP",
-    cases=loss_cases(),
-    quick={"duration": "120s"},
-    figures=loss_figures,
-    claims=loss_claims,
-))
+register(
+    Experiment(
+        name="mpcp-loss-sweep",
+        source="seed 000 §4.3 (Fig. 4)",
+        description="one 1 MB FTP transfer over the mpcp-dumbbell testbed with 0-50 % uniform loss, VCP vs DPCP",
+        cases=loss_cases(),
+        quick={"duration": "120s"},
+        figures=loss_figures,
+        claims=loss_claims,
+    )
+)
