@@ -215,6 +215,28 @@ pub fn check_router(name: &str, params: &serde_json::Value) -> Result<(), ParamE
     router(name, params, SimRng::for_component(0, "check")).map(|_| ())
 }
 
+/// The load-factor interval t_p (s) a flow's sender scales MI and AI by (seed 001 A3/A4), or
+/// `None` for protocols without router feedback. `params` must already have been checked.
+pub fn sender_t_p(name: &str, params: &serde_json::Value) -> Option<f64> {
+    match canonical_protocol(name) {
+        Some("vcp") => parse::<VcpParams>(params).ok().map(|p| p.t_p),
+        Some("dpcp") | Some("tpcp") => parse_dpcp(name, params).ok().map(|p| p.t_p),
+        Some("dcpew") => parse_dcpew(params).ok().map(|p| p.t_p),
+        _ => None,
+    }
+}
+
+/// The interval t_p (s) over which a router module measures its load factor (seed 001 A1), or
+/// `None` for modules without one. `params` must already have been checked.
+pub fn router_t_p(name: &str, params: &serde_json::Value) -> Option<f64> {
+    match name {
+        "vcp" => parse::<VcpRouterParams>(params).ok().map(|p| p.t_p),
+        "dpcp" | "tpcp" => with_chain_default::<DpcpRouterParams>(params, 2).ok().map(|p| p.t_p),
+        "dcpew" => parse::<DcpewRouterParams>(params).ok().map(|p| p.t_p),
+        _ => None,
+    }
+}
+
 /// Modules without parameters still refuse unknown keys.
 #[derive(serde::Deserialize, Default)]
 #[serde(deny_unknown_fields)]

@@ -137,3 +137,26 @@ fn tunnel_errors() {
     refused(&base.replace("id = 1", "id = 0"), "tunnels[0].id", "must be 1..65535");
     refused(&base.replace("[\"r0\", \"r1\"]", "[\"r0\"]"), "tunnels[0].between", "exactly two");
 }
+
+/// A VCP-family sender scales MI/AI by rtt/t_p of the routers' interval (seed 001 A3/A4): a
+/// flow whose t_p differs from a router module's on its forward path is refused, naming the
+/// flow's key, both values and the port; equal values (given or defaulted) are accepted, and
+/// routers without a load factor or on the reverse path only do not count.
+#[test]
+fn sender_and_router_load_factor_intervals_must_agree() {
+    let vcp = GOOD.replace("buffer = 100 }", "buffer = 100, router = \"vcp\" }").replace("\"newreno\"", "\"vcp\"");
+    from_toml(&vcp, "ok.toml").expect("defaults agree (0.2 s both)");
+    let both = vcp.replace("router = \"vcp\" }", "router = \"vcp\", router_params = { t_p = 0.1 } }");
+    refused(&both, "flows[0].params.t_p", "differs from t_p = 0.1 s of the 'vcp' router module on r0->r1");
+    from_toml(&both.replace("count = 2", "count = 2\nparams = { t_p = 0.1 }"), "ok.toml").expect("set on both");
+    refused(&vcp.replace("count = 2", "count = 2\nparams = { t_p = 0.25 }"), "flows[0].params.t_p", "t_p = 0.25 s");
+    for (proto, router) in [("dpcp", "dpcp"), ("tpcp", "tpcp"), ("dcpew", "dcpew")] {
+        let text = both
+            .replace("\"vcp\"", &format!("\"{proto}\""))
+            .replace(&format!("router = \"{proto}\""), &format!("router = \"{router}\""));
+        refused(&text, "flows[0].params.t_p", &format!("'{router}' router module"));
+    }
+    // TCP senders have no t_p; a VCP router in their path is not their concern.
+    let tcp = both.replace("protocol = \"vcp\"", "protocol = \"newreno\"");
+    from_toml(&tcp, "ok.toml").expect("newreno through a vcp router");
+}

@@ -4,7 +4,7 @@
 use super::raw::{RawFlows, RawHostOptions, RawLink, RawScenario, RawTopology, RawTraffic};
 use super::spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, Spec, TunnelSpec};
 use super::units::Amount;
-use super::ScenarioError;
+use super::{consistency, ScenarioError};
 use crate::routing::Graph;
 use crate::traffic;
 use racc_proto::loss::LossSpec;
@@ -95,6 +95,8 @@ pub(super) fn build(raw: RawScenario, source: &str) -> Result<Spec, ScenarioErro
     }
     let record_ports = record_ports(&cx, raw.record.ports.as_ref(), &nodes, &links)?;
     let tunnels = tunnels(&cx, &raw.tunnels, &names, &nodes, &links, &mut routes)?;
+    consistency::check_load_factor_interval(&raw, &flows, &links, &nodes, &routes.paths)
+        .map_err(|(key, reason)| cx.err(key, reason))?;
     // The engine starts flows in order; ties keep their file order (stable sort).
     flows.sort_by_key(|f: &FlowSpec| f.start);
 

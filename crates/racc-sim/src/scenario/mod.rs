@@ -3,6 +3,7 @@
 //! and is raised before anything runs.
 
 mod build;
+mod consistency;
 pub mod raw;
 pub mod spec;
 pub mod units;
