@@ -180,3 +180,67 @@ fn bad_vcp_parameters_are_refused_with_their_key() {
         assert_eq!(e.key, key, "{e}");
     }
 }
+
+/// A dumbbell of `n` flows of `proto` through a 4 Mb/s, 250 ms bottleneck with a one-BDP
+/// buffer (the links of the mpcp-parking-lot), 200 s.
+fn many_flows(proto: &str, n: usize) -> String {
+    format!(
+        r#"
+duration = "200s"
+seed = 1
+packet_size = 1000
+[topology]
+kind = "dumbbell"
+pairs = {n}
+access = {{ capacity = "100Mbps", delay = "1ms" }}
+bottleneck = {{ capacity = "4Mbps", delay = "250ms", buffer = "1bdp", router = "{proto}" }}
+[[flows]]
+protocol = "{proto}"
+src = "s{{i}}"
+dst = "d{{i}}"
+count = {n}
+start_spread = "5s"
+[record]
+interval = "1s"
+"#
+    )
+}
+
+/// Why VCP-family routers overflow the parking lot's links (issue 3 notes). After an MD the
+/// sender holds for t_p, then grows by AI for one RTT even while overload is still reported
+/// (seed 001 App.), then cuts again: per cycle w → β·w + A with A = α·min((rtt/t_p)², σ_AI)
+/// packets, whose fixed point is w* = A/(1 − β). While every flow's share of the
+/// bandwidth-delay product b = C·rtt/N exceeds w*, repeated MDs bring the load below 1; when
+/// b < w* no sequence of single MDs can, and only buffer overflow (NewReno's halving) limits
+/// the flows. Checked on both sides of the boundary: 4 flows (b = 63 > w* = 51 packets) run
+/// loss-free with a short queue; 40 flows (b = 6.3 packets) overflow the buffer, for VCP and for
+/// DPCP even with its strongest MD (β = 0.43: w* = 11 packets).
+#[test]
+fn repeated_md_cannot_hold_the_load_when_ai_exceeds_the_per_flow_window() {
+    let rtt = 2.0 * (0.250 + 2.0 * 0.001);
+    let a = (rtt / 0.2f64).powi(2).min(10.0); // α = 1, t_p = 200 ms, σ_AI = 10
+    let per_flow = |n: f64| 4e6 / 8000.0 * rtt / n;
+    assert!(per_flow(4.0) > a / (1.0 - 0.875) && per_flow(40.0) < a / (1.0 - 0.43));
+    let buffer = (4e6 / 8000.0 * rtt) as u32;
+    for (proto, n, overloaded) in [("vcp", 4, false), ("vcp", 40, true), ("dpcp", 40, true)] {
+        let mut s = sim(&many_flows(proto, n));
+        s.run();
+        let (util, drops, q_mean, q_max) = window(&s, "r0->r1", 50.0, 200.0);
+        eprintln!(
+            "{proto} n={n}: b = {:.1} pkts, w* = {:.1} (β 0.875) / {:.1} (β 0.43); t in (50, 200]: utilisation \
+             {util:.3}, drops {drops}, queue mean {q_mean:.1} max {q_max} of {buffer}",
+            per_flow(n as f64),
+            a / 0.125,
+            a / 0.57
+        );
+        if overloaded {
+            assert!(drops > 100, "{proto} n={n}: {drops} drops");
+            assert!(q_max + 2 >= buffer, "{proto} n={n}: queue max {q_max} of {buffer}");
+            assert!(q_mean > 0.25 * buffer as f64, "{proto} n={n}: standing queue {q_mean:.1}");
+        } else {
+            assert_eq!(drops, 0, "{proto} n={n}");
+            assert!(q_mean < 0.1 * buffer as f64, "{proto} n={n}: standing queue {q_mean:.1}");
+            assert!(util > 0.8, "{proto} n={n}: utilisation {util:.3}");
+        }
+    }
+}
