@@ -120,6 +120,9 @@ pub struct DpcpRouterParams {
     pub gamma: f64,
     /// A flow idle this long (s) has its flag reset to MSP_EQ [reconstructed: 10 s].
     pub evict_after: f64,
+    /// Encode a chain's later positions with the code current at its MSP, so that a t_p tick
+    /// cannot split a chain (PROTOCOLS.md §3) [reconstructed: off].
+    pub latch_lsp: bool,
 }
 
 impl Default for DpcpRouterParams {
@@ -133,6 +136,7 @@ impl Default for DpcpRouterParams {
             a: lf.a,
             gamma: lf.gamma,
             evict_after: 10.0,
+            latch_lsp: false,
         }
     }
 }
@@ -180,5 +184,11 @@ mod tests {
         assert_eq!(DpcpRouterParams { chain: 0, ..Default::default() }.validate().unwrap_err().key, "chain");
         assert_eq!(DpcpRouterParams { t_q: 0.0, ..Default::default() }.validate().unwrap_err().key, "t_q");
         assert_eq!(DpcpRouterParams::tpcp().validate(), Ok(()));
+        // latch_lsp: off by default, a boolean (a number is refused with its key).
+        assert!(!DpcpRouterParams::default().latch_lsp);
+        let r: DpcpRouterParams = parse(&json!({"latch_lsp": true})).unwrap();
+        assert!(r.latch_lsp);
+        assert_eq!(r.validate(), Ok(()));
+        assert_eq!(parse::<DpcpRouterParams>(&json!({"latch_lsp": 1})).unwrap_err().key, "latch_lsp");
     }
 }

@@ -9,10 +9,15 @@
 //! - The per-flow flags live in a flat vector indexed by `pkt.flow`, grown on demand (amortised;
 //!   no allocation per packet). A flow idle for `evict_after` (10 s [reconstructed]) starts
 //!   again from MSP_EQ, as an evicted entry of a real router's table would.
+//! - `latch_lsp` (default off) [reconstructed, PROTOCOLS.md §3]: the port's code at a flow's MSP
+//!   is kept next to the flag, and the chain's later positions are encoded with it, so a t_p tick
+//!   between an MSP and its LSP cannot give the chain the MSP of one load factor and the LSP of
+//!   the next (a level the port never had). It holds until the flow's next MSP, as the flag does;
+//!   a lone LSP of a flow with no latched code gets the current one.
 
 use super::encode::{encode, Flag};
 use super::levels::Lf;
-use super::ordering::position_n;
+use super::ordering::{position_n, Position};
 use super::params::DpcpRouterParams;
 use crate::packet::{Kind, Packet};
 use crate::params::ParamError;
@@ -29,24 +34,48 @@ use crate::vcp::LoadFactor;
 pub(crate) struct FlagTable(Vec<Slot>);
 
 #[derive(Clone, Copy, Debug, Default)]
-struct Slot {
-    flag: Flag,
+pub(crate) struct Slot {
+    pub(crate) flag: Flag,
     last: Time,
+    /// The port's code when this flow's last MSP was encoded (`latch_lsp`).
+    pub(crate) latched: Option<Lf>,
+}
+
+impl Slot {
+    /// The code to encode position `pos` with: `now` for an MSP (and latched), the latched
+    /// code for the chain's later positions when `latch` is on.
+    #[inline]
+    pub(crate) fn code_for(&mut self, pos: Position, now: Lf, latch: bool) -> Lf {
+        if pos.is_msp() {
+            self.latched = Some(now);
+            now
+        } else if latch {
+            self.latched.unwrap_or(now)
+        } else {
+            now
+        }
+    }
 }
 
 impl FlagTable {
     /// The flag of `key` at `now`, reset if the key was idle for `evict` or longer.
     #[inline]
     pub(crate) fn flag(&mut self, key: usize, now: Time, evict: Dur) -> &mut Flag {
+        &mut self.slot(key, now, evict).flag
+    }
+
+    /// The whole entry of `key` at `now` (flag and latched code), reset if idle for `evict`.
+    #[inline]
+    pub(crate) fn slot(&mut self, key: usize, now: Time, evict: Dur) -> &mut Slot {
         if key >= self.0.len() {
             self.0.resize(key + 1, Slot::default());
         }
         let s = &mut self.0[key];
         if now.saturating_sub(s.last) >= evict {
-            s.flag = Flag::default();
+            *s = Slot::default();
         }
         s.last = now;
-        &mut s.flag
+        s
     }
 
     #[cfg(test)]
@@ -79,6 +108,7 @@ pub struct DpcpRouter {
     n: u8,
     lf: Lf,
     evict: Dur,
+    latch_lsp: bool,
     flows: FlagTable,
     marks: u64,
     name: &'static str,
@@ -99,6 +129,7 @@ impl DpcpRouter {
             n: p.chain,
             lf: Lf::lowest(p.chain),
             evict: secs(p.evict_after),
+            latch_lsp: p.latch_lsp,
             flows: FlagTable::default(),
             marks: 0,
             name: if p.chain == 2 { "dpcp" } else { "tpcp" },
@@ -138,7 +169,9 @@ impl RouterModule for DpcpRouter {
             return false;
         }
         let pos = position_n(pkt, self.n);
-        let bits = encode(self.lf, x2, pos, self.flows.flag(pkt.flow as usize, now, self.evict));
+        let slot = self.flows.slot(pkt.flow as usize, now, self.evict);
+        let lf = slot.code_for(pos, self.lf, self.latch_lsp);
+        let bits = encode(lf, x2, pos, &mut slot.flag);
         apply_code(pkt, x2, bits, &mut self.marks)
     }
 
@@ -155,7 +188,7 @@ impl RouterModule for DpcpRouter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dpcp::ordering::{Position, Sequencer};
+    use crate::dpcp::ordering::Sequencer;
     use crate::packet::{ecn, tcp_checksum, TcpHeader};
     use crate::time::NS_PER_MS;
     use crate::vcp::LoadFactorParams;
@@ -164,7 +197,11 @@ mod tests {
 
     /// 8 Mb/s (1e6 B/s), γ = 1, t_p = 100 ms, t_q = 50 ms, phase 0: ρ = λ/100 000 B.
     fn router(chain: u8) -> (DpcpRouter, PortView) {
-        let p = DpcpRouterParams { chain, t_p: 0.1, t_q: 0.05, gamma: 1.0, ..Default::default() };
+        router_with(DpcpRouterParams { chain, ..Default::default() })
+    }
+
+    fn router_with(p: DpcpRouterParams) -> (DpcpRouter, PortView) {
+        let p = DpcpRouterParams { t_p: 0.1, t_q: 0.05, gamma: 1.0, ..p };
         let lfp = LoadFactorParams { t_p: 0.1, t_q: 0.05, gamma: 1.0, ..Default::default() };
         let r = DpcpRouter::with_estimator(LoadFactor::with_phase(&lfp, 0, 0), &p);
         (r, PortView { capacity_bps: 8e6, limit_pkts: 10, limit_bytes: u64::MAX, ..Default::default() })
@@ -259,5 +296,61 @@ mod tests {
             })
             .collect();
         assert_eq!(got, vec![0b11, 0b11, 0b10]);
+    }
+
+    /// A t_p tick between a chain's MSP and its LSP: with `latch_lsp` the LSP gets the digit of
+    /// the load factor its MSP was encoded with, without it the new one.
+    #[test]
+    fn latch_lsp_keeps_the_chain_on_one_load_factor() {
+        // (old ρ, new ρ): the same MSP digit with another LSP digit; and a zone change.
+        for (rho0, rho1, want_on, want_off) in [(0.82, 0.97, 0b01, 0b11), (1.2, 0.82, 0b10, 0b01)] {
+            for latch_lsp in [true, false] {
+                let (mut r, port) = router_with(DpcpRouterParams { chain: 2, latch_lsp, ..Default::default() });
+                r.on_tick(0, &port);
+                load(&mut r, &port, 0, (rho0 * 100_000.0) as u32);
+                let old = r.lf();
+                let mut s = Sequencer::new(2);
+                let mut m = chain(&mut s, 5, 0, ecn::ECT1);
+                r.on_departure(150 * MS, &mut m, &port);
+                assert_eq!(m.ecn, old.digit(0));
+                load(&mut r, &port, 100 * MS, (rho1 * 100_000.0) as u32); // the t_p tick at 200 ms
+                assert_ne!(r.lf(), old);
+                let mut l = chain(&mut s, 5, 1000, ecn::ECT1);
+                r.on_departure(201 * MS, &mut l, &port);
+                let want = if latch_lsp { want_on } else { want_off };
+                assert_eq!(l.ecn, want, "ρ {rho0} → {rho1}, latch_lsp {latch_lsp}: chain {:02b} {:02b}", m.ecn, l.ecn);
+                assert_eq!(want, if latch_lsp { old.digit(1) } else { r.lf().digit(1) });
+                // The next chain starts on the new load factor either way.
+                let mut m = chain(&mut s, 5, 2000, ecn::ECT1);
+                let mut l = chain(&mut s, 5, 3000, ecn::ECT1);
+                r.on_departure(202 * MS, &mut m, &port);
+                r.on_departure(202 * MS, &mut l, &port);
+                assert_eq!(Lf::dpcp(m.ecn, l.ecn), r.lf(), "latch_lsp {latch_lsp}");
+            }
+        }
+        // TPCP: both later positions keep the MSP's code; a lone LSP of a new flow gets the
+        // current one.
+        let (mut r, port) = router_with(DpcpRouterParams { chain: 3, latch_lsp: true, ..Default::default() });
+        r.on_tick(0, &port);
+        load(&mut r, &port, 0, 170_000); // 11 11 10
+        let old = r.lf();
+        let mut s = Sequencer::new(3);
+        let mut p0 = chain(&mut s, 1, 0, ecn::ECT1);
+        r.on_departure(150 * MS, &mut p0, &port);
+        load(&mut r, &port, 100 * MS, 110_000); // 11 10 01
+        assert_ne!(r.lf().digit(1), old.digit(1));
+        let got: Vec<u8> = (1..3)
+            .map(|i| {
+                let mut p = chain(&mut s, 1, i * 1000, ecn::ECT1);
+                r.on_departure(201 * MS, &mut p, &port);
+                p.ecn
+            })
+            .collect();
+        assert_eq!(got, vec![old.digit(1), old.digit(2)]);
+        let mut s2 = Sequencer::new(3);
+        let _skip = chain(&mut s2, 2, 0, ecn::ECT1);
+        let mut lone = chain(&mut s2, 2, 1000, ecn::ECT1);
+        r.on_departure(201 * MS, &mut lone, &port);
+        assert_eq!(lone.ecn, r.lf().digit(1).max(ecn::ECT1), "no latch: the current code (raise only, flag EQ)");
     }
 }
