@@ -19,8 +19,21 @@
 //!   sender subtracts the position k from ack without updating the checksum; anyone
 //!   recomputing the checksum finds it exceeds the stored one by k (mod 0xFFFF). If ack wrapped
 //!   below 0 the difference reads k − 1 (2³² ≡ 1 mod 0xFFFF), so a reader that sees
-//!   ack ≥ 2³² − (n − 1) adds 1. This misreads only a packet whose true ack lies within n − 1
-//!   of 2³²; the receiving end adds k back.
+//!   ack ≥ 2³² − (n − 1) adds 1 ([`read_offset`], the plain rule). It misreads a packet whose
+//!   true ack lies in [2³² − (n − 1) + k, 2³²): routers, which know nothing of the flow, keep
+//!   it and misread a position with probability ≈ n·2⁻³² per packet (one exception at the
+//!   sender's decoder, seed 000 §3.4). The receiving end adds k back.
+//! - **TPCP wrap at the ends** [reconstructed]: a wire ack A and difference d admit the
+//!   no-wrap reading (k = d, ack A + d) iff A + d < 2³², and the wrap reading (k = d + 1, ack
+//!   A + d + 1 − 2³²) iff A + d ≥ 2³² − 1; both only when A + d = 2³² − 1, i.e. true ack 2³² − 1
+//!   at position d or true ack 0 at position d + 1, one byte apart. So an anchor settles it only
+//!   if it is the exact ack: a data receiver has it (its own next seq, which every data packet
+//!   carries as ack; rcv_nxt anchors seq, not ack), and takes the reading that lands nearer it
+//!   ([`restore_offset_near`]). A sender reading ACKs does not (the cumulative ack lies
+//!   anywhere in its window, and "nearer the last seq sent" would pick the larger reading
+//!   whatever the truth); it settles the tie by the 1-bit position the ACK's echo carries
+//!   (PROTOCOLS.md §1; bits 2–3 of `echo`), whose parity differs between the two readings
+//!   ([`restore_offset_parity`]). Both ends are then exact on both sides of the wrap.
 //!
 //! Everything here is a pure function of the header: routers call [`position`] /
 //! [`position_n`] on a `&Packet` with no per-flow state.
@@ -195,15 +208,65 @@ pub fn mark_offset(h: &mut TcpHeader, k: u8) {
     h.ack = h.ack.wrapping_sub(k as u32);
 }
 
-/// TPCP: the position k read from the checksum difference, with the wrap correction for an ack
-/// within n − 1 of 2³²; `None` if the difference is not a position of an n-chain.
+/// The checksum difference a TPCP offset leaves (module docs).
+#[inline]
+fn offset_diff(h: &TcpHeader) -> u32 {
+    (tcp_checksum(h) as u32 + 0xFFFF - h.checksum as u32) % 0xFFFF
+}
+
+/// TPCP, the plain rule (routers): the position k read from the checksum difference, with the
+/// wrap correction for an ack ≥ 2³² − (n − 1); `None` if the difference is not a position of an
+/// n-chain. Misreads a true ack in [2³² − (n − 1) + k, 2³²) (module docs).
 #[inline]
 pub fn read_offset(h: &TcpHeader, n: u8) -> Option<u8> {
-    let mut d = (tcp_checksum(h) as u32 + 0xFFFF - h.checksum as u32) % 0xFFFF;
+    let mut d = offset_diff(h);
     if n >= 2 && h.ack >= u32::MAX - (n as u32 - 2) {
         d = (d + 1) % 0xFFFF;
     }
     (d < n as u32).then_some(d as u8)
+}
+
+/// TPCP: the readings of the offset consistent with the header, (no wrap, wrap) (module docs).
+#[inline]
+fn offset_readings(h: &TcpHeader, n: u8) -> (Option<u8>, Option<u8>) {
+    let d = offset_diff(h) as u64;
+    let end = h.ack as u64 + d;
+    let plain = (d < n as u64 && end <= u32::MAX as u64).then_some(d as u8);
+    let wrapped = (d + 1 < n as u64 && end >= u32::MAX as u64).then_some(d as u8 + 1);
+    (plain, wrapped)
+}
+
+/// Add k back to ack; an unreadable offset is left alone and reads as position 0.
+#[inline]
+fn add_back(h: &mut TcpHeader, k: Option<u8>) -> Position {
+    let k = k.unwrap_or(0);
+    h.ack = h.ack.wrapping_add(k as u32);
+    Position(k)
+}
+
+/// TPCP at an end that knows the true ack exactly (`expect`, a data receiver's own next seq):
+/// of two consistent readings the one whose ack lands nearer `expect`. Restores ack.
+#[inline]
+pub fn restore_offset_near(h: &mut TcpHeader, n: u8, expect: u32) -> Position {
+    let k = match offset_readings(h, n) {
+        (Some(a), Some(b)) => {
+            let near = |k: u8| dist(h.ack.wrapping_add(k as u32), expect);
+            Some(if near(b) < near(a) { b } else { a })
+        }
+        (a, b) => a.or(b),
+    };
+    add_back(h, k)
+}
+
+/// TPCP at a sender reading an ACK: of two consistent readings (their k differ by 1) the one
+/// whose parity is the echoed position's low bit `parity` (module docs). Restores ack.
+#[inline]
+pub fn restore_offset_parity(h: &mut TcpHeader, n: u8, parity: u8) -> Position {
+    let k = match offset_readings(h, n) {
+        (Some(a), Some(b)) => Some(if a & 1 == parity & 1 { a } else { b }),
+        (a, b) => a.or(b),
+    };
+    add_back(h, k)
 }
 
 /// TPCP at the receiving end: read k and add it back to ack. An unreadable offset is left
@@ -229,12 +292,17 @@ pub fn impose(h: &mut TcpHeader, pos: Position, n: u8) {
     }
 }
 
-/// Undo [`impose`] at the receiving end; returns the position the packet carried.
+/// Undo [`impose`] at the receiving end; returns the position the packet carried. For n ≥ 3 a
+/// data receiver that knows its own seq (`Anchor::Seq { other: Some(_) }`) and a sender reading
+/// an ACK (`Anchor::Ack`, by the echo's position bit) settle the wrap exactly (module docs);
+/// otherwise the plain rule.
 #[inline]
 pub fn undo(h: &mut TcpHeader, n: u8, anchor: Anchor) -> Position {
-    match n {
-        0 | 1 => Position::MSP,
-        2 => restore(h, anchor).pos,
+    match (n, anchor) {
+        (0 | 1, _) => Position::MSP,
+        (2, _) => restore(h, anchor).pos,
+        (_, Anchor::Seq { other: Some(own), .. }) => restore_offset_near(h, n, own),
+        (_, Anchor::Ack { .. }) => restore_offset_parity(h, n, (h.echo >> 2) & 1),
         _ => restore_offset(h, n),
     }
 }
@@ -464,6 +532,65 @@ mod tests {
         assert_eq!(read_offset(&h, 3), None);
         assert_eq!(position_n(&Packet::tcp(1, Kind::Data, 100, 60, h), 3), Position::MSP);
     }
+
+    /// The ends settle the wrap exactly, on both sides of 2³², including a true ack in
+    /// [2³² − n, 2³²) where the plain rule misreads: data at a receiver that knows its own seq
+    /// (the data's ack), ACKs at a sender by the echoed position's parity.
+    #[test]
+    fn property_tpcp_ends_settle_the_wrap() {
+        let mut rng = SimRng::for_component(9, "dpcp/tpcp-wrap");
+        let mut plain_misreads = 0;
+        for n in 3..=MAX_CHAIN_TEST {
+            let mut acks: Vec<u32> = (0..2 * n as u32).chain(MAX - 2 * n as u32..=MAX).collect();
+            acks.extend((0..5000).map(|_| rng.next_u64() as u32));
+            for ack in acks {
+                for k in 0..n {
+                    let mut orig = hdr(rng.next_u64() as u32, ack);
+                    orig.window = rng.next_u64() as u16;
+                    orig.checksum = tcp_checksum(&orig);
+                    let mut wire = orig;
+                    mark_offset(&mut wire, k);
+                    let mut plain = wire;
+                    if restore_offset(&mut plain, n) != Position(k) {
+                        plain_misreads += 1;
+                        assert!(ack as u64 >= (1u64 << 32) - n as u64, "plain rule: only near 2^32");
+                    }
+                    // Data packet at its receiver: ack is this end's own seq, known exactly.
+                    let mut h = wire;
+                    let a = Anchor::Seq { near: orig.seq, other: Some(ack) };
+                    assert_eq!(undo(&mut h, n, a), Position(k), "data n {n} ack {ack} k {k}");
+                    assert_eq!(h, orig);
+                    // ACK at its sender: ack anywhere near the last seq sent; echo bits 2-3 = k.
+                    let mut h = TcpHeader { echo: 0b01 | (k << 2), ..wire };
+                    let near = ack.wrapping_add(rng.below(1 << 16) as u32);
+                    let a = Anchor::Ack { near, other: Some(orig.seq) };
+                    assert_eq!(undo(&mut h, n, a), Position(k), "ACK n {n} ack {ack} k {k}");
+                    assert_eq!(TcpHeader { echo: 0, ..h }, orig);
+                    assert_eq!(tcp_checksum(&h), h.checksum);
+                }
+            }
+        }
+        assert!(plain_misreads >= 6, "the band the ends must settle is exercised: {plain_misreads}");
+        // Both readings are consistent only at A + d = 2^32 − 1: true ack 2^32 − 1 at k = d, or
+        // true ack 0 at k = d + 1, which look identical on the wire.
+        let (mut x, mut y) = (hdr(7, MAX), hdr(7, 0));
+        y.checksum = tcp_checksum(&y);
+        x.checksum = tcp_checksum(&x);
+        mark_offset(&mut x, 1);
+        mark_offset(&mut y, 2);
+        assert_eq!((x.ack, offset_readings(&x, 3)), (MAX - 1, (Some(1), Some(2))));
+        assert_eq!((y.ack, offset_readings(&y, 3)), (MAX - 1, (Some(1), Some(2))));
+        assert_eq!(restore_offset_near(&mut x.clone(), 3, MAX), Position(1));
+        assert_eq!(restore_offset_near(&mut y.clone(), 3, 0), Position(2));
+        assert_eq!(restore_offset_parity(&mut x, 3, 1), Position(1));
+        assert_eq!(restore_offset_parity(&mut y, 3, 0), Position(2));
+        // Without its own seq a data receiver keeps the plain rule (as a router).
+        let mut h = hdr(7, MAX);
+        mark_offset(&mut h, 1);
+        assert_eq!(undo(&mut h, 3, Anchor::seq(7)), Position(2), "the plain rule's misread");
+    }
+
+    const MAX_CHAIN_TEST: u8 = crate::dpcp::levels::MAX_CHAIN;
 
     #[test]
     fn sequencer_alternates_and_vcp_mode_sends_msps() {
