@@ -4,12 +4,14 @@
 //! - [`rtt`]: RFC 6298 estimator
 //! - [`window`]: the `WindowControl` trait later protocols plug in (VCP, QFCP, XCP)
 //! - [`newreno`]: NewReno's window rules
+//! - [`fast_recovery`]: NewReno's recovery borrowed by windows with their own laws (VCP, DPCP, DCP-EW)
 //! - [`sender`]: the transport (recovery, RTO, go-back-N, Karn, ECN)
 //! - [`receiver`]: cumulative/delayed ACKs, out-of-order buffer, echo hook
 //!
 //! Units: cwnd and ssthresh in bytes; MSS = packet_size − 40 (IPv4 + TCP) − the congestion
 //! header, if any; data packets are payload + 40 (+ header) bytes on the wire, ACK/SYN 40.
 
+pub mod fast_recovery;
 pub mod newreno;
 pub mod receiver;
 pub mod rtt;
@@ -20,6 +22,7 @@ pub mod window;
 #[cfg(test)]
 mod tests;
 
+pub use fast_recovery::FastRecovery;
 pub use newreno::{initial_window_bytes, rfc5681_iw, NewRenoWindow};
 pub use receiver::{AckEcho, TcpReceiver};
 pub use rtt::RttEstimator;

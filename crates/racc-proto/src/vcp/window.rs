@@ -11,7 +11,7 @@
 //!          else cwnd = max(1, β·cwnd) (A5), hold_until = now + md_hold, ai_until = hold_until + rtt
 //! ```
 //! At most one MD per ACK. Data packets leave with ECN 01 (PROTOCOLS.md §1). Loss is
-//! NewReno's: fast retransmit halves (the transport's hooks, delegated to [`NewRenoWindow`] in
+//! NewReno's: fast retransmit halves (the transport's hooks, delegated to [`FastRecovery`], NewReno in
 //! bytes for the length of the recovery), an RTO sets cwnd to 1 packet; afterwards the VCP laws
 //! resume, with no slow start [checked: reference code].
 //!
@@ -27,7 +27,7 @@
 use crate::endpoint::FlowConfig;
 use crate::packet::{ecn, Kind, Packet};
 use crate::params::{positive, ParamError};
-use crate::tcp::{NewRenoWindow, RecoveryExit, SenderCtx, TcpParams, WindowControl};
+use crate::tcp::{FastRecovery, RecoveryExit, SenderCtx, TcpParams, WindowControl};
 use crate::time::{secs, to_secs, Dur, Time};
 
 /// How long an MD holds off further MDs.
@@ -191,7 +191,7 @@ pub struct VcpWindow {
     ssthresh: f64,
     slow_start: bool,
     /// NewReno's byte-window arithmetic while in fast recovery.
-    recovery: Option<NewRenoWindow>,
+    recovery: FastRecovery,
     hold_until: Time,
     ai_until: Time,
     last_code: u8,
@@ -216,7 +216,7 @@ impl VcpWindow {
             cwnd,
             ssthresh: cfg.initial_ssthresh.map_or(f64::INFINITY, |b| b as f64 / mss_f),
             slow_start: p.initial_slow_start,
-            recovery: None,
+            recovery: FastRecovery::default(),
             hold_until: 0,
             ai_until: 0,
             last_code: ecn::NOT_ECT,
@@ -250,7 +250,7 @@ impl VcpWindow {
     }
 
     pub fn in_recovery(&self) -> bool {
-        self.recovery.is_some()
+        self.recovery.active()
     }
 
     pub fn in_slow_start(&self) -> bool {
@@ -277,15 +277,12 @@ impl VcpWindow {
 
 impl WindowControl for VcpWindow {
     fn cwnd_bytes(&self) -> f64 {
-        match &self.recovery {
-            Some(nr) => nr.cwnd(),
-            None => self.cwnd * self.mss,
-        }
+        self.recovery.cwnd().unwrap_or(self.cwnd * self.mss)
     }
 
     fn ssthresh_bytes(&self) -> f64 {
-        match &self.recovery {
-            Some(nr) => nr.ssthresh(),
+        match self.recovery.ssthresh() {
+            Some(s) => s,
             None if self.slow_start => self.ssthresh * self.mss,
             None => f64::INFINITY,
         }
@@ -337,36 +334,29 @@ impl WindowControl for VcpWindow {
 
     fn on_fast_retransmit(&mut self, ack: &Packet, ctx: &SenderCtx) {
         self.end_slow_start();
-        let mut nr = NewRenoWindow::with(self.cwnd * self.mss, f64::INFINITY, self.mss as u32);
-        nr.on_fast_retransmit(ack, ctx);
-        self.recovery = Some(nr);
+        self.recovery.start_halving(self.cwnd * self.mss, self.mss as u32, ack, ctx);
     }
 
     fn on_recovery_dupack(&mut self, ack: &Packet, ctx: &SenderCtx) {
-        if let Some(nr) = self.recovery.as_mut() {
-            nr.on_recovery_dupack(ack, ctx);
-        }
+        self.recovery.on_dupack(ack, ctx);
     }
 
     fn on_partial_ack(&mut self, acked: u64, ack: &Packet, ctx: &SenderCtx) {
-        if let Some(nr) = self.recovery.as_mut() {
-            nr.on_partial_ack(acked, ack, ctx);
-        }
+        self.recovery.on_partial_ack(acked, ack, ctx);
     }
 
     /// NewReno's exit window (RFC 6582 §3.2 step 3 / RFC 5681 step 6), back into packets; the
     /// VCP laws take over from there.
     fn on_recovery_exit(&mut self, how: RecoveryExit, ack: &Packet, ctx: &SenderCtx) {
-        if let Some(mut nr) = self.recovery.take() {
-            nr.on_recovery_exit(how, ack, ctx);
-            self.cwnd = (nr.cwnd() / self.mss).max(1.0);
+        if let Some(bytes) = self.recovery.exit(how, ack, ctx) {
+            self.cwnd = (bytes / self.mss).max(1.0);
         }
     }
 
     /// cwnd = 1 packet; the VCP laws resume without slow start.
     fn on_rto(&mut self, _ctx: &SenderCtx) {
         self.end_slow_start();
-        self.recovery = None;
+        self.recovery.abort();
         self.cwnd = 1.0;
     }
 
