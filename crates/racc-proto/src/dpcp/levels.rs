@@ -16,8 +16,8 @@
 //! Thresholds and MD factors are [seed] (seed 000 Table 1). ξ is [reconstructed] (seed 001's
 //! F(x) = h(1 − x)/x at the level's upper bound, seed 000 §3.1 "conservatively ... the upper
 //! bound"). n ≥ 3 is [reconstructed] (PROTOCOLS.md §3): every further digit splits its parent
-//! interval into 3 equal sub-intervals; ξ from the sub-interval's upper bound, MD from the
-//! parent DPCP level. n = 1 is VCP (thresholds 0.8 / 1.0, MD 0.875; seed 001 App.).
+//! interval into 3 equal sub-intervals; ξ from the sub-interval's upper bound (no lower than
+//! 0.2, see [`Lf::xi`]), MD from the parent DPCP level. n = 1 is VCP (thresholds 0.8 / 1.0, MD 0.875; seed 001 App.).
 
 /// Longest chain supported (4 digits fit one byte; the position needs 2 echo bits).
 pub const MAX_CHAIN: u8 = 4;
@@ -180,11 +180,18 @@ impl Lf {
 
     /// ξ = h(1/ρ_ub − 1): the MI factor of the low and high zones [reconstructed, PROTOCOLS.md
     /// §3]; 0 in the overload zone, which does not grow.
+    ///
+    /// ρ_ub is taken no lower than Table 1's first threshold, 0.2 [reconstructed]: so ξ ≤ h·4
+    /// (1.0), the fastest growth seed 000 tested. Without the floor TPCP's sub-levels of
+    /// [0, 0.2) would get ξ = 3.5 and 1.63; one RTT of ACKs at the σ_MI exponent multiplies
+    /// cwnd by (1+ξ)^2.5 (43x at ξ = 3.5) before the first feedback on the new load returns,
+    /// taking ρ from < 0.067 to ≈ 2.9 and overflowing any buffer, where DPCP's 5.66x from
+    /// ρ < 0.2 stays near 1.1.
     #[inline]
     pub fn xi(self, h: f64) -> f64 {
         match self.zone() {
             Zone::Over => 0.0,
-            _ => h * (1.0 / self.rho_upper() - 1.0),
+            _ => h * (1.0 / self.rho_upper().max(THRESHOLDS[0]) - 1.0),
         }
     }
 
@@ -333,14 +340,19 @@ mod tests {
                 assert_eq!((lf.digit(0), lf.digit(1)), (m, l));
                 assert_eq!(lf.md_factor(), Lf::dpcp(m, l).md_factor());
                 if lf.zone() != Zone::Over {
-                    assert_eq!(lf.xi(H), H * (1.0 / b - 1.0));
+                    assert_eq!(lf.xi(H), H * (1.0 / b.max(0.2) - 1.0));
+                    assert!(lf.xi(H) <= Lf::dpcp(0b01, 0b01).xi(H), "no sub-level grows faster than 01 01");
                 }
             }
             // The top sub-interval's bound is the parent's: same ξ.
             assert_eq!(Lf::from_packed(3, (m << 4) | (l << 2) | 3).rho_upper(), hi);
         }
-        // Examples: 01 01 01 = [0, 0.0667): ξ = 0.25·14 = 3.5; 11 11 11 clamps above 2.
-        assert!((Lf::from_packed(3, 0b01_01_01).xi(H) - 3.5).abs() < 1e-12);
+        // Examples: 01 01 01 = [0, 0.0667) and 01 01 10 = [0.0667, 0.133) grow with 01 01's
+        // ξ = 1 (the floor on ρ_ub), 01 10 01 = [0.2, 0.267) with its own 0.25·2.75; 11 11 11
+        // clamps above 2.
+        assert_eq!(Lf::from_packed(3, 0b01_01_01).xi(H), 1.0);
+        assert_eq!(Lf::from_packed(3, 0b01_01_10).xi(H), 1.0);
+        assert!((Lf::from_packed(3, 0b01_10_01).xi(H) - 0.6875).abs() < 1e-12);
         assert_eq!(Lf::from_rho(7.0, 3).packed(), 0b11_11_11);
         assert_eq!(Lf::from_rho(f64::NAN, 4).packed(), 0b11_11_11_11);
         assert_eq!(Lf::from_rho(1.7, 3).packed(), 0b11_11_10);
