@@ -74,6 +74,9 @@ pub struct FlowConfig {
     pub handshake: bool,
     /// Initial sequence number on the wire (tests use values near 2^32 to exercise wrap).
     pub isn: u32,
+    /// The scenario seed, for a protocol's own random streams (`SimRng::for_component(seed,
+    /// label)`, e.g. DCP-EW's random IP IDs): same scenario and seed, same draws.
+    pub seed: u64,
 }
 
 impl FlowConfig {
@@ -91,6 +94,7 @@ impl FlowConfig {
             delack_timeout: 100 * crate::time::NS_PER_MS,
             handshake: false,
             isn: 0,
+            seed: 0,
         }
     }
 }

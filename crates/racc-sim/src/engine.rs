@@ -486,6 +486,7 @@ impl Simulator {
         cfg.ecn = s.ecn;
         cfg.delayed_ack = s.delayed_ack;
         cfg.handshake = s.handshake;
+        cfg.seed = self.spec.seed;
         // Checked when the scenario was built, so construction cannot fail here.
         let mut snd = registry::sender(&s.protocol, &cfg, &s.params).expect("checked protocol");
         let mut rcv = registry::receiver(&s.protocol, &cfg, &s.params).expect("checked protocol");

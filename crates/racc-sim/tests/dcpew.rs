@@ -86,28 +86,43 @@ fn show(tag: &str, r: &Run) {
 }
 
 /// Measured on this build (seed 1): VCP 0.817, DPCP 0.907, DCP-EW 0.907 (the very same run:
-/// with incrementing IDs the positions are DPCP's), DCP-EW with random IDs 0.833 (Jain 0.96,
-/// cwnd cv 0.37): half the echoes are out of sequence and read as (MSP, 11), so growth in the
-/// low and high zones is slower; still above VCP and loss-free.
+/// with incrementing IDs the positions are DPCP's).
+///
+/// Random IDs are drawn from the scenario seed, so their claim is checked over seeds 1–3 (each
+/// against VCP and DPCP at the same seed) on the mean, with the worst seed bounded too. Measured
+/// (seeds 1–6): utilisation 0.798–0.818 (VCP 0.813–0.817, DPCP 0.902–0.907), Jain 0.886–0.986,
+/// loss-free. Half the echoes are out of sequence and read as (MSP, 11), so growth in the low
+/// and high zones is slower: random IDs land about 0.1 below DPCP, level with VCP, not above it
+/// (an earlier "above VCP" held for one draw only).
 #[test]
 fn a_loss_free_dumbbell_dcpew_matches_dpcp() {
     let v = measure(&dumbbell_text("vcp", None, ""), "r0->r1");
     let d = measure(&dumbbell_text("dpcp", None, ""), "r0->r1");
     let e = measure(&dumbbell_text("dcpew", None, ""), "r0->r1");
-    let er = measure(&dumbbell_text("dcpew", None, "params = { ip_id = \"random\", ip_id_seed = 7 }\n"), "r0->r1");
     show("(a) vcp", &v);
     show("(a) dpcp", &d);
     show("(a) dcpew", &e);
-    show("(a) dcpew random IDs", &er);
     assert!((e.util - d.util).abs() < 0.03, "DCP-EW {} vs DPCP {}", e.util, d.util);
     assert!(racc_sim::metrics::jain(&e.goodput) > 0.98);
-    assert!(d.util - er.util < 0.1, "random IDs: DCP-EW {} vs DPCP {}", er.util, d.util);
-    for (tag, r) in [("increment", &e), ("random", &er)] {
-        assert_eq!(r.drops, 0, "{tag}");
-        assert!(r.util > v.util, "{tag}");
-        assert!(r.queue_mean < 2.0, "{tag}");
-        assert!(racc_sim::metrics::jain(&r.goodput) > 0.9, "{tag}");
+    assert_eq!(e.drops, 0);
+    assert!(e.util > v.util && e.queue_mean < 2.0);
+    // Random IDs, seeds 1-3: (gap to DPCP, gap to VCP, Jain) per seed.
+    let mut runs = Vec::new();
+    for seed in 1..=3 {
+        let with_seed = |t: String| t.replacen("seed = 1\n", &format!("seed = {seed}\n"), 1);
+        let v = measure(&with_seed(dumbbell_text("vcp", None, "")), "r0->r1");
+        let d = measure(&with_seed(dumbbell_text("dpcp", None, "")), "r0->r1");
+        let er = measure(&with_seed(dumbbell_text("dcpew", None, "params = { ip_id = \"random\" }\n")), "r0->r1");
+        show(&format!("(a) seed {seed} dcpew random IDs"), &er);
+        assert_eq!(er.drops, 0, "random IDs, seed {seed}");
+        assert!(er.queue_mean < 2.0, "random IDs, seed {seed}");
+        runs.push((d.util - er.util, v.util - er.util, racc_sim::metrics::jain(&er.goodput)));
     }
+    let mean = |f: fn(&(f64, f64, f64)) -> f64| runs.iter().map(f).sum::<f64>() / runs.len() as f64;
+    let worst_jain = runs.iter().map(|r| r.2).fold(f64::INFINITY, f64::min);
+    assert!(mean(|r| r.0) < 0.12, "mean gap to DPCP: {runs:?}");
+    assert!(mean(|r| r.1) < 0.03, "level with VCP (within 0.03 on the mean): {runs:?}");
+    assert!(mean(|r| r.2) > 0.9 && worst_jain > 0.85, "fair: {runs:?}");
 }
 
 /// Measured on this build (seed 1, 5 % GE loss, burst 2, forward direction of the bottleneck):
@@ -218,7 +233,10 @@ fn swap(text: &str, proto: &str) -> String {
 }
 
 /// The scenario files as shipped, with the protocol swapped. Measured on this build (seed 1):
-/// dcpew-dumbbell-loss (10 % GE): VCP 0.041, DPCP 0.160, DCP-EW 0.327 utilisation;
+/// dcpew-dumbbell-loss (10 % GE): VCP 0.041, DPCP 0.160, DCP-EW 0.269 utilisation (0.327 before a
+/// loss MD became the decoder's episode MD; over seeds 1–6 the mean moved 0.19 → 0.16 with a
+/// spread of ±0.07 per seed: under 10 % loss the run is mostly RTOs and few fast retransmits
+/// find CF set, so one changed decision reshapes the whole run);
 /// dcpew-ipsec: as test (c).
 #[test]
 fn scenario_files_run_and_order_the_protocols() {

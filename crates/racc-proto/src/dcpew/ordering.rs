@@ -11,7 +11,8 @@
 //!   [reconstructed]. A non-TCP packet (no seq/ack) goes by its ID alone.
 //! - [`IpIdSource`]: the host's per-flow ID, incrementing (default) or seeded random.
 
-use crate::dpcp::ordering::{wire_position, Position};
+use crate::dpcp::ordering::{order, wire_position, Position};
+use crate::dpcp::window::ChainOrder;
 use crate::packet::Packet;
 use crate::rng::SimRng;
 
@@ -45,7 +46,7 @@ pub fn plaintext_position(pkt: &Packet) -> Position {
 
 /// A host's per-flow IP ID (seed 003 §III.B: "either monotonically increasing or chosen
 /// uniformly at random"). The counter starts at 0, so a flow's first data packet is an MSP as
-/// in DPCP. The random stream is `SimRng::for_component(seed, "dcpew/ip_id/<flow>")`.
+/// in DPCP.
 #[derive(Clone, Debug)]
 pub enum IpIdSource {
     Increment { next: u16 },
@@ -53,10 +54,20 @@ pub enum IpIdSource {
 }
 
 impl IpIdSource {
-    pub fn new(mode: IpIdMode, seed: u64, flow: u32) -> IpIdSource {
+    /// Random IDs come from the scenario seed (same scenario and seed, same IDs; another seed,
+    /// other IDs): `SimRng::for_component(seed, "ipid/flow<flow>")`. A non-zero `perturb` (the
+    /// `ip_id_seed` parameter) draws another stream under the same seed, labelled
+    /// "ipid/flow<flow>/<perturb>". The label is formatted once, at construction.
+    pub fn new(mode: IpIdMode, seed: u64, flow: u32, perturb: u64) -> IpIdSource {
         match mode {
             IpIdMode::Increment => IpIdSource::Increment { next: 0 },
-            IpIdMode::Random => IpIdSource::Random(SimRng::for_component(seed, &format!("dcpew/ip_id/{flow}"))),
+            IpIdMode::Random => {
+                let label = match perturb {
+                    0 => format!("ipid/flow{flow}"),
+                    k => format!("ipid/flow{flow}/{k}"),
+                };
+                IpIdSource::Random(SimRng::for_component(seed, &label))
+            }
         }
     }
 
@@ -73,10 +84,23 @@ impl IpIdSource {
     }
 }
 
+/// DCP-EW's chain position: the next ID's LSB, mirrored into the seq/ack order (Alg. 1) for
+/// the plaintext nodes behind an egress SM (module docs). In VCP mode seq/ack say MSP and the
+/// ID keeps its drawn value.
+impl ChainOrder for IpIdSource {
+    #[inline]
+    fn stamp(&mut self, pkt: &mut Packet, chains: bool) {
+        pkt.ip_id = self.next_id();
+        let msp = !chains || id_position(pkt.ip_id).is_msp();
+        if let Some(h) = pkt.tcp_hdr_mut() {
+            order(h, msp);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dpcp::ordering::order;
     use crate::packet::{tcp_checksum, Kind, OuterIp, TcpHeader};
 
     fn pkt(id: u16, msp_order: bool) -> Packet {
@@ -90,7 +114,7 @@ mod tests {
 
     #[test]
     fn incrementing_ids_alternate_from_an_msp() {
-        let mut s = IpIdSource::new(IpIdMode::Increment, 0, 3);
+        let mut s = IpIdSource::new(IpIdMode::Increment, 0, 3, 0);
         let pos: Vec<u8> = (0..6).map(|_| id_position(s.next_id()).0).collect();
         assert_eq!(pos, vec![0, 1, 0, 1, 0, 1]);
         // Wrap keeps the alternation (2^16 is even).
@@ -100,14 +124,19 @@ mod tests {
 
     #[test]
     fn random_ids_are_seeded_per_flow_and_half_msp() {
-        let draw = |seed, flow| {
-            let mut s = IpIdSource::new(IpIdMode::Random, seed, flow);
+        let draw = |seed, flow, perturb| {
+            let mut s = IpIdSource::new(IpIdMode::Random, seed, flow, perturb);
             (0..10_000).map(|_| s.next_id()).collect::<Vec<u16>>()
         };
-        let a = draw(1, 0);
-        assert_eq!(a, draw(1, 0), "same seed and flow, same IDs");
-        assert_ne!(a, draw(1, 1));
-        assert_ne!(a, draw(2, 0));
+        let a = draw(1, 0, 0);
+        assert_eq!(a, draw(1, 0, 0), "same seed and flow, same IDs");
+        assert_ne!(a, draw(1, 1, 0), "another flow");
+        assert_ne!(a, draw(2, 0, 0), "another scenario seed");
+        assert_ne!(a, draw(1, 0, 7), "ip_id_seed perturbs");
+        assert_eq!(draw(2, 0, 7), draw(2, 0, 7));
+        assert_ne!(draw(1, 0, 7), draw(2, 0, 7), "the scenario seed still counts under a perturbation");
+        let mut r = SimRng::for_component(1, "ipid/flow0");
+        assert_eq!(a[..4], [0; 4].map(|_: u16| r.below(1 << 16) as u16), "the documented label");
         let msp = a.iter().filter(|&&i| id_position(i).is_msp()).count();
         assert!((4_800..5_200).contains(&msp), "{msp}");
         // Same-parity runs happen (they are why the exception limit is off in this mode).

@@ -56,7 +56,9 @@ pub struct DcpewParams {
     pub max_resumes: u32,
     /// "increment" (default) or "random".
     pub ip_id: IpIdMode,
-    /// Seed of the random-ID stream (mixed with the flow id).
+    /// Random IDs are drawn from the scenario seed and the flow id; a non-zero value here
+    /// draws another stream under the same scenario seed (an extra perturbation, not a seed
+    /// of its own).
     pub ip_id_seed: u64,
     /// Bit-map length N (bits kept) [seed 003 §III.D: 32].
     pub bm_bits: u32,

@@ -1,42 +1,33 @@
-//! DCP-EW's sender window [seed 003 §III; PROTOCOLS.md §4]: DPCP's window laws and decoder
-//! (levels, MI+AI growth from the level's upper bound, MD refinement, exceptions, VCP
-//! fallback; see `dpcp/window.rs`, whose rules this repeats) with two changes.
+//! DCP-EW's sender window [seed 003 §III; PROTOCOLS.md §4]: DPCP's chain window
+//! ([`ChainWindow`], `dpcp/window.rs`: levels, MI+AI growth from the level's upper bound, MD
+//! refinement, exceptions, VCP fallback) with DCP-EW's two changes plugged in.
 //!
-//! - **Ordering by the IP ID**: every data packet takes the next ID of the flow's
-//!   [`IpIdSource`] (incrementing or seeded random) and its position is the ID's LSB; the
-//!   seq/ack order mirrors it (Alg. 1) for the plaintext nodes behind an egress SM (see
-//!   `ordering.rs`). In VCP mode seq/ack say MSP (routers on the plaintext side read MSP; the
-//!   ID keeps its value: it is never chosen for the position). ACKs come back with DPCP's
-//!   seq/ack position (the receiver is DPCP's [`crate::dpcp::DpcpEcho`]).
-//! - **Loss differentiation** (seed 003 §III.D): a bit map per flow, `BM = (BM << 1) |
-//!   overload` on every ACK that carries an echo (overload = the decoded LF is in the overload
-//!   zone, MSP 11, ρ ≥ 1; a bleached echo 00 shifts in 0). CF = the low T bits all set. On the
-//!   3rd duplicate ACK the transport retransmits; CF set: a congestion loss, MD by
-//!   `ew_loss_md` (the saved level's factor, or ½) unless an MD (by echo or by loss) happened
-//!   within max(md_hold, rtt) [reconstructed: "never cuts twice in one RTT"]; CF clear: an
-//!   error loss, cwnd is kept. Either way fast recovery runs NewReno's inflation and
-//!   deflation around ssthresh = the kept (or reduced) window, and on exit cwnd = that window
-//!   [reconstructed]. RTO: TCP's (cwnd = 1) unless `ew_apply_to_rto`, which keeps cwnd on an
-//!   RTO with CF clear.
+//! - **Ordering by the IP ID** ([`IpIdSource`], `ordering.rs`): every data packet takes the
+//!   next ID of the flow's source (incrementing or seeded random) and its position is the ID's
+//!   LSB; the seq/ack order mirrors it (Alg. 1) for the plaintext nodes behind an egress SM. In
+//!   VCP mode seq/ack say MSP (routers on the plaintext side read MSP; the ID keeps its value:
+//!   it is never chosen for the position). ACKs come back with DPCP's seq/ack position (the
+//!   receiver is DPCP's [`crate::dpcp::DpcpEcho`]).
+//! - **Loss differentiation** ([`LossDifferentiation`], seed 003 §III.D): a bit map per flow,
+//!   `BM = (BM << 1) | overload` on every ACK that carries an echo (overload = the decoded LF
+//!   is in the overload zone, MSP 11, ρ ≥ 1; a bleached echo 00 shifts in 0). CF = the low T
+//!   bits all set. On the 3rd duplicate ACK the transport retransmits; CF set: a congestion
+//!   loss, MD by `ew_loss_md` (the saved level's factor, or ½); CF clear: an error loss, cwnd
+//!   is kept. A loss MD is the episode's MD (PROTOCOLS.md §4 [reconstructed]): the decoder's
+//!   hold and AI-for-one-rtt are the one record of it, so a loss inside a running episode
+//!   (echo- or loss-triggered) does not cut, and a loss MD starts an episode in which overload
+//!   echoes hold, then AI, as after an echo's MD. Either way fast recovery runs NewReno's
+//!   inflation and deflation around ssthresh = the kept (or reduced) window, and on exit
+//!   cwnd = that window [reconstructed]. RTO: TCP's (cwnd = 1) unless `ew_apply_to_rto`, which
+//!   keeps cwnd on an RTO with CF clear.
 
 use super::ordering::IpIdSource;
 use super::params::{DcpewParams, LossMd};
-use crate::dpcp::decode::{Action, Decoder, Mode};
-use crate::dpcp::levels::Zone;
-use crate::dpcp::ordering::{order, undo, Anchor};
-use crate::dpcp::Growth;
+use crate::dpcp::decode::Decoder;
+use crate::dpcp::levels::VCP_BETA;
+use crate::dpcp::window::{ChainLaws, ChainWindow, LossResponse};
 use crate::endpoint::FlowConfig;
-use crate::packet::{ecn, tcp_checksum, Kind, Packet};
-use crate::tcp::{NewRenoWindow, RecoveryExit, SenderCtx, WindowControl};
-use crate::time::{secs, to_secs, Dur, Time};
-use crate::vcp::{ai_step, mi_step, MdHold};
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Pending {
-    Nothing,
-    Bleached,
-    Act(Action),
-}
+use crate::time::{Dur, Time};
 
 /// Loss-differentiation counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,7 +35,7 @@ pub struct LossStats {
     /// Fast retransmits with CF set (congestion) and clear (error).
     pub congestion_losses: u64,
     pub error_losses: u64,
-    /// Congestion losses that cut cwnd (the others fell in an MD's hold).
+    /// Congestion losses that cut cwnd (the others fell in an MD episode).
     pub loss_mds: u64,
     /// RTOs whose cwnd was kept (`ew_apply_to_rto` with CF clear).
     pub rtos_kept: u64,
@@ -84,261 +75,86 @@ impl BitMap {
     }
 }
 
-/// DCP-EW's `WindowControl`.
+/// DCP-EW's loss response (module docs).
 #[derive(Clone, Debug)]
-pub struct DcpewWindow {
-    h: f64,
-    alpha: f64,
-    sigma_mi: f64,
-    sigma_ai: f64,
-    t_p_s: f64,
-    growth: Growth,
-    md_hold: MdHold,
-    hold: Dur,
-    mss: f64,
-    cwnd: f64,
-    recovery: Option<NewRenoWindow>,
-    /// cwnd (packets) fast recovery returns to.
-    target: f64,
-    decoder: Decoder,
-    ids: IpIdSource,
-    anchor: u32,
-    peer_seq: Option<u32>,
-    rtt: Dur,
-    pending: Pending,
+pub struct LossDifferentiation {
     bm: BitMap,
     loss_md: LossMd,
     apply_to_rto: bool,
-    /// Time of the last MD (by echo or by loss).
-    last_md: Option<Time>,
     stats: LossStats,
 }
 
-impl DcpewWindow {
-    /// A window for `mss`-byte segments of flow `cfg.flow`. `p` must be valid.
-    pub fn new(cfg: &FlowConfig, mss: u32, p: &DcpewParams) -> DcpewWindow {
-        let t_p = secs(p.t_p);
-        let hold = match p.md_hold {
-            MdHold::Tp | MdHold::Rtt => t_p,
-            MdHold::Secs(s) => secs(s),
+impl LossDifferentiation {
+    pub fn new(p: &DcpewParams) -> LossDifferentiation {
+        LossDifferentiation {
+            bm: BitMap::new(p.bm_bits, p.bm_threshold),
+            loss_md: p.ew_loss_md,
+            apply_to_rto: p.ew_apply_to_rto,
+            stats: LossStats::default(),
+        }
+    }
+}
+
+impl LossResponse for LossDifferentiation {
+    #[inline]
+    fn on_echo(&mut self, overload: bool) {
+        self.bm.push(overload);
+    }
+
+    /// CF clear: an error loss, keep cwnd. CF set: the episode's MD, unless one is running.
+    fn on_fast_retransmit(&mut self, now: Time, cwnd: f64, rtt: Dur, decoder: &mut Decoder) -> Option<f64> {
+        if !self.bm.cf() {
+            self.stats.error_losses += 1;
+            return Some(cwnd);
+        }
+        self.stats.congestion_losses += 1;
+        if decoder.in_episode(now) {
+            return Some(cwnd);
+        }
+        let f = match self.loss_md {
+            LossMd::Half => 0.5,
+            LossMd::Level => decoder.lf().md_factor().unwrap_or(VCP_BETA),
         };
-        DcpewWindow {
+        decoder.note_md(now, rtt, cwnd);
+        self.stats.loss_mds += 1;
+        Some((f * cwnd).max(1.0))
+    }
+
+    fn keeps_cwnd_on_rto(&mut self) -> bool {
+        let keep = self.apply_to_rto && !self.bm.cf();
+        self.stats.rtos_kept += keep as u64;
+        keep
+    }
+}
+
+/// DCP-EW's `WindowControl`.
+pub type DcpewWindow = ChainWindow<IpIdSource, LossDifferentiation>;
+
+impl DcpewWindow {
+    /// A window for `mss`-byte segments of flow `cfg.flow`; random IP IDs are drawn from the
+    /// scenario seed `cfg.seed` (`IpIdSource::new`). `p` must be valid.
+    pub fn new(cfg: &FlowConfig, mss: u32, p: &DcpewParams) -> DcpewWindow {
+        let laws = ChainLaws {
+            t_p: p.t_p,
             h: p.h,
             alpha: p.alpha,
             sigma_mi: p.sigma_mi,
             sigma_ai: p.sigma_ai,
-            t_p_s: p.t_p,
-            growth: p.dpcp_growth,
             md_hold: p.md_hold,
-            hold,
-            mss: mss.max(1) as f64,
-            cwnd: cfg.initial_window.map_or(p.iw, |w| w.max(1) as f64),
-            recovery: None,
-            target: 1.0,
-            decoder: Decoder::new(p.decoder(hold)),
-            ids: IpIdSource::new(p.ip_id, p.ip_id_seed, cfg.flow),
-            anchor: cfg.isn,
-            peer_seq: None,
-            rtt: t_p,
-            pending: Pending::Nothing,
-            bm: BitMap::new(p.bm_bits, p.bm_threshold),
-            loss_md: p.ew_loss_md,
-            apply_to_rto: p.ew_apply_to_rto,
-            last_md: None,
-            stats: LossStats::default(),
-        }
-    }
-
-    pub fn cwnd_pkts(&self) -> f64 {
-        self.cwnd_bytes() / self.mss
-    }
-
-    pub fn decoder(&self) -> &Decoder {
-        &self.decoder
+            iw: p.iw,
+            growth: p.dpcp_growth,
+        };
+        let ids = IpIdSource::new(p.ip_id, cfg.seed, cfg.flow, p.ip_id_seed);
+        ChainWindow::with(cfg, mss, &laws, p.decoder(laws.initial_hold()), ids, LossDifferentiation::new(p))
     }
 
     pub fn bit_map(&self) -> BitMap {
-        self.bm
+        self.loss_response().bm
     }
 
     pub fn loss_stats(&self) -> LossStats {
-        self.stats
+        LossStats { lsp_echoes: self.lsp_echoes(), ..self.loss_response().stats }
     }
-
-    pub fn in_recovery(&self) -> bool {
-        self.recovery.is_some()
-    }
-
-    fn note_rtt(&mut self, ctx: &SenderCtx) {
-        if let Some(r) = ctx.srtt.or(ctx.latest_rtt) {
-            self.rtt = r.max(1);
-            if self.md_hold == MdHold::Rtt {
-                self.hold = self.rtt;
-                self.decoder.set_md_hold(self.rtt);
-            }
-        }
-    }
-
-    fn mi_ai(&self, xi: f64) -> (f64, f64) {
-        let rtt = to_secs(self.rtt);
-        (mi_step(xi, rtt, self.t_p_s, self.sigma_mi), ai_step(self.alpha, rtt, self.t_p_s, self.sigma_ai, self.cwnd))
-    }
-
-    fn apply(&mut self, now: Time, k: f64) {
-        match std::mem::replace(&mut self.pending, Pending::Nothing) {
-            Pending::Nothing | Pending::Act(Action::None) | Pending::Act(Action::Hold) => {}
-            Pending::Bleached => self.cwnd += k / self.cwnd,
-            Pending::Act(Action::SetCwnd(c)) => {
-                self.cwnd = c;
-                self.last_md = Some(now);
-            }
-            Pending::Act(Action::Ai) => self.cwnd += k * self.mi_ai(0.0).1,
-            Pending::Act(Action::Grow { lf, vcp }) => {
-                let (mi, ai) = self.mi_ai(lf.xi(self.h));
-                let step = match (vcp || self.growth == Growth::VcpLike, lf.zone()) {
-                    (false, _) => mi + ai,
-                    (true, Zone::Low) => mi,
-                    (true, _) => ai,
-                };
-                self.cwnd += k * step;
-            }
-        }
-    }
-
-    /// The window after a loss the bit map calls congestion (`cf`) or error.
-    fn after_loss(&mut self, now: Time, cf: bool) -> f64 {
-        if !cf {
-            self.stats.error_losses += 1;
-            return self.cwnd;
-        }
-        self.stats.congestion_losses += 1;
-        let span = self.hold.max(self.rtt);
-        if self.last_md.is_some_and(|t| now < t.saturating_add(span)) {
-            return self.cwnd;
-        }
-        let f = match self.loss_md {
-            LossMd::Half => 0.5,
-            LossMd::Level => self.decoder.lf().md_factor().unwrap_or(crate::dpcp::levels::VCP_BETA),
-        };
-        self.last_md = Some(now);
-        self.stats.loss_mds += 1;
-        (f * self.cwnd).max(1.0)
-    }
-}
-
-impl WindowControl for DcpewWindow {
-    fn cwnd_bytes(&self) -> f64 {
-        match &self.recovery {
-            Some(nr) => nr.cwnd(),
-            None => self.cwnd * self.mss,
-        }
-    }
-
-    fn ssthresh_bytes(&self) -> f64 {
-        self.recovery.as_ref().map_or(f64::INFINITY, |nr| nr.ssthresh())
-    }
-
-    /// ECN 01, the next IP ID, and seq/ack mirroring its parity (module docs).
-    fn on_send(&mut self, pkt: &mut Packet, ctx: &SenderCtx) {
-        self.note_rtt(ctx);
-        if pkt.kind != Kind::Data {
-            return;
-        }
-        pkt.ecn = ecn::ECT1;
-        pkt.ip_id = self.ids.next_id();
-        let chains = self.decoder.chains(ctx.now);
-        let msp = !chains || pkt.ip_id & 1 == 0;
-        if let Some(h) = pkt.tcp_hdr_mut() {
-            self.anchor = h.seq;
-            order(h, msp);
-        }
-    }
-
-    /// Restore the ACK's fields, decode its echo, shift the bit map.
-    fn on_wire_arrival(&mut self, now: Time, pkt: &mut Packet) {
-        if pkt.kind == Kind::SynAck {
-            self.peer_seq = pkt.tcp_hdr().map(|h| h.seq.wrapping_add(1));
-        }
-        if pkt.kind != Kind::Ack {
-            return;
-        }
-        let cwnd = self.cwnd_pkts();
-        let Some(h) = pkt.tcp_hdr_mut() else { return };
-        let pos = undo(h, 2, Anchor::Ack { near: self.anchor, other: self.peer_seq });
-        if self.peer_seq.is_none() && tcp_checksum(h) == h.checksum {
-            self.peer_seq = Some(h.seq);
-        }
-        let code = h.echo & 0b11;
-        if code == ecn::NOT_ECT {
-            self.pending = Pending::Bleached;
-            self.bm.push(false);
-            return;
-        }
-        let before = self.decoder.stats().exceptions;
-        self.pending = Pending::Act(self.decoder.on_echo(now, code, pos, self.rtt, cwnd));
-        if !pos.is_msp() && self.decoder.stats().exceptions == before && self.decoder.mode() == Mode::Chains {
-            self.stats.lsp_echoes += 1;
-        }
-        self.bm.push(self.decoder.lf().zone() == Zone::Over);
-    }
-
-    fn on_syn_timeout(&mut self, _ctx: &SenderCtx) {
-        self.cwnd = 1.0;
-    }
-
-    fn on_new_ack(&mut self, acked: u64, _ack: &Packet, ctx: &SenderCtx) {
-        self.note_rtt(ctx);
-        let k = acked.div_ceil(ctx.mss.max(1) as u64) as f64;
-        self.apply(ctx.now, k);
-    }
-
-    fn on_dupack(&mut self, _ack: &Packet, ctx: &SenderCtx) {
-        self.note_rtt(ctx);
-        self.apply(ctx.now, 0.0);
-    }
-
-    /// The bit map decides: congestion → the episode's MD, error → keep cwnd.
-    fn on_fast_retransmit(&mut self, _ack: &Packet, ctx: &SenderCtx) {
-        self.pending = Pending::Nothing;
-        let target = self.after_loss(ctx.now, self.bm.cf());
-        self.target = target;
-        let ssthresh = target * self.mss;
-        self.recovery = Some(NewRenoWindow::with(ssthresh + ctx.dupacks as f64 * self.mss, ssthresh, self.mss as u32));
-    }
-
-    fn on_recovery_dupack(&mut self, ack: &Packet, ctx: &SenderCtx) {
-        self.pending = Pending::Nothing;
-        if let Some(nr) = self.recovery.as_mut() {
-            nr.on_recovery_dupack(ack, ctx);
-        }
-    }
-
-    fn on_partial_ack(&mut self, acked: u64, ack: &Packet, ctx: &SenderCtx) {
-        self.pending = Pending::Nothing;
-        if let Some(nr) = self.recovery.as_mut() {
-            nr.on_partial_ack(acked, ack, ctx);
-        }
-    }
-
-    fn on_recovery_exit(&mut self, _how: RecoveryExit, _ack: &Packet, _ctx: &SenderCtx) {
-        self.pending = Pending::Nothing;
-        if self.recovery.take().is_some() {
-            self.cwnd = self.target.max(1.0);
-        }
-    }
-
-    fn on_rto(&mut self, ctx: &SenderCtx) {
-        self.pending = Pending::Nothing;
-        self.recovery = None;
-        if self.apply_to_rto && !self.bm.cf() {
-            self.stats.rtos_kept += 1;
-            return;
-        }
-        let _ = ctx;
-        self.cwnd = 1.0;
-    }
-
-    fn on_ecn_echo(&mut self, _ack: &Packet, _ctx: &SenderCtx) {}
 }
 
 #[cfg(test)]
@@ -346,9 +162,11 @@ mod tests {
     use super::*;
     use crate::dcpew::ordering::id_position;
     use crate::dcpew::params::IpIdMode;
+    use crate::dpcp::decode::Mode;
     use crate::dpcp::levels::Lf;
     use crate::dpcp::ordering::{impose, wire_position, Position};
-    use crate::packet::TcpHeader;
+    use crate::packet::{ecn, tcp_checksum, Kind, Packet, TcpHeader};
+    use crate::tcp::{RecoveryExit, SenderCtx, WindowControl};
     use crate::time::NS_PER_MS;
 
     const MS: Time = NS_PER_MS;
@@ -377,7 +195,7 @@ mod tests {
         let mut cfg = FlowConfig::new(0, 1040);
         cfg.isn = ISN;
         let mut w = DcpewWindow::new(&cfg, MSS, p);
-        w.cwnd = cwnd;
+        w.set_cwnd(cwnd);
         w
     }
 
@@ -434,7 +252,7 @@ mod tests {
         // the decoder stays in chain mode and refines on every in-sequence LSP.
         let p = DcpewParams { ip_id: IpIdMode::Random, ..Default::default() };
         let mut w = window(&p, 10.0);
-        let mut ids = IpIdSource::new(IpIdMode::Random, 9, 0);
+        let mut ids = IpIdSource::new(IpIdMode::Random, 9, 0, 0);
         for i in 1..=400 {
             let pos = id_position(ids.next_id());
             echo(&mut w, i as Time * MS, i, if pos.is_msp() { 0b10 } else { 0b01 }, pos);
@@ -446,7 +264,7 @@ mod tests {
         // The same stream with DPCP's limit of 3 falls back to VCP mode.
         let mut w =
             window(&DcpewParams { ip_id: IpIdMode::Random, exception_limit: Some(3), ..Default::default() }, 10.0);
-        let mut ids = IpIdSource::new(IpIdMode::Random, 9, 0);
+        let mut ids = IpIdSource::new(IpIdMode::Random, 9, 0, 0);
         for i in 1..=400 {
             let pos = id_position(ids.next_id());
             echo(&mut w, i as Time * MS, i, 0b01, pos);
@@ -491,36 +309,36 @@ mod tests {
         for i in 0..20 {
             echo(&mut w, 0, i, 0b01, if i % 2 == 0 { Position::MSP } else { Position::LSP });
         }
-        let c = w.cwnd;
+        let c = w.cwnd_pkts();
         let a = ack(0, 0b01, Position::MSP);
         w.on_fast_retransmit(&a, &ctx(MS));
         assert!(w.in_recovery());
         assert!((w.cwnd_bytes() - (c + 3.0) * MSS as f64).abs() < 1e-6, "ssthresh = cwnd, inflated by 3");
         w.on_recovery_dupack(&a, &ctx(MS));
         w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(MS));
-        assert!((w.cwnd - c).abs() < 1e-9, "error loss: cwnd kept");
+        assert!((w.cwnd_pkts() - c).abs() < 1e-9, "error loss: cwnd kept");
         assert_eq!(w.loss_stats().error_losses, 1);
         // CF set: 16 overload ACKs in a row. The first overload echo already cut (decoder MD),
         // so a loss within the hold does not cut again.
         let mut w = window(&DcpewParams::default(), 100.0);
         overload_acks(&mut w, 0, 16);
         assert!(w.bit_map().cf());
-        let after_echo_md = w.cwnd;
+        let after_echo_md = w.cwnd_pkts();
         assert!(after_echo_md < 100.0);
         w.on_fast_retransmit(&a, &ctx(10 * MS));
         w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(10 * MS));
-        assert_eq!(w.cwnd, after_echo_md, "within the hold: no second cut");
+        assert_eq!(w.cwnd_pkts(), after_echo_md, "within the hold: no second cut");
         assert_eq!(w.loss_stats(), LossStats { congestion_losses: 1, lsp_echoes: 8, ..Default::default() });
         // After the hold: the loss cuts by the saved level's factor (11 11: 0.43), or ½.
         w.on_fast_retransmit(&a, &ctx(1_000 * MS));
         w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(1_000 * MS));
-        assert!((w.cwnd - 0.43 * after_echo_md).abs() < 1e-9, "{}", w.cwnd);
+        assert!((w.cwnd_pkts() - 0.43 * after_echo_md).abs() < 1e-9, "{}", w.cwnd_pkts());
         let mut w = window(&DcpewParams { ew_loss_md: LossMd::Half, ..Default::default() }, 100.0);
         overload_acks(&mut w, 0, 16);
-        let c = w.cwnd;
+        let c = w.cwnd_pkts();
         w.on_fast_retransmit(&a, &ctx(1_000 * MS));
         w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(1_000 * MS));
-        assert!((w.cwnd - 0.5 * c).abs() < 1e-9);
+        assert!((w.cwnd_pkts() - 0.5 * c).abs() < 1e-9);
         // T boundary: 15 overload ACKs after a low one is an error loss.
         let mut w = window(&DcpewParams::default(), 100.0);
         echo(&mut w, 0, 0, 0b01, Position::MSP);
@@ -528,6 +346,40 @@ mod tests {
         assert!(!w.bit_map().cf());
         w.on_fast_retransmit(&a, &ctx(1_000 * MS));
         assert_eq!(w.loss_stats().error_losses, 1);
+    }
+
+    #[test]
+    fn a_loss_md_is_the_episodes_md_for_the_decoder() {
+        // 16 overload echoes at t = 0 set CF (and cut once, by echo: 100 → 43). A congestion
+        // loss at 1 s, after that episode (hold 200 ms + rtt 200 ms), cuts by the level (11 11:
+        // 0.43) and starts a new episode in the decoder: overload echoes within its hold do
+        // nothing, then AI for one rtt, and only after hold + rtt cut again (PROTOCOLS.md §4).
+        let a = ack(0, 0b01, Position::MSP);
+        let mut w = window(&DcpewParams::default(), 100.0);
+        overload_acks(&mut w, 0, 16);
+        let before = w.cwnd_pkts();
+        w.on_fast_retransmit(&a, &ctx(1_000 * MS));
+        w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(1_000 * MS));
+        let after_loss = w.cwnd_pkts();
+        assert!((after_loss - 0.43 * before).abs() < 1e-9, "{after_loss}");
+        assert_eq!((w.loss_stats().loss_mds, w.decoder().stats().mds), (1, 1));
+        assert!(w.decoder().in_episode(1_399 * MS) && !w.decoder().in_episode(1_400 * MS));
+        echo(&mut w, 1_010 * MS, 16, 0b11, Position::MSP);
+        echo(&mut w, 1_011 * MS, 17, 0b11, Position::LSP);
+        echo(&mut w, 1_199 * MS, 18, 0b11, Position::MSP);
+        assert_eq!(w.cwnd_pkts(), after_loss, "overload within the loss MD's hold: no second cut");
+        echo(&mut w, 1_200 * MS, 19, 0b11, Position::LSP);
+        let ai = w.cwnd_pkts();
+        assert!((ai - (after_loss + 1.0 / after_loss)).abs() < 1e-9, "then AI for one rtt: {ai}");
+        echo(&mut w, 1_400 * MS, 20, 0b11, Position::MSP);
+        assert!((w.cwnd_pkts() - 0.43 * ai).abs() < 1e-9, "after hold + rtt: the next MD");
+        assert_eq!(w.decoder().stats().mds, 2);
+        // A second loss inside the new episode does not cut either.
+        let c = w.cwnd_pkts();
+        w.on_fast_retransmit(&a, &ctx(1_500 * MS));
+        w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(1_500 * MS));
+        assert_eq!(w.cwnd_pkts(), c);
+        assert_eq!((w.loss_stats().congestion_losses, w.loss_stats().loss_mds), (2, 1));
     }
 
     #[test]
@@ -549,10 +401,10 @@ mod tests {
         let mut w = window(&DcpewParams::default(), 10.0);
         echo(&mut w, 0, 1, 0b10, Position::MSP);
         let xi = Lf::dpcp(0b10, 0b11).xi(0.25);
-        assert!((w.cwnd - (10.0 + xi + 0.1)).abs() < 1e-12);
-        let c = w.cwnd;
+        assert!((w.cwnd_pkts() - (10.0 + xi + 0.1)).abs() < 1e-12);
+        let c = w.cwnd_pkts();
         echo(&mut w, 0, 2, 0b01, Position::LSP);
-        assert!((w.cwnd - (c + Lf::dpcp(0b10, 0b01).xi(0.25) + 1.0 / c)).abs() < 1e-12);
+        assert!((w.cwnd_pkts() - (c + Lf::dpcp(0b10, 0b01).xi(0.25) + 1.0 / c)).abs() < 1e-12);
         assert_eq!(w.decoder().lf(), Lf::dpcp(0b10, 0b01));
         assert_eq!(w.loss_stats().lsp_echoes, 1);
     }

@@ -163,6 +163,33 @@ impl Decoder {
         self.mode
     }
 
+    /// Chain length n.
+    pub fn n(&self) -> u8 {
+        self.p.n
+    }
+
+    /// Whether `now` falls in the running MD episode (its hold or the AI-for-one-rtt after
+    /// it), where overload does not cut again (PROTOCOLS.md §2).
+    #[inline]
+    pub fn in_episode(&self, now: Time) -> bool {
+        now < self.ai_until
+    }
+
+    /// An MD the echoes did not ask for (DCP-EW's loss-triggered MD, seed 003 §III.D) is the
+    /// episode's MD (PROTOCOLS.md §4 [reconstructed]): the hold and the AI-for-one-rtt run from
+    /// `now`, as after an echo's MD. `cwnd` = the window before the cut. No chain digit
+    /// refines it: the factor came from the loss response, not from this chain.
+    pub fn note_md(&mut self, now: Time, rtt: Dur, cwnd: f64) {
+        self.start_episode(now, rtt, cwnd);
+        self.refine_next = None;
+    }
+
+    fn start_episode(&mut self, now: Time, rtt: Dur, cwnd: f64) {
+        self.cwnd_pre = cwnd;
+        self.hold_until = now.saturating_add(self.p.md_hold);
+        self.ai_until = self.hold_until.saturating_add(rtt);
+    }
+
     pub fn stats(&self) -> DecoderStats {
         self.stats
     }
@@ -282,9 +309,7 @@ impl Decoder {
         if now < self.ai_until {
             return Action::Ai;
         }
-        self.cwnd_pre = cwnd;
-        self.hold_until = now.saturating_add(self.p.md_hold);
-        self.ai_until = self.hold_until.saturating_add(rtt);
+        self.start_episode(now, rtt, cwnd);
         self.refine_next = (!vcp && k + 1 < n).then_some(k + 1);
         self.stats.mds += 1;
         Action::SetCwnd((beta * cwnd).max(1.0))
@@ -467,6 +492,24 @@ mod tests {
         d.on_echo(1, 0b11, L, RTT, 43.0);
         assert_eq!(d.on_echo(250 * MS, 0b11, M, RTT, 43.0), Action::Ai);
         assert_eq!(d.on_echo(300 * MS, 0b01, L, RTT, 40.0), Action::SetCwnd(35.0));
+    }
+
+    #[test]
+    fn a_noted_md_starts_the_episode_like_an_echo_md() {
+        // A loss MD at 1 s (hold 200 ms, rtt 100 ms): overload within the hold does nothing,
+        // then AI for one rtt, then the next MD; an LSP right after never refines it.
+        let mut d = dec();
+        d.on_echo(0, 0b11, M, RTT, 100.0);
+        assert!(d.in_episode(299 * MS) && !d.in_episode(300 * MS));
+        d.note_md(1000 * MS, RTT, 80.0);
+        assert!(d.in_episode(1000 * MS));
+        assert_eq!(d.on_echo(1001 * MS, 0b11, M, RTT, 40.0), Action::Hold);
+        assert_eq!(d.on_echo(1002 * MS, 0b11, L, RTT, 40.0), Action::Hold, "no refinement of a loss MD");
+        assert_eq!(d.on_echo(1200 * MS, 0b11, M, RTT, 40.0), Action::Ai);
+        assert!(!d.in_episode(1300 * MS));
+        let Action::SetCwnd(c) = d.on_echo(1300 * MS, 0b11, L, RTT, 40.0) else { panic!("an MD after hold + rtt") };
+        assert!((c - 0.43 * 40.0).abs() < 1e-9, "{c}");
+        assert_eq!(d.stats().mds, 2, "echo MDs only");
     }
 
     #[test]

@@ -1,11 +1,18 @@
-//! DPCP/TPCP's window laws on the TCP NewReno transport (seed 000 §3; PROTOCOLS.md §3). cwnd
-//! is held in packets (f64) and exposed in bytes (× MSS), as VCP's (`vcp/window.rs`).
+//! The chain window: DPCP/TPCP's window laws on the TCP NewReno transport (seed 000 §3;
+//! PROTOCOLS.md §3), which DCP-EW keeps (seed 003 §III.A; PROTOCOLS.md §4). cwnd is held in
+//! packets (f64) and exposed in bytes (× MSS), as VCP's (`vcp/window.rs`). DCP-EW changes two
+//! things, the two type parameters of [`ChainWindow`]:
 //!
-//! - **Sending** (seed 000 §3.2): every data packet leaves at ECN 01 and takes the next
-//!   position of its chain (Alg. 1 for n = 2, the checksum offset for n ≥ 3), after the
-//!   transport computed the checksum over the original fields. In VCP mode every packet is
-//!   sent as an MSP. Retransmissions are chained like any packet (the flag flips per packet
-//!   sent).
+//! - [`ChainOrder`]: how a data packet takes its chain position. [`TcpOrder`] (DPCP/TPCP): the
+//!   flag flips per packet sent (Alg. 1 for n = 2, the checksum offset for n ≥ 3); DCP-EW: the
+//!   IP ID's LSB (`dcpew/ordering.rs`).
+//! - [`LossResponse`]: what a fast retransmit and an RTO do to cwnd. [`NewRenoLoss`]
+//!   (DPCP/TPCP): TCP's halving; DCP-EW: the loss-differentiation bit map (`dcpew/window.rs`).
+//!
+//! The laws both share:
+//! - **Sending** (seed 000 §3.2): every data packet leaves at ECN 01 and takes its position,
+//!   after the transport computed the checksum over the original fields. In VCP mode every
+//!   packet is sent as an MSP. Retransmissions are positioned like any packet.
 //! - **ACKs**: `on_wire_arrival` restores the ACK's seq/ack (its ack lies near the last data
 //!   seq sent) before the transport reads it, reads the echoed code and the position the ACK
 //!   carried, and runs the decoder; the transport's hook for that ACK then applies the action.
@@ -15,23 +22,111 @@
 //!   zone, the AI term alone in the high zone.
 //! - **Overload**: the decoder's MD (0.43 on an MSP alone, β_k·cwnd_pre once the LSP
 //!   arrives), VCP's hold and AI-for-one-rtt (PROTOCOLS.md §2).
-//! - **Loss**: as VCP's: NewReno fast retransmit and halving, RTO → cwnd = 1 packet, then the
-//!   DPCP laws resume without slow start [checked for VCP; same for DPCP, reconstructed].
+//! - **Fast recovery** is NewReno's ([`FastRecovery`]); on its exit the chain laws resume
+//!   without slow start [checked for VCP; same for DPCP, reconstructed].
 //!
 //! Choices [reconstructed]: growth and MD act on new ACKs; a duplicate ACK outside recovery
 //! applies an MD (its echo is as fresh as any) but never grows; during fast recovery the
 //! decoder keeps tracking positions and NewReno alone sets the window. An echo of 00 (the path
 //! bleached the code) grows as TCP congestion avoidance, as VCP does.
 
-use super::decode::{Action, Decoder};
+use super::decode::{Action, Decoder, DecoderParams, Mode};
 use super::levels::Zone;
 use super::ordering::{undo, Anchor, Sequencer};
 use super::params::{DpcpParams, Growth};
 use crate::endpoint::FlowConfig;
 use crate::packet::{ecn, tcp_checksum, Kind, Packet};
-use crate::tcp::{NewRenoWindow, RecoveryExit, SenderCtx, WindowControl};
+use crate::tcp::{FastRecovery, RecoveryExit, SenderCtx, WindowControl};
 use crate::time::{secs, to_secs, Dur, Time};
 use crate::vcp::{ai_step, mi_step, MdHold};
+
+/// How a data packet takes its chain position (seed 000 §3.2; seed 003 §III.B).
+pub trait ChainOrder: Clone + std::fmt::Debug + Send + 'static {
+    /// Position the data packet `pkt` (its checksum already over the original fields) and put
+    /// the position on the wire. `chains` false: VCP mode, the packet goes out as an MSP.
+    fn stamp(&mut self, pkt: &mut Packet, chains: bool);
+}
+
+/// What a loss does to the window (PROTOCOLS.md §3 "as VCP's"; §4 loss differentiation).
+pub trait LossResponse: Clone + std::fmt::Debug + Send + 'static {
+    /// Every decoded ACK echo: `overload` = the saved LF is in the overload zone (false for a
+    /// bleached echo).
+    #[inline]
+    fn on_echo(&mut self, _overload: bool) {}
+
+    /// The dupthresh-th duplicate ACK at `now` with `cwnd` packets: the window (packets) fast
+    /// recovery runs around and returns to, or `None` for TCP's halving from the flight. A cut
+    /// that is the episode's MD tells the decoder ([`Decoder::note_md`]).
+    fn on_fast_retransmit(&mut self, now: Time, cwnd: f64, rtt: Dur, decoder: &mut Decoder) -> Option<f64>;
+
+    /// An RTO: true keeps cwnd, false is TCP's (cwnd = 1 packet).
+    fn keeps_cwnd_on_rto(&mut self) -> bool;
+}
+
+/// DPCP/TPCP's position: a per-packet counter, imposed by Alg. 1 (n = 2) or the checksum
+/// offset (n ≥ 3) [seed 000 §3.2, §5].
+#[derive(Clone, Debug)]
+pub struct TcpOrder {
+    seq: Sequencer,
+    chains_before: bool,
+}
+
+impl TcpOrder {
+    pub fn new(n: u8) -> TcpOrder {
+        TcpOrder { seq: Sequencer::new(n), chains_before: true }
+    }
+}
+
+impl ChainOrder for TcpOrder {
+    #[inline]
+    fn stamp(&mut self, pkt: &mut Packet, chains: bool) {
+        if chains && !self.chains_before {
+            self.seq.reset(); // back from VCP mode: the next packet is an MSP
+        }
+        self.chains_before = chains;
+        if let Some(h) = pkt.tcp_hdr_mut() {
+            self.seq.stamp(h, chains);
+        }
+    }
+}
+
+/// DPCP/TPCP's loss response: VCP's, i.e. NewReno's fast retransmit and halving; an RTO sets
+/// cwnd to 1 packet [checked for VCP; same for DPCP, reconstructed].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NewRenoLoss;
+
+impl LossResponse for NewRenoLoss {
+    fn on_fast_retransmit(&mut self, _now: Time, _cwnd: f64, _rtt: Dur, _decoder: &mut Decoder) -> Option<f64> {
+        None
+    }
+
+    fn keeps_cwnd_on_rto(&mut self) -> bool {
+        false
+    }
+}
+
+/// The window-law parameters DPCP/TPCP and DCP-EW share (seed 001 A3–A5, ξ from the level).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChainLaws {
+    pub t_p: f64,
+    pub h: f64,
+    pub alpha: f64,
+    pub sigma_mi: f64,
+    pub sigma_ai: f64,
+    pub md_hold: MdHold,
+    pub iw: f64,
+    pub growth: Growth,
+}
+
+impl ChainLaws {
+    /// The MD hold before the first RTT sample, ns (a hold of one RTT starts at t_p).
+    pub fn initial_hold(&self) -> Dur {
+        match self.md_hold {
+            MdHold::Tp | MdHold::Rtt => secs(self.t_p),
+            MdHold::Secs(s) => secs(s),
+        }
+    }
+}
 
 /// What the last arriving ACK asked for, applied by the transport's hook for that ACK.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,9 +137,9 @@ enum Pending {
     Act(Action),
 }
 
-/// DPCP's `WindowControl`.
+/// The chain window's `WindowControl`, generic over the ordering and the loss response.
 #[derive(Clone, Debug)]
-pub struct DpcpWindow {
+pub struct ChainWindow<O: ChainOrder, L: LossResponse> {
     h: f64,
     alpha: f64,
     sigma_mi: f64,
@@ -55,11 +150,14 @@ pub struct DpcpWindow {
     mss: f64,
     /// Congestion window, packets.
     cwnd: f64,
-    recovery: Option<NewRenoWindow>,
+    recovery: FastRecovery,
+    /// The window (packets) the running recovery returns to, if the loss response chose one.
+    exit_to: Option<f64>,
     decoder: Decoder,
-    seq: Sequencer,
+    order: O,
+    loss: L,
+    /// Chain length the ACKs' positions are read with.
     n: u8,
-    chains_before: bool,
     /// Wire seq of the last data packet sent (before ordering): ACKs' ack lies near it.
     anchor: u32,
     /// The receiver's seq, which every ACK carries (it sends no data): from the SYN-ACK, else
@@ -68,36 +166,55 @@ pub struct DpcpWindow {
     /// SRTT, else the latest sample, else t_p, ns.
     rtt: Dur,
     pending: Pending,
+    /// ACK echoes decoded as LSPs in sequence (the LF was refined).
+    lsp_echoes: u64,
 }
+
+/// TCP/DPCP and TCP/TPCP.
+pub type DpcpWindow = ChainWindow<TcpOrder, NewRenoLoss>;
 
 impl DpcpWindow {
     /// A window for `mss`-byte segments: cwnd = `cfg.initial_window` or `p.iw` packets.
     /// `p` must be valid.
     pub fn new(cfg: &FlowConfig, mss: u32, p: &DpcpParams) -> DpcpWindow {
-        let t_p = secs(p.t_p);
-        let hold = match p.md_hold {
-            MdHold::Tp | MdHold::Rtt => t_p,
-            MdHold::Secs(s) => secs(s),
-        };
-        DpcpWindow {
+        let laws = ChainLaws {
+            t_p: p.t_p,
             h: p.h,
             alpha: p.alpha,
             sigma_mi: p.sigma_mi,
             sigma_ai: p.sigma_ai,
-            t_p_s: p.t_p,
-            growth: p.dpcp_growth,
             md_hold: p.md_hold,
+            iw: p.iw,
+            growth: p.dpcp_growth,
+        };
+        ChainWindow::with(cfg, mss, &laws, p.decoder(laws.initial_hold()), TcpOrder::new(p.chain), NewRenoLoss)
+    }
+}
+
+impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
+    /// A window for `mss`-byte segments: cwnd = `cfg.initial_window` or `laws.iw` packets.
+    pub fn with(cfg: &FlowConfig, mss: u32, laws: &ChainLaws, dp: DecoderParams, order: O, loss: L) -> Self {
+        ChainWindow {
+            h: laws.h,
+            alpha: laws.alpha,
+            sigma_mi: laws.sigma_mi,
+            sigma_ai: laws.sigma_ai,
+            t_p_s: laws.t_p,
+            growth: laws.growth,
+            md_hold: laws.md_hold,
             mss: mss.max(1) as f64,
-            cwnd: cfg.initial_window.map_or(p.iw, |w| w.max(1) as f64),
-            recovery: None,
-            decoder: Decoder::new(p.decoder(hold)),
-            seq: Sequencer::new(p.chain),
-            n: p.chain,
-            chains_before: true,
+            cwnd: cfg.initial_window.map_or(laws.iw, |w| w.max(1) as f64),
+            recovery: FastRecovery::default(),
+            exit_to: None,
+            decoder: Decoder::new(dp),
+            order,
+            loss,
+            n: dp.n,
             anchor: cfg.isn,
             peer_seq: None,
-            rtt: t_p,
+            rtt: secs(laws.t_p),
             pending: Pending::Nothing,
+            lsp_echoes: 0,
         }
     }
 
@@ -110,8 +227,23 @@ impl DpcpWindow {
         &self.decoder
     }
 
+    pub fn loss_response(&self) -> &L {
+        &self.loss
+    }
+
+    /// ACK echoes decoded as LSPs in sequence.
+    pub fn lsp_echoes(&self) -> u64 {
+        self.lsp_echoes
+    }
+
     pub fn in_recovery(&self) -> bool {
-        self.recovery.is_some()
+        self.recovery.active()
+    }
+
+    /// Set cwnd (packets) outside recovery: tests of the window laws start from a given window.
+    #[cfg(test)]
+    pub(crate) fn set_cwnd(&mut self, pkts: f64) {
+        self.cwnd = pkts;
     }
 
     fn note_rtt(&mut self, ctx: &SenderCtx) {
@@ -148,16 +280,13 @@ impl DpcpWindow {
     }
 }
 
-impl WindowControl for DpcpWindow {
+impl<O: ChainOrder, L: LossResponse> WindowControl for ChainWindow<O, L> {
     fn cwnd_bytes(&self) -> f64 {
-        match &self.recovery {
-            Some(nr) => nr.cwnd(),
-            None => self.cwnd * self.mss,
-        }
+        self.recovery.cwnd().unwrap_or(self.cwnd * self.mss)
     }
 
     fn ssthresh_bytes(&self) -> f64 {
-        self.recovery.as_ref().map_or(f64::INFINITY, |nr| nr.ssthresh())
+        self.recovery.ssthresh().unwrap_or(f64::INFINITY)
     }
 
     /// ECN 01 and the chain position on every data packet (module docs).
@@ -168,14 +297,10 @@ impl WindowControl for DpcpWindow {
         }
         pkt.ecn = ecn::ECT1;
         let chains = self.decoder.chains(ctx.now);
-        if chains && !self.chains_before {
-            self.seq.reset(); // back from VCP mode: the next packet is an MSP
-        }
-        self.chains_before = chains;
-        if let Some(h) = pkt.tcp_hdr_mut() {
+        if let Some(h) = pkt.tcp_hdr() {
             self.anchor = h.seq;
-            self.seq.stamp(h, chains);
         }
+        self.order.stamp(pkt, chains);
     }
 
     /// Restore the ACK's fields and decode its echo (module docs).
@@ -193,11 +318,17 @@ impl WindowControl for DpcpWindow {
             self.peer_seq = Some(h.seq);
         }
         let code = h.echo & 0b11;
-        self.pending = if code == ecn::NOT_ECT {
-            Pending::Bleached
-        } else {
-            Pending::Act(self.decoder.on_echo(now, code, pos, self.rtt, cwnd))
-        };
+        if code == ecn::NOT_ECT {
+            self.pending = Pending::Bleached;
+            self.loss.on_echo(false);
+            return;
+        }
+        let before = self.decoder.stats().exceptions;
+        self.pending = Pending::Act(self.decoder.on_echo(now, code, pos, self.rtt, cwnd));
+        if !pos.is_msp() && self.decoder.stats().exceptions == before && self.decoder.mode() == Mode::Chains {
+            self.lsp_echoes += 1;
+        }
+        self.loss.on_echo(self.decoder.lf().zone() == Zone::Over);
     }
 
     fn on_syn_timeout(&mut self, _ctx: &SenderCtx) {
@@ -217,37 +348,38 @@ impl WindowControl for DpcpWindow {
 
     fn on_fast_retransmit(&mut self, ack: &Packet, ctx: &SenderCtx) {
         self.pending = Pending::Nothing;
-        let mut nr = NewRenoWindow::with(self.cwnd * self.mss, f64::INFINITY, self.mss as u32);
-        nr.on_fast_retransmit(ack, ctx);
-        self.recovery = Some(nr);
+        let smss = self.mss as u32;
+        self.exit_to = self.loss.on_fast_retransmit(ctx.now, self.cwnd, self.rtt, &mut self.decoder);
+        match self.exit_to {
+            None => self.recovery.start_halving(self.cwnd * self.mss, smss, ack, ctx),
+            Some(w) => self.recovery.start_at(w * self.mss, smss, ctx),
+        }
     }
 
     fn on_recovery_dupack(&mut self, ack: &Packet, ctx: &SenderCtx) {
         self.pending = Pending::Nothing;
-        if let Some(nr) = self.recovery.as_mut() {
-            nr.on_recovery_dupack(ack, ctx);
-        }
+        self.recovery.on_dupack(ack, ctx);
     }
 
     fn on_partial_ack(&mut self, acked: u64, ack: &Packet, ctx: &SenderCtx) {
         self.pending = Pending::Nothing;
-        if let Some(nr) = self.recovery.as_mut() {
-            nr.on_partial_ack(acked, ack, ctx);
-        }
+        self.recovery.on_partial_ack(acked, ack, ctx);
     }
 
+    /// NewReno's exit window, or the one the loss response chose, back into packets.
     fn on_recovery_exit(&mut self, how: RecoveryExit, ack: &Packet, ctx: &SenderCtx) {
         self.pending = Pending::Nothing;
-        if let Some(mut nr) = self.recovery.take() {
-            nr.on_recovery_exit(how, ack, ctx);
-            self.cwnd = (nr.cwnd() / self.mss).max(1.0);
+        if let Some(bytes) = self.recovery.exit(how, ack, ctx) {
+            self.cwnd = self.exit_to.unwrap_or(bytes / self.mss).max(1.0);
         }
     }
 
     fn on_rto(&mut self, _ctx: &SenderCtx) {
         self.pending = Pending::Nothing;
-        self.recovery = None;
-        self.cwnd = 1.0;
+        self.recovery.abort();
+        if !self.loss.keeps_cwnd_on_rto() {
+            self.cwnd = 1.0;
+        }
     }
 
     fn on_ecn_echo(&mut self, _ack: &Packet, _ctx: &SenderCtx) {}
@@ -287,7 +419,7 @@ mod tests {
         let mut cfg = FlowConfig::new(0, 1040);
         cfg.isn = ISN;
         let mut w = DpcpWindow::new(&cfg, MSS, p);
-        w.cwnd = cwnd;
+        w.set_cwnd(cwnd);
         w
     }
 
