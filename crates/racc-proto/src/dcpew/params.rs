@@ -155,6 +155,9 @@ pub struct DcpewRouterParams {
     pub evict_after: f64,
     /// SM: saved LFs per (tunnel, inner flow) instead of per tunnel [reconstructed: off].
     pub per_inner_flow: bool,
+    /// NM: encode a chain's LSP with the code current at its MSP, as DPCP's `latch_lsp`
+    /// (PROTOCOLS.md §3) [reconstructed: off].
+    pub latch_lsp: bool,
 }
 
 impl Default for DcpewRouterParams {
@@ -168,6 +171,7 @@ impl Default for DcpewRouterParams {
             gamma: lf.gamma,
             evict_after: 10.0,
             per_inner_flow: false,
+            latch_lsp: false,
         }
     }
 }

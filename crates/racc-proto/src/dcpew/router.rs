@@ -60,6 +60,7 @@ pub struct DcpewRouter {
     flows: FlagTable,
     tunnels: FlagTable,
     per_inner_flow: bool,
+    latch_lsp: bool,
     ingress: HashMap<u64, Lf>,
     egress: HashMap<u64, Lf>,
     /// The outer ID's position of the packet between `before_` and `after_decapsulation`.
@@ -85,6 +86,7 @@ impl DcpewRouter {
             flows: FlagTable::default(),
             tunnels: FlagTable::default(),
             per_inner_flow: p.per_inner_flow,
+            latch_lsp: p.latch_lsp,
             ingress: HashMap::new(),
             egress: HashMap::new(),
             decap_pos: Position::MSP,
@@ -154,13 +156,15 @@ impl RouterModule for DcpewRouter {
         if x2 == ecn::NOT_ECT {
             return false;
         }
-        let flag = match pkt.outer {
+        let slot = match pkt.outer {
             // Inside the tunnel the payload's kind is unreadable: every ECN-capable packet counts.
-            Some(o) => self.tunnels.flag(o.tunnel as usize, now, self.evict),
-            None if pkt.kind == Kind::Data => self.flows.flag(pkt.flow as usize, now, self.evict),
+            Some(o) => self.tunnels.slot(o.tunnel as usize, now, self.evict),
+            None if pkt.kind == Kind::Data => self.flows.slot(pkt.flow as usize, now, self.evict),
             None => return false,
         };
-        let bits = encode(self.lf, x2, position(pkt), flag);
+        let pos = position(pkt);
+        let lf = slot.code_for(pos, self.lf, self.latch_lsp);
+        let bits = encode(lf, x2, pos, &mut slot.flag);
         apply_code(pkt, x2, bits, &mut self.marks)
     }
 
@@ -278,6 +282,26 @@ mod tests {
         a.ecn = ecn::ECT1;
         r.on_departure(0, &mut a, &port);
         assert_eq!(a.ecn, ecn::ECT1);
+    }
+
+    /// `latch_lsp` as DPCP's: a load-factor change between a chain's MSP and LSP (ID 6, 7)
+    /// leaves the LSP on the MSP's code when on, and gives it the new code when off.
+    #[test]
+    fn nm_latch_lsp_keeps_the_chain_on_one_load_factor() {
+        for latch_lsp in [true, false] {
+            let p = DcpewRouterParams { latch_lsp, ..Default::default() };
+            let mut r = DcpewRouter::with_estimator(LoadFactor::with_phase(&LoadFactorParams::default(), 0, 0), &p);
+            let port = PortView { capacity_bps: 8e6, limit_pkts: 10, limit_bytes: u64::MAX, ..Default::default() };
+            r.set_lf(Lf::dpcp(0b10, 0b01));
+            let mut m = data(3, 6, ecn::ECT1);
+            r.on_departure(0, &mut m, &port);
+            r.set_lf(Lf::dpcp(0b10, 0b11)); // a t_p tick between the two packets
+            let mut l = data(3, 7, ecn::ECT1);
+            r.on_departure(0, &mut l, &port);
+            assert_eq!((m.ecn, l.ecn), (0b10, if latch_lsp { 0b01 } else { 0b11 }), "latch_lsp {latch_lsp}");
+        }
+        let e = crate::params::parse::<DcpewRouterParams>(&serde_json::json!({"latch_lsp": 1})).unwrap_err();
+        assert_eq!(e.key, "latch_lsp");
     }
 
     #[test]
