@@ -20,21 +20,7 @@ const MS: Time = NS_PER_MS;
 const ISN: u32 = 0x8000_0000;
 
 fn ctx(now: Time) -> SenderCtx {
-    SenderCtx {
-        now,
-        mss: 1000,
-        snd_una: 0,
-        snd_nxt: 0,
-        snd_max: 0,
-        flight: 0,
-        srtt: Some(200 * MS),
-        latest_rtt: Some(200 * MS),
-        rto: 0,
-        dupacks: 0,
-        consecutive_rtos: 0,
-        in_recovery: false,
-        recover: 0,
-    }
+    SenderCtx { now, mss: 1000, srtt: Some(200 * MS), latest_rtt: Some(200 * MS), ..Default::default() }
 }
 
 fn est() -> LoadFactor {

@@ -177,17 +177,11 @@ mod tests {
         SenderCtx {
             now,
             mss: MSS,
-            snd_una: 0,
-            snd_nxt: 0,
-            snd_max: 0,
             flight: 20_000,
             srtt: Some(200 * MS),
             latest_rtt: Some(200 * MS),
-            rto: 0,
             dupacks: 3,
-            consecutive_rtos: 0,
-            in_recovery: false,
-            recover: 0,
+            ..Default::default()
         }
     }
 

@@ -398,21 +398,7 @@ mod tests {
     const ISN: u32 = 0x8000_0000;
 
     fn ctx(now: Time, rtt_ms: u64) -> SenderCtx {
-        SenderCtx {
-            now,
-            mss: MSS,
-            snd_una: 0,
-            snd_nxt: 0,
-            snd_max: 0,
-            flight: 0,
-            srtt: Some(rtt_ms * MS),
-            latest_rtt: Some(rtt_ms * MS),
-            rto: 0,
-            dupacks: 0,
-            consecutive_rtos: 0,
-            in_recovery: false,
-            recover: 0,
-        }
+        SenderCtx { now, mss: MSS, srtt: Some(rtt_ms * MS), latest_rtt: Some(rtt_ms * MS), ..Default::default() }
     }
 
     fn window(p: &DpcpParams, cwnd: f64) -> DpcpWindow {

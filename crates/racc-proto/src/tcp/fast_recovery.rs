@@ -75,21 +75,7 @@ mod tests {
     use crate::packet::{Kind, TcpHeader};
 
     fn ctx(flight: u64, dupacks: u32) -> SenderCtx {
-        SenderCtx {
-            now: 0,
-            mss: 1000,
-            snd_una: 0,
-            snd_nxt: 0,
-            snd_max: 0,
-            flight,
-            srtt: None,
-            latest_rtt: None,
-            rto: 0,
-            dupacks,
-            consecutive_rtos: 0,
-            in_recovery: true,
-            recover: 0,
-        }
+        SenderCtx { mss: 1000, flight, dupacks, in_recovery: true, ..Default::default() }
     }
 
     #[test]

@@ -145,21 +145,7 @@ mod tests {
     }
 
     fn ctx(flight: u64, dupacks: u32) -> SenderCtx {
-        SenderCtx {
-            now: 0,
-            mss: S,
-            snd_una: 0,
-            snd_nxt: flight,
-            snd_max: flight,
-            flight,
-            srtt: None,
-            latest_rtt: None,
-            rto: 0,
-            dupacks,
-            consecutive_rtos: 0,
-            in_recovery: false,
-            recover: 0,
-        }
+        SenderCtx { mss: S, snd_nxt: flight, snd_max: flight, flight, dupacks, ..Default::default() }
     }
 
     #[test]

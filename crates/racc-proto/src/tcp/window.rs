@@ -17,8 +17,9 @@
 use crate::packet::Packet;
 use crate::time::{Dur, Time};
 
-/// Transport state handed to every hook. Offsets are absolute payload-byte offsets.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Transport state handed to every hook. Offsets are absolute payload-byte offsets. The
+/// sender fills every field; `Default` (all zero, no RTT sample) is for tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SenderCtx {
     pub now: Time,
     /// Sender maximum segment size: payload bytes of a full data packet.

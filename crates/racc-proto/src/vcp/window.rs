@@ -378,21 +378,7 @@ mod tests {
     }
 
     fn ctx(now: Time, rtt_ms: u64) -> SenderCtx {
-        SenderCtx {
-            now,
-            mss: MSS,
-            snd_una: 0,
-            snd_nxt: 0,
-            snd_max: 0,
-            flight: 0,
-            srtt: Some(rtt_ms * MS),
-            latest_rtt: Some(rtt_ms * MS),
-            rto: 0,
-            dupacks: 0,
-            consecutive_rtos: 0,
-            in_recovery: false,
-            recover: 0,
-        }
+        SenderCtx { now, mss: MSS, srtt: Some(rtt_ms * MS), latest_rtt: Some(rtt_ms * MS), ..Default::default() }
     }
 
     fn window(cwnd: f64, p: &VcpParams) -> VcpWindow {
