@@ -58,13 +58,8 @@ impl Slot {
 }
 
 impl FlagTable {
-    /// The flag of `key` at `now`, reset if the key was idle for `evict` or longer.
-    #[inline]
-    pub(crate) fn flag(&mut self, key: usize, now: Time, evict: Dur) -> &mut Flag {
-        &mut self.slot(key, now, evict).flag
-    }
-
-    /// The whole entry of `key` at `now` (flag and latched code), reset if idle for `evict`.
+    /// The entry of `key` at `now` (flag and latched code), reset if the key was idle for
+    /// `evict` or longer.
     #[inline]
     pub(crate) fn slot(&mut self, key: usize, now: Time, evict: Dur) -> &mut Slot {
         if key >= self.0.len() {
