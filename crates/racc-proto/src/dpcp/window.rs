@@ -140,13 +140,7 @@ enum Pending {
 /// The chain window's `WindowControl`, generic over the ordering and the loss response.
 #[derive(Clone, Debug)]
 pub struct ChainWindow<O: ChainOrder, L: LossResponse> {
-    h: f64,
-    alpha: f64,
-    sigma_mi: f64,
-    sigma_ai: f64,
-    t_p_s: f64,
-    growth: Growth,
-    md_hold: MdHold,
+    laws: ChainLaws,
     mss: f64,
     /// Congestion window, packets.
     cwnd: f64,
@@ -195,13 +189,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
     /// A window for `mss`-byte segments: cwnd = `cfg.initial_window` or `laws.iw` packets.
     pub fn with(cfg: &FlowConfig, mss: u32, laws: &ChainLaws, dp: DecoderParams, order: O, loss: L) -> Self {
         ChainWindow {
-            h: laws.h,
-            alpha: laws.alpha,
-            sigma_mi: laws.sigma_mi,
-            sigma_ai: laws.sigma_ai,
-            t_p_s: laws.t_p,
-            growth: laws.growth,
-            md_hold: laws.md_hold,
+            laws: *laws,
             mss: mss.max(1) as f64,
             cwnd: cfg.initial_window.map_or(laws.iw, |w| w.max(1) as f64),
             recovery: FastRecovery::default(),
@@ -249,7 +237,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
     fn note_rtt(&mut self, ctx: &SenderCtx) {
         if let Some(r) = ctx.srtt.or(ctx.latest_rtt) {
             self.rtt = r.max(1);
-            if self.md_hold == MdHold::Rtt {
+            if self.laws.md_hold == MdHold::Rtt {
                 self.decoder.set_md_hold(self.rtt);
             }
         }
@@ -257,7 +245,8 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
 
     fn mi_ai(&self, xi: f64) -> (f64, f64) {
         let rtt = to_secs(self.rtt);
-        (mi_step(xi, rtt, self.t_p_s, self.sigma_mi), ai_step(self.alpha, rtt, self.t_p_s, self.sigma_ai, self.cwnd))
+        let l = &self.laws;
+        (mi_step(xi, rtt, l.t_p, l.sigma_mi), ai_step(l.alpha, rtt, l.t_p, l.sigma_ai, self.cwnd))
     }
 
     /// Apply the pending action for an ACK of `k` new packets (k = 0: a duplicate ACK).
@@ -268,8 +257,8 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
             Pending::Act(Action::SetCwnd(c)) => self.cwnd = c,
             Pending::Act(Action::Ai) => self.cwnd += k * self.mi_ai(0.0).1,
             Pending::Act(Action::Grow { lf, vcp }) => {
-                let (mi, ai) = self.mi_ai(lf.xi(self.h));
-                let step = match (vcp || self.growth == Growth::VcpLike, lf.zone()) {
+                let (mi, ai) = self.mi_ai(lf.xi(self.laws.h));
+                let step = match (vcp || self.laws.growth == Growth::VcpLike, lf.zone()) {
                     (false, _) => mi + ai,
                     (true, Zone::Low) => mi,
                     (true, _) => ai,
