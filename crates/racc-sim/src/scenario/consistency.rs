@@ -9,7 +9,7 @@
 use super::raw::RawScenario;
 use super::spec::{FlowSpec, LinkSpec, NodeSpec};
 use racc_proto::registry;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Relative tolerance on t_p equality (both come from decimal text; this absorbs nothing else).
 const T_P_REL_TOL: f64 = 1e-9;
@@ -33,11 +33,11 @@ pub(super) fn check_load_factor_interval(
     // Router t_p per link, computed once (None: the module has no load factor).
     let router_t_p: Vec<Option<f64>> =
         links.iter().map(|l| registry::router_t_p(&l.router, &l.router_params)).collect();
-    let mut checked: HashMap<(String, usize), ()> = HashMap::new();
+    let mut checked: HashSet<(&str, usize)> = HashSet::new();
     for f in flows {
         let Some(sender) = registry::sender_t_p(&f.protocol, &f.params) else { continue };
         // Flows of one group share protocol, params and (usually) route: check each pair once.
-        if checked.insert((f.group.clone(), f.fwd_route), ()).is_some() {
+        if !checked.insert((f.group.as_str(), f.fwd_route)) {
             continue;
         }
         for &port in &routes[f.fwd_route] {
