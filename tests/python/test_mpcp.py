@@ -86,13 +86,13 @@ def test_ack_path_loss_barely_slows_dpcp():
     remains is broken MSP/LSP echo pairs (§3.4). Below 30 % DPCP stays within 3x its loss-free
     completion time (the paper's "not significantly affected") and ahead of VCP."""
     import racc
-    from racc.experiments.mpcp import LOSS_KEY, protocol_overrides
+    from racc.experiments.mpcp import loss_case_name, loss_cases
 
+    cases = {c.name: c for c in loss_cases()}
     fct = {}
     for p, rate in (("dpcp", 0.0), ("dpcp", 0.25), ("vcp", 0.25)):
-        ov = {**protocol_overrides(p, 1, ["topology.bottleneck"]), LOSS_KEY: rate, "duration": "120s"}
-        ov["topology.bottleneck.loss_direction"] = "reverse"
-        res = racc.run(REPO / "scenarios" / "mpcp-loss-sweep.toml", overrides=ov)
+        case = cases[loss_case_name(p, "ack", rate)]
+        res = racc.run(REPO / "scenarios" / case.scenario, overrides={**case.overrides, "duration": "120s"})
         assert res.completions.height == 1, (p, rate)
         fct[(p, rate)] = res.completions["fct_s"][0]
     assert fct[("dpcp", 0.25)] < 3 * fct[("dpcp", 0.0)], fct
