@@ -27,6 +27,8 @@ pub struct EndpointStats {
     pub data_pkts_sent: u64,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Timeouts later found spurious (RFC 3522) and undone; counted in `timeouts` too.
+    pub spurious_timeouts: u64,
     /// True once a finite flow has all its data acknowledged (sender) or delivered (receiver).
     pub done: bool,
 }

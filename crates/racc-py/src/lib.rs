@@ -148,6 +148,7 @@ impl Simulation {
         flows.set_item("acked_bytes", col(py, &fs.acked_bytes))?;
         flows.set_item("retransmits", col(py, &fs.retransmits))?;
         flows.set_item("timeouts", col(py, &fs.timeouts))?;
+        flows.set_item("spurious_timeouts", col(py, &fs.spurious_timeouts))?;
         out.set_item("flows", flows)?;
 
         // Per-aggregate link shares: group names replace the engine's group indices.

@@ -564,6 +564,7 @@ impl Simulator {
                 s.acked_bytes.push(st.bytes);
                 s.retransmits.push(st.retransmits);
                 s.timeouts.push(st.timeouts);
+                s.spurious_timeouts.push(st.spurious_timeouts);
             }
         }
         self.last_sample = now;

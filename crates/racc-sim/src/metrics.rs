@@ -33,6 +33,8 @@ pub struct FlowSeries {
     /// Cumulative retransmitted data packets and retransmission timeouts.
     pub retransmits: Vec<u64>,
     pub timeouts: Vec<u64>,
+    /// Cumulative timeouts found spurious and undone (RFC 3522), a subset of `timeouts`.
+    pub spurious_timeouts: Vec<u64>,
 }
 
 /// One row per (sample, recorded port, flow group that has crossed the port): the bytes each

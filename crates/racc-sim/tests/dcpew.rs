@@ -126,7 +126,11 @@ fn a_loss_free_dumbbell_dcpew_matches_dpcp() {
 }
 
 /// Measured on this build (seed 1, 5 % GE loss, burst 2, forward direction of the bottleneck):
-/// VCP 0.033, DPCP 0.207, DCP-EW 0.392 whole-run utilisation.
+/// VCP 0.033, DPCP 0.178, DCP-EW 0.250 whole-run utilisation. (0.207 and 0.392 before the VCP
+/// family's growth counted at most RFC 3465's two packets per ACK: DCP-EW's timeouts were
+/// followed by one cumulative ACK for the whole repaired window, whose per-packet MI rebuilt
+/// cwnd at once. ns-2, the seed's simulator, grows once per ACK, so the old gap was in part
+/// that artefact.)
 #[test]
 fn b_lossy_dumbbell_dcpew_above_dpcp_and_vcp() {
     let v = measure(&dumbbell_text("vcp", Some(GE5), ""), "r0->r1");
@@ -136,9 +140,8 @@ fn b_lossy_dumbbell_dcpew_above_dpcp_and_vcp() {
     show("(b) dpcp", &d);
     show("(b) dcpew", &e);
     assert!(e.losses > 500, "the loss model is on");
-    assert!(e.util > d.util + 0.1, "DCP-EW {} vs DPCP {}", e.util, d.util);
-    assert!(d.util > v.util, "DPCP {} vs VCP {}", d.util, v.util);
-    assert!(e.util > 1.5 * d.util);
+    assert!(e.util > 1.25 * d.util, "DCP-EW {} vs DPCP {}", e.util, d.util);
+    assert!(d.util > 3.0 * v.util, "DPCP {} vs VCP {}", d.util, v.util);
     assert_eq!(e.drops, 0, "error losses kept cwnd, yet no queue overflow");
 }
 
@@ -233,10 +236,10 @@ fn swap(text: &str, proto: &str) -> String {
 }
 
 /// The scenario files as shipped, with the protocol swapped. Measured on this build (seed 1):
-/// dcpew-dumbbell-loss (10 % GE): VCP 0.041, DPCP 0.160, DCP-EW 0.269 utilisation (0.327 before a
-/// loss MD became the decoder's episode MD; over seeds 1–6 the mean moved 0.19 → 0.16 with a
-/// spread of ±0.07 per seed: under 10 % loss the run is mostly RTOs and few fast retransmits
-/// find CF set, so one changed decision reshapes the whole run);
+/// dcpew-dumbbell-loss (10 % GE): VCP 0.041, DPCP 0.216, DCP-EW 0.279 utilisation; over seeds
+/// 1–6 DPCP 0.206 (0.19–0.22) and DCP-EW 0.269 (0.24–0.29). Before spurious timeouts were undone
+/// (RFC 3522) and growth counted at most two packets per ACK (RFC 3465), seed 1 gave DPCP 0.160
+/// and DCP-EW 0.269, with a spread of ±0.07 per seed;
 /// dcpew-ipsec: as test (c).
 #[test]
 fn scenario_files_run_and_order_the_protocols() {
@@ -247,7 +250,7 @@ fn scenario_files_run_and_order_the_protocols() {
         eprintln!("dcpew-dumbbell-loss (10 %) {proto}: utilisation {:.3}, losses {}", b.utilisation, b.counters.losses);
         u.push(b.utilisation);
     }
-    assert!(u[2] > u[1] + 0.1 && u[1] > u[0], "DCP-EW > DPCP > VCP: {u:?}");
+    assert!(u[2] > 1.2 * u[1] && u[1] > 3.0 * u[0], "DCP-EW > DPCP > VCP: {u:?}");
     let mut u = Vec::new();
     for proto in ["dpcp", "dcpew"] {
         let mut s = run(&swap(IPSEC_SCENARIO, proto));

@@ -108,6 +108,16 @@ pub struct DecoderStats {
     pub refinements: u64,
 }
 
+/// The running MD episode: what a spurious-RTO undo puts back (an MD that started on the
+/// timeout's one-packet window cut nothing worth keeping).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Episode {
+    hold_until: Time,
+    ai_until: Time,
+    cwnd_pre: f64,
+    refine_next: Option<u8>,
+}
+
 /// The sender's decoder. No allocation; O(1) per echo.
 #[derive(Clone, Debug)]
 pub struct Decoder {
@@ -182,6 +192,24 @@ impl Decoder {
     pub fn note_md(&mut self, now: Time, rtt: Dur, cwnd: f64) {
         self.start_episode(now, rtt, cwnd);
         self.refine_next = None;
+    }
+
+    /// The MD episode as it stands.
+    pub fn episode(&self) -> Episode {
+        Episode {
+            hold_until: self.hold_until,
+            ai_until: self.ai_until,
+            cwnd_pre: self.cwnd_pre,
+            refine_next: self.refine_next,
+        }
+    }
+
+    /// Put back an episode saved by [`Decoder::episode`].
+    pub fn restore_episode(&mut self, e: Episode) {
+        self.hold_until = e.hold_until;
+        self.ai_until = e.ai_until;
+        self.cwnd_pre = e.cwnd_pre;
+        self.refine_next = e.refine_next;
     }
 
     fn start_episode(&mut self, now: Time, rtt: Dur, cwnd: f64) {

@@ -30,13 +30,13 @@
 //! decoder keeps tracking positions and NewReno alone sets the window. An echo of 00 (the path
 //! bleached the code) grows as TCP congestion avoidance, as VCP does.
 
-use super::decode::{Action, Decoder, DecoderParams, Mode};
+use super::decode::{Action, Decoder, DecoderParams, Episode, Mode};
 use super::levels::Zone;
 use super::ordering::{undo, Anchor, Sequencer};
 use super::params::{DpcpParams, Growth};
 use crate::endpoint::FlowConfig;
 use crate::packet::{ecn, tcp_checksum, Kind, Packet};
-use crate::tcp::{FastRecovery, RecoveryExit, SenderCtx, WindowControl};
+use crate::tcp::{growth_packets, FastRecovery, RecoveryExit, SenderCtx, WindowControl};
 use crate::time::{secs, to_secs, Dur, Time};
 use crate::vcp::{ai_step, mi_step, MdHold};
 
@@ -147,6 +147,9 @@ pub struct ChainWindow<O: ChainOrder, L: LossResponse> {
     recovery: FastRecovery,
     /// The window (packets) the running recovery returns to, if the loss response chose one.
     exit_to: Option<f64>,
+    /// cwnd (packets) and the MD episode before the first RTO of a timeout episode, for a
+    /// spurious-RTO undo.
+    before_rto: Option<(f64, Episode)>,
     decoder: Decoder,
     order: O,
     loss: L,
@@ -194,6 +197,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
             cwnd: cfg.initial_window.map_or(laws.iw, |w| w.max(1) as f64),
             recovery: FastRecovery::default(),
             exit_to: None,
+            before_rto: None,
             decoder: Decoder::new(dp),
             order,
             loss,
@@ -326,7 +330,8 @@ impl<O: ChainOrder, L: LossResponse> WindowControl for ChainWindow<O, L> {
 
     fn on_new_ack(&mut self, acked: u64, _ack: &Packet, ctx: &SenderCtx) {
         self.note_rtt(ctx);
-        let k = acked.div_ceil(ctx.mss.max(1) as u64) as f64;
+        // k: packets newly acknowledged, at most RFC 3465's L (`growth_packets`).
+        let k = growth_packets(acked, ctx.mss);
         self.apply(k);
     }
 
@@ -363,11 +368,28 @@ impl<O: ChainOrder, L: LossResponse> WindowControl for ChainWindow<O, L> {
         }
     }
 
-    fn on_rto(&mut self, _ctx: &SenderCtx) {
+    fn on_rto(&mut self, ctx: &SenderCtx) {
+        if ctx.consecutive_rtos == 0 {
+            self.before_rto = Some((self.cwnd, self.decoder.episode()));
+        }
         self.pending = Pending::Nothing;
         self.recovery.abort();
         if !self.loss.keeps_cwnd_on_rto() {
             self.cwnd = 1.0;
+        }
+    }
+
+    /// The timeout was spurious (RFC 3522; the transport never undoes one that came during
+    /// fast recovery): back to the window and the MD episode it found. An MD that an echo
+    /// started on the one-packet window since then is forgotten with it;
+    /// otherwise its hold would keep the restored window from the next overload's MD, and its
+    /// refinement would set the restored window to β times one packet. The detecting ACK's own
+    /// action was decided on the one-packet window too, and is dropped.
+    fn on_spurious_rto(&mut self, _ctx: &SenderCtx) {
+        if let Some((cwnd, episode)) = self.before_rto.take() {
+            self.cwnd = cwnd;
+            self.decoder.restore_episode(episode);
+            self.pending = Pending::Nothing;
         }
     }
 
@@ -522,5 +544,33 @@ mod tests {
         assert!((w.cwnd_pkts() - 2.0).abs() < 1e-12);
         w.on_rto(&c);
         assert_eq!(w.cwnd_pkts(), 1.0);
+    }
+
+    #[test]
+    fn a_spurious_rto_is_undone_with_the_md_episode_it_found() {
+        // An RTO (cwnd 1), then an overload MSP starts an MD episode on the one-packet window.
+        let mut w = window(&DpcpParams::default(), 100.0);
+        w.on_rto(&ctx(0, 200));
+        assert_eq!(w.cwnd, 1.0);
+        round(&mut w, MS, 0, 0b11, Position::MSP);
+        assert_eq!(w.cwnd, 1.0);
+        // The undo brings back 100 packets and no episode: the chain's LSP does not "refine"
+        // the restored window to β·1 packet; level 11 01 starts a fresh MD of the restored one.
+        w.on_spurious_rto(&ctx(2 * MS, 200));
+        assert_eq!(w.cwnd, 100.0);
+        round(&mut w, 3 * MS, MSS, 0b01, Position::LSP);
+        assert!((w.cwnd - 87.5).abs() < 1e-9, "0.875 · 100, not 0.875 · 1: {}", w.cwnd);
+        assert_eq!(w.decoder().stats().mds, 2);
+        // An episode that was running when the timeout came is put back with the window: its
+        // hold still shields the window from a second MD.
+        let mut w = window(&DpcpParams::default(), 100.0);
+        round(&mut w, 0, 0, 0b11, Position::MSP);
+        round(&mut w, MS, MSS, 0b01, Position::LSP);
+        assert!((w.cwnd - 87.5).abs() < 1e-9);
+        w.on_rto(&ctx(50 * MS, 200));
+        w.on_spurious_rto(&ctx(60 * MS, 200));
+        assert!((w.cwnd - 87.5).abs() < 1e-9);
+        round(&mut w, 70 * MS, 2 * MSS, 0b11, Position::MSP);
+        assert!((w.cwnd - 87.5).abs() < 1e-9, "hold: {}", w.cwnd);
     }
 }

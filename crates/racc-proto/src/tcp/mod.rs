@@ -59,6 +59,22 @@ pub struct TcpParams {
     /// the "Impatient" variant of RFC 3782 §4; PROTOCOLS.md §10) or on `every` one
     /// ("Slow-but-Steady", ns-2's and Linux's behaviour).
     pub partial_ack_timer: PartialAckTimer,
+    /// Spurious retransmission timeouts: `eifel` detects them by the echoed timestamp (RFC
+    /// 3522) and undoes the timeout's reduction without a go-back-N, as Linux does; `off` is
+    /// ns-2's TCP, which always goes back N and keeps the reduction.
+    pub spurious_rto: SpuriousRto,
+}
+
+/// What the sender does about a retransmission timeout that turns out spurious.
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SpuriousRto {
+    /// RFC 3522 detection; on detection resume at snd_max and let the window undo (RFC 4015's
+    /// "continue with new data", Linux `tcp_try_undo_loss`).
+    #[default]
+    Eifel,
+    /// No detection.
+    Off,
 }
 
 /// When a NewReno partial ACK restarts the retransmission timer.
@@ -78,6 +94,7 @@ impl Default for TcpParams {
             max_rto: 60.0,
             clock_granularity: 0.001,
             partial_ack_timer: PartialAckTimer::First,
+            spurious_rto: SpuriousRto::Eifel,
         }
     }
 }
@@ -103,6 +120,20 @@ impl TcpParams {
 /// congestion header of `cong_header` bytes (at least 1).
 pub fn mss_for(cfg: &FlowConfig, cong_header: u32) -> u32 {
     cfg.packet_size.saturating_sub(hdr::IPV4 + hdr::TCP + cong_header).max(1)
+}
+
+/// RFC 3465 (Appropriate Byte Counting) limit L: the most packets one ACK's growth counts.
+pub const ABC_LIMIT: u64 = 2;
+
+/// Packets that one ACK of `acked` new bytes lets the VCP family's per-packet laws count: those
+/// it newly acknowledges (a short last segment counts as one), at most [`ABC_LIMIT`]. Without
+/// the limit, the cumulative ACK that follows a repaired hole (after an RTO's go-back-N,
+/// hundreds of packets at once) multiplies cwnd in one step: at ξ = 1 and rtt/t_p ≥ 2.5 each
+/// acknowledged packet adds 4.7 packets, so one ACK for 300 packets adds 1400 and the next
+/// window overflows any buffer.
+#[inline]
+pub fn growth_packets(acked: u64, mss: u32) -> f64 {
+    acked.div_ceil(mss.max(1) as u64).min(ABC_LIMIT) as f64
 }
 
 /// A Reno or NewReno sender.
@@ -143,6 +174,11 @@ mod params_tests {
         assert_eq!((p.dupthresh, p.initial_rto, p.max_rto), (3, 1.0, 60.0));
         let p: TcpParams = parse(&serde_json::json!({"dupthresh": 4, "max_rto": 120.0})).unwrap();
         assert_eq!((p.dupthresh, p.max_rto, p.initial_rto), (4, 120.0, 1.0));
+        assert_eq!(p.spurious_rto, SpuriousRto::Eifel);
+        let p: TcpParams = parse(&serde_json::json!({"spurious_rto": "off"})).unwrap();
+        assert_eq!(p.spurious_rto, SpuriousRto::Off);
+        let e = parse::<TcpParams>(&serde_json::json!({"spurious_rto": "frto"})).unwrap_err();
+        assert!(e.reason.contains("frto"), "{e}");
         let e = parse::<TcpParams>(&serde_json::json!({"dupthres": 4})).unwrap_err();
         assert!(e.reason.contains("dupthres"), "{e}");
         let e = TcpParams { dupthresh: 0, ..Default::default() }.validate().unwrap_err();
@@ -151,6 +187,15 @@ mod params_tests {
         assert_eq!(e.key, "max_rto");
         let e = TcpParams { clock_granularity: f64::NAN, ..Default::default() }.validate().unwrap_err();
         assert_eq!(e.key, "clock_granularity");
+    }
+
+    #[test]
+    fn growth_counts_at_most_abc_limit_packets_per_ack() {
+        assert_eq!(growth_packets(0, 1000), 0.0);
+        assert_eq!(growth_packets(1, 1000), 1.0, "a short segment is one packet");
+        assert_eq!(growth_packets(1000, 1000), 1.0);
+        assert_eq!(growth_packets(2000, 1000), 2.0, "a delayed ACK");
+        assert_eq!(growth_packets(300_000, 1000), 2.0, "the ACK after a repaired hole");
     }
 
     #[test]

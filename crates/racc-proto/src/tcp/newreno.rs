@@ -30,6 +30,8 @@ pub struct NewRenoWindow {
     cwnd: f64,
     ssthresh: f64,
     smss: f64,
+    /// (cwnd, ssthresh) before the first RTO of an episode, for a spurious-RTO undo.
+    before_rto: Option<(f64, f64)>,
 }
 
 impl NewRenoWindow {
@@ -41,7 +43,7 @@ impl NewRenoWindow {
 
     /// Explicit starting state (tests, and controllers that wrap NewReno).
     pub fn with(cwnd: f64, ssthresh: f64, smss: u32) -> NewRenoWindow {
-        NewRenoWindow { cwnd, ssthresh, smss: smss as f64 }
+        NewRenoWindow { cwnd, ssthresh, smss: smss as f64, before_rto: None }
     }
 
     pub fn cwnd(&self) -> f64 {
@@ -120,9 +122,18 @@ impl WindowControl for NewRenoWindow {
     /// RFC 5681 eq. (4) and §3.1 (held on a repeated timeout of the same segment); cwnd = 1 SMSS.
     fn on_rto(&mut self, ctx: &SenderCtx) {
         if ctx.consecutive_rtos == 0 {
+            self.before_rto = Some((self.cwnd, self.ssthresh));
             self.halve(ctx.flight);
         }
         self.cwnd = self.smss;
+    }
+
+    /// Back to the window and threshold the first timeout of the episode found (Linux
+    /// `tcp_undo_cwnd_reduction`).
+    fn on_spurious_rto(&mut self, _ctx: &SenderCtx) {
+        if let Some((cwnd, ssthresh)) = self.before_rto.take() {
+            (self.cwnd, self.ssthresh) = (cwnd, ssthresh);
+        }
     }
 
     /// RFC 3168 §6.1.2: react as to a loss, without retransmitting.

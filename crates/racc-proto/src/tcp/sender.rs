@@ -10,7 +10,7 @@ use super::newreno::NewRenoWindow;
 use super::rtt::RttEstimator;
 use super::seq::SeqSpace;
 use super::window::{RecoveryExit, SenderCtx, WindowControl};
-use super::{mss_for, PartialAckTimer, Recovery, TcpParams};
+use super::{mss_for, PartialAckTimer, Recovery, SpuriousRto, TcpParams};
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
 use crate::packet::{ecn, flags, hdr, tcp_checksum, Kind, Packet, TcpHeader};
 use crate::time::{secs, Time, NEVER};
@@ -56,6 +56,12 @@ pub struct TcpSender {
     syn_retransmitted: bool,
     rto_deadline: Time,
     consecutive_rtos: u32,
+    /// Detect spurious timeouts (RFC 3522).
+    eifel: bool,
+    /// RFC 3522 RetransmitTS, set by the first timeout of an episode outside fast recovery and
+    /// taken by the next ACK of new data: an ACK that echoes an older timestamp acknowledges
+    /// an original transmission.
+    retransmit_ts: Option<Time>,
 
     ecn_on: bool,
     /// ECE on ACKs up to here belongs to a window already reacted to (RFC 3168 §6.1.2).
@@ -68,6 +74,7 @@ pub struct TcpSender {
     data_pkts_sent: u64,
     retransmits: u64,
     timeouts: u64,
+    spurious_timeouts: u64,
     ecn_reactions: u64,
 }
 
@@ -121,6 +128,8 @@ impl TcpSender {
             syn_retransmitted: false,
             rto_deadline: NEVER,
             consecutive_rtos: 0,
+            eifel: params.spurious_rto == SpuriousRto::Eifel,
+            retransmit_ts: None,
             ecn_on: false,
             ecn_high: 0,
             cwr_pending: false,
@@ -129,6 +138,7 @@ impl TcpSender {
             data_pkts_sent: 0,
             retransmits: 0,
             timeouts: 0,
+            spurious_timeouts: 0,
             ecn_reactions: 0,
         }
     }
@@ -370,6 +380,11 @@ impl TcpSender {
             return; // acks unsent data, or an old ACK
         }
         if ack > self.snd_una {
+            if let Some(ts) = self.retransmit_ts.take() {
+                if h.ts_ecr < ts {
+                    self.undo_spurious_rto(now, h);
+                }
+            }
             self.on_new_ack(now, ack, pkt, h);
         } else if self.snd_max > self.snd_una && pkt.payload == 0 {
             self.on_dup_ack(now, pkt);
@@ -382,6 +397,19 @@ impl TcpSender {
             let ctx = self.ctx(now);
             self.window.on_ecn_echo(pkt, &ctx);
         }
+    }
+
+    /// RFC 3522 detected a spurious timeout: the originals were only delayed. Resume with new
+    /// data at snd_max instead of going back N (RFC 4015 §3.2 step 5), take the RTT sample the
+    /// echoed timestamp gives (RFC 7323: it names the original transmission, so Karn's rule
+    /// does not apply), and let the window undo.
+    fn undo_spurious_rto(&mut self, now: Time, h: &TcpHeader) {
+        self.spurious_timeouts += 1;
+        self.snd_nxt = self.snd_max;
+        self.consecutive_rtos = 0;
+        self.sample_rtt(now.saturating_sub(h.ts_ecr));
+        let ctx = self.ctx(now);
+        self.window.on_spurious_rto(&ctx);
     }
 
     fn on_rto(&mut self, now: Time) {
@@ -401,6 +429,13 @@ impl TcpSender {
                     return;
                 }
                 self.timeouts += 1;
+                // The go-back-N retransmission leaves at this instant, stamped `now`. Not inside
+                // fast recovery: there the timeout is NewReno's deliberate way out of repairing
+                // one hole per RTT (the "impatient" timer, RFC 6582 §4), and its go-back-N
+                // repairs the rest of the window, which no undo could without SACK.
+                if self.eifel && self.consecutive_rtos == 0 && !self.in_recovery {
+                    self.retransmit_ts = Some(now);
+                }
                 let ctx = self.ctx(now);
                 self.window.on_rto(&ctx);
                 // RFC 6582 §3.2 step 1 / PROTOCOLS.md §10: recover = highest seq sent; go-back-N.
@@ -515,6 +550,7 @@ impl Endpoint for TcpSender {
             data_pkts_sent: self.data_pkts_sent,
             retransmits: self.retransmits,
             timeouts: self.timeouts,
+            spurious_timeouts: self.spurious_timeouts,
             done: self.state == State::Established && self.size.is_some_and(|n| self.snd_una >= n),
         }
     }
@@ -740,6 +776,81 @@ mod tests {
         s.on_packet(t + 200 * MS, &ack(5000, t + 100 * MS, 0));
         assert_eq!(s.stats().srtt, 100 * MS);
         assert_eq!(s.rto(), 300 * MS);
+    }
+
+    /// Ten segments at t = 0, the first ACKed at 100 ms (two more go out), then the RTO at
+    /// 400 ms retransmits offset 1000 stamped 400 ms.
+    fn after_rto(params: &TcpParams) -> TcpSender {
+        let mut c = cfg();
+        c.initial_window = Some(10);
+        let mut s = TcpSender::new(&c, Recovery::NewReno, params);
+        s.start(0);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        s.on_packet(100 * MS, &ack(1000, 0, 0));
+        assert_eq!(drain(&mut s, 100 * MS).len(), 2);
+        assert_eq!(s.poll_timeout(), Some(400 * MS), "SRTT 100 ms + max(G, 4·50 ms)");
+        s.on_timeout(400 * MS);
+        assert_eq!((cwnd(&s), s.window().ssthresh_bytes()), (1000.0, 5500.0));
+        let p = drain(&mut s, 400 * MS);
+        assert_eq!(offs(&p), vec![1000]);
+        assert_eq!(p[0].tcp_hdr().unwrap().ts_val, 400 * MS);
+        s
+    }
+
+    #[test]
+    fn eifel_undoes_a_spurious_timeout_and_resumes_with_new_data() {
+        let mut s = after_rto(&TcpParams::default());
+        // The ACK echoes the original transmission (sent at 0, before the retransmission at
+        // 400 ms): the segments were only delayed (RFC 3522).
+        s.on_packet(450 * MS, &ack(3000, 0, 0));
+        assert_eq!((s.stats().timeouts, s.stats().spurious_timeouts), (1, 1));
+        // Undo: cwnd 11 000 and ssthresh ∞ again, then slow start's + SMSS for this ACK.
+        assert_eq!((cwnd(&s), s.window().ssthresh_bytes()), (12_000.0, f64::INFINITY));
+        // No go-back-N: flight 12 000 − 3000 leaves room for three new segments.
+        assert_eq!(offs(&drain(&mut s, 450 * MS)), vec![12_000, 13_000, 14_000]);
+        assert_eq!(s.stats().retransmits, 1);
+        // The echoed timestamp names the original, so the 450 ms sample is taken (and the
+        // back-off dropped): SRTT (7·100 + 450)/8.
+        assert_eq!(s.stats().srtt, 143_750_000);
+        // Later ACKs do not undo again.
+        s.on_packet(460 * MS, &ack(4000, 0, 0));
+        assert_eq!(s.stats().spurious_timeouts, 1);
+    }
+
+    #[test]
+    fn a_timeout_inside_fast_recovery_is_never_undone() {
+        let mut s = into_recovery(Recovery::NewReno);
+        drain(&mut s, 102 * MS);
+        // Partial ACK: the hole at 4000 is retransmitted at 200 ms.
+        s.on_packet(200 * MS, &ack(4000, 0, 0));
+        assert_eq!(offs(&drain(&mut s, 200 * MS)), vec![4000]);
+        // The impatient timer fires before that retransmission is acknowledged: go-back-N.
+        let t = s.rto_deadline().unwrap();
+        s.on_timeout(t);
+        assert_eq!(offs(&drain(&mut s, t)), vec![4000]);
+        // The ACK for the 200 ms retransmission predates the timeout's, but the timeout is
+        // NewReno's exit from one hole per RTT: no undo, go-back-N goes on.
+        s.on_packet(t + 10 * MS, &ack(5000, 200 * MS, 0));
+        assert_eq!(s.stats().spurious_timeouts, 0);
+        assert!(!s.in_recovery());
+        assert_eq!(cwnd(&s), 2000.0);
+        assert_eq!(offs(&drain(&mut s, t + 10 * MS)), vec![5000, 6000]);
+    }
+
+    #[test]
+    fn a_genuine_loss_or_eifel_off_keeps_the_timeout() {
+        // The ACK echoes the retransmission: the original was lost.
+        let mut s = after_rto(&TcpParams::default());
+        s.on_packet(450 * MS, &ack(3000, 400 * MS, 0));
+        assert_eq!(s.stats().spurious_timeouts, 0);
+        assert_eq!(cwnd(&s), 2000.0, "slow start from one segment");
+        assert_eq!(offs(&drain(&mut s, 450 * MS)), vec![3000, 4000], "go-back-N");
+        // Detection off (ns-2): the same late original ACK leaves the timeout's reduction.
+        let mut s = after_rto(&TcpParams { spurious_rto: SpuriousRto::Off, ..Default::default() });
+        s.on_packet(450 * MS, &ack(3000, 0, 0));
+        assert_eq!((s.stats().spurious_timeouts, cwnd(&s)), (0, 2000.0));
+        assert_eq!(offs(&drain(&mut s, 450 * MS)), vec![3000, 4000]);
+        assert_eq!(s.stats().retransmits, 3);
     }
 
     #[test]

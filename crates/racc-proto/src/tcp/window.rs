@@ -122,6 +122,13 @@ pub trait WindowControl: Send {
     /// `snd_una` (go-back-N). `ctx.flight` is the flight before the reset.
     fn on_rto(&mut self, ctx: &SenderCtx);
 
+    /// The RTO that `on_rto` reacted to was spurious: the first ACK of new data after it
+    /// echoes a timestamp older than the retransmission (RFC 3522 Eifel detection), so the
+    /// original segments were only delayed. Undo what the first `on_rto` of the episode did,
+    /// as Linux does (`tcp_try_undo_loss`). Called before that ACK's `on_new_ack`, with `ctx`
+    /// already back at `snd_nxt = snd_max`. Default: keep the reduction.
+    fn on_spurious_rto(&mut self, _ctx: &SenderCtx) {}
+
     /// ECN-Echo, already gated by the transport to at most one reaction per window of data
     /// and never during fast recovery (RFC 3168 §6.1.2).
     fn on_ecn_echo(&mut self, ack: &Packet, ctx: &SenderCtx);

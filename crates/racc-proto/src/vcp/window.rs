@@ -27,7 +27,7 @@
 use crate::endpoint::FlowConfig;
 use crate::packet::{ecn, Kind, Packet};
 use crate::params::{positive, ParamError};
-use crate::tcp::{FastRecovery, RecoveryExit, SenderCtx, TcpParams, WindowControl};
+use crate::tcp::{growth_packets, FastRecovery, RecoveryExit, SenderCtx, TcpParams, WindowControl};
 use crate::time::{secs, to_secs, Dur, Time};
 
 /// How long an MD holds off further MDs.
@@ -192,6 +192,9 @@ pub struct VcpWindow {
     slow_start: bool,
     /// NewReno's byte-window arithmetic while in fast recovery.
     recovery: FastRecovery,
+    /// cwnd (packets), hold_until and ai_until before the first RTO of a timeout episode, for
+    /// a spurious-RTO undo.
+    before_rto: Option<(f64, Time, Time)>,
     hold_until: Time,
     ai_until: Time,
     last_code: u8,
@@ -217,6 +220,7 @@ impl VcpWindow {
             ssthresh: cfg.initial_ssthresh.map_or(f64::INFINITY, |b| b as f64 / mss_f),
             slow_start: p.initial_slow_start,
             recovery: FastRecovery::default(),
+            before_rto: None,
             hold_until: 0,
             ai_until: 0,
             last_code: ecn::NOT_ECT,
@@ -300,8 +304,8 @@ impl WindowControl for VcpWindow {
     }
 
     fn on_new_ack(&mut self, acked: u64, ack: &Packet, ctx: &SenderCtx) {
-        // k: packets newly acknowledged (a short last segment counts as one).
-        let k = acked.div_ceil(ctx.mss.max(1) as u64) as f64;
+        // k: packets newly acknowledged, at most RFC 3465's L (`growth_packets`).
+        let k = growth_packets(acked, ctx.mss);
         let code = ack.tcp_hdr().map_or(ecn::NOT_ECT, |h| h.echo & 0b11);
         self.last_code = code;
         if self.in_slow_start() {
@@ -354,10 +358,23 @@ impl WindowControl for VcpWindow {
     }
 
     /// cwnd = 1 packet; the VCP laws resume without slow start.
-    fn on_rto(&mut self, _ctx: &SenderCtx) {
+    fn on_rto(&mut self, ctx: &SenderCtx) {
+        if ctx.consecutive_rtos == 0 {
+            self.before_rto = Some((self.cwnd, self.hold_until, self.ai_until));
+        }
         self.end_slow_start();
         self.recovery.abort();
         self.cwnd = 1.0;
+    }
+
+    /// The timeout was spurious (RFC 3522; the transport never undoes one that came during
+    /// fast recovery): back to the window and the MD hold it found. An MD of the one-packet
+    /// window since then cut nothing, and its hold must not shield the restored window from
+    /// the next overload code.
+    fn on_spurious_rto(&mut self, _ctx: &SenderCtx) {
+        if let Some((cwnd, hold_until, ai_until)) = self.before_rto.take() {
+            (self.cwnd, self.hold_until, self.ai_until) = (cwnd, hold_until, ai_until);
+        }
     }
 
     fn on_ecn_echo(&mut self, _ack: &Packet, _ctx: &SenderCtx) {}
@@ -415,12 +432,15 @@ mod tests {
         for (rtt, mi, ai_num) in cases {
             assert!(close(mi_step(0.0625, rtt as f64 / 1e3, 0.2, 2.5), mi));
             assert!(close(ai_step(1.0, rtt as f64 / 1e3, 0.2, 10.0, 20.0), ai_num / 20.0));
-            // MI: additive per acknowledged packet (k = 1, then k = 3), never compounding.
+            // MI: additive per acknowledged packet (k = 1, then k = 2), never compounding; an
+            // ACK of 3 packets counts as RFC 3465's L = 2.
             let mut w = window(20.0, &p);
             w.on_new_ack(1000, &ack(0b01), &ctx(MS, rtt));
             assert!(close(w.cwnd_pkts(), 20.0 + mi), "rtt {rtt}: {}", w.cwnd_pkts());
+            w.on_new_ack(2000, &ack(0b01), &ctx(MS, rtt));
+            assert!(close(w.cwnd_pkts(), 20.0 + 3.0 * mi), "rtt {rtt}: {}", w.cwnd_pkts());
             w.on_new_ack(3000, &ack(0b01), &ctx(MS, rtt));
-            assert!(close(w.cwnd_pkts(), 20.0 + 4.0 * mi), "rtt {rtt}: {}", w.cwnd_pkts());
+            assert!(close(w.cwnd_pkts(), 20.0 + 5.0 * mi), "rtt {rtt}: {}", w.cwnd_pkts());
             // AI: α·min((rtt/t_p)², σ_AI)/cwnd per packet, cwnd read before the ACK.
             let mut w = window(20.0, &p);
             w.on_new_ack(2000, &ack(0b10), &ctx(MS, rtt));
@@ -598,5 +618,32 @@ mod tests {
         let mut t = VcpParams::default();
         t.tcp.dupthresh = 0;
         assert_eq!(bad(t), "tcp.dupthresh");
+    }
+
+    #[test]
+    fn a_spurious_rto_is_undone_with_its_hold() {
+        let p = VcpParams::default();
+        // Outside recovery: an RTO, then an overload code MDs the one-packet window and starts
+        // a hold; the undo brings back 40 packets and the hold the RTO found (none), so the
+        // next overload code cuts the restored window at once.
+        let mut w = window(40.0, &p);
+        w.on_rto(&ctx(MS, 200));
+        assert_eq!(w.cwnd_pkts(), 1.0);
+        w.on_new_ack(1000, &ack(0b11), &ctx(2 * MS, 200));
+        assert_eq!(w.cwnd_pkts(), 1.0);
+        w.on_spurious_rto(&ctx(3 * MS, 200));
+        assert_eq!(w.cwnd_pkts(), 40.0);
+        w.on_new_ack(1000, &ack(0b11), &ctx(4 * MS, 200));
+        assert!(close(w.cwnd_pkts(), 35.0), "{}", w.cwnd_pkts());
+        // A repeated timeout keeps what the first one saved.
+        let mut w = window(30.0, &p);
+        w.on_rto(&ctx(MS, 200));
+        w.on_new_ack(1000, &ack(0b01), &ctx(2 * MS, 200));
+        w.on_rto(&SenderCtx { consecutive_rtos: 1, ..ctx(3 * MS, 200) });
+        w.on_spurious_rto(&ctx(4 * MS, 200));
+        assert_eq!(w.cwnd_pkts(), 30.0);
+        // Without a timeout there is nothing to undo.
+        w.on_spurious_rto(&ctx(5 * MS, 200));
+        assert_eq!(w.cwnd_pkts(), 30.0);
     }
 }
