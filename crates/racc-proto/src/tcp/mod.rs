@@ -63,6 +63,10 @@ pub struct TcpParams {
     /// 3522) and undoes the timeout's reduction without a go-back-N, as Linux does; `off` is
     /// ns-2's TCP, which always goes back N and keeps the reduction.
     pub spurious_rto: SpuriousRto,
+    /// RFC 3042 Limited Transmit: the first two duplicate ACKs each let one new segment go
+    /// beyond cwnd, so that a small window still collects the dupthresh duplicates fast
+    /// retransmit needs. On in Linux and in ns-2 (`singledup_`, the default since 2001).
+    pub limited_transmit: bool,
 }
 
 /// What the sender does about a retransmission timeout that turns out spurious.
@@ -95,6 +99,7 @@ impl Default for TcpParams {
             clock_granularity: 0.001,
             partial_ack_timer: PartialAckTimer::First,
             spurious_rto: SpuriousRto::Eifel,
+            limited_transmit: true,
         }
     }
 }
@@ -174,7 +179,7 @@ mod params_tests {
         assert_eq!((p.dupthresh, p.initial_rto, p.max_rto), (3, 1.0, 60.0));
         let p: TcpParams = parse(&serde_json::json!({"dupthresh": 4, "max_rto": 120.0})).unwrap();
         assert_eq!((p.dupthresh, p.max_rto, p.initial_rto), (4, 120.0, 1.0));
-        assert_eq!(p.spurious_rto, SpuriousRto::Eifel);
+        assert_eq!((p.spurious_rto, p.limited_transmit), (SpuriousRto::Eifel, true));
         let p: TcpParams = parse(&serde_json::json!({"spurious_rto": "off"})).unwrap();
         assert_eq!(p.spurious_rto, SpuriousRto::Off);
         let e = parse::<TcpParams>(&serde_json::json!({"spurious_rto": "frto"})).unwrap_err();

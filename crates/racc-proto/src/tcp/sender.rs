@@ -58,6 +58,8 @@ pub struct TcpSender {
     consecutive_rtos: u32,
     /// Detect spurious timeouts (RFC 3522).
     eifel: bool,
+    /// RFC 3042.
+    limited_transmit: bool,
     /// RFC 3522 RetransmitTS, set by the first timeout of an episode outside fast recovery and
     /// taken by the next ACK of new data: an ACK that echoes an older timestamp acknowledges
     /// an original transmission.
@@ -129,6 +131,7 @@ impl TcpSender {
             rto_deadline: NEVER,
             consecutive_rtos: 0,
             eifel: params.spurious_rto == SpuriousRto::Eifel,
+            limited_transmit: params.limited_transmit,
             retransmit_ts: None,
             ecn_on: false,
             ecn_high: 0,
@@ -274,8 +277,10 @@ impl TcpSender {
     }
 
     /// The next new (or go-back-N) segment's length if the window allows it now: the whole
-    /// segment must fit (RFC 5681 §2: never beyond snd_una + cwnd). With nothing in flight one
-    /// segment may always go, so that a window below one MSS cannot stall the ACK clock.
+    /// segment must fit (RFC 5681 §2: never beyond snd_una + cwnd), plus one segment for each
+    /// of the first two duplicate ACKs outside recovery (RFC 3042 Limited Transmit; new data
+    /// only). With nothing in flight one segment may always go, so that a window below one MSS
+    /// cannot stall the ACK clock.
     fn window_allows(&self) -> Option<u32> {
         let end = self.data_end().max(self.snd_max);
         if self.snd_nxt >= end {
@@ -283,7 +288,10 @@ impl TcpSender {
         }
         let len = (end - self.snd_nxt).min(self.mss as u64);
         let flight = self.snd_nxt - self.snd_una;
-        (flight == 0 || (flight + len) as f64 <= self.window.cwnd_bytes()).then_some(len as u32)
+        let limited =
+            self.limited_transmit && !self.in_recovery && self.dupacks < self.dupthresh && self.snd_nxt >= self.snd_max;
+        let extra = if limited { self.dupacks.min(2) as f64 * self.mss as f64 } else { 0.0 };
+        (flight == 0 || (flight + len) as f64 <= self.window.cwnd_bytes() + extra).then_some(len as u32)
     }
 
     fn on_syn_ack(&mut self, now: Time, pkt: &Packet, h: &TcpHeader) {
@@ -570,8 +578,10 @@ mod tests {
         c
     }
 
+    /// RFC 5681 / 6582 as written: the recovery arithmetic below is checked without RFC 3042,
+    /// which has its own test.
     fn sender(c: &FlowConfig, r: Recovery) -> TcpSender {
-        let mut s = TcpSender::new(c, r, &TcpParams::default());
+        let mut s = TcpSender::new(c, r, &TcpParams { limited_transmit: false, ..Default::default() });
         s.start(0);
         s
     }
@@ -652,6 +662,29 @@ mod tests {
         s.on_packet(102 * MS, &ack(1000, 0, 0));
         assert!(s.in_recovery());
         s
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
+        let mut c = cfg();
+        c.initial_window = Some(4);
+        let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams::default());
+        s.start(0);
+        assert_eq!(drain(&mut s, 0).len(), 4);
+        // The first segment is lost: three duplicates come back for the others.
+        s.on_packet(100 * MS, &ack(0, 0, 0));
+        assert_eq!(offs(&drain(&mut s, 100 * MS)), vec![4000], "dupack 1: one new segment");
+        s.on_packet(101 * MS, &ack(0, 0, 0));
+        assert_eq!(offs(&drain(&mut s, 101 * MS)), vec![5000], "dupack 2: one more");
+        assert_eq!(cwnd(&s), 4000.0, "cwnd itself is unchanged");
+        s.on_packet(102 * MS, &ack(0, 0, 0));
+        assert!(s.in_recovery());
+        assert_eq!(offs(&drain(&mut s, 102 * MS)), vec![0], "fast retransmit");
+        // Without it, a window of 4 with two losses would have only one duplicate in reserve.
+        let mut s = sender(&c, Recovery::NewReno);
+        drain(&mut s, 0);
+        s.on_packet(100 * MS, &ack(0, 0, 0));
+        assert!(drain(&mut s, 100 * MS).is_empty());
     }
 
     #[test]
