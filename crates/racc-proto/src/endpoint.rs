@@ -72,6 +72,9 @@ pub struct FlowConfig {
     /// Receiver: delayed ACKs (every 2nd segment or after `delack_timeout`).
     pub delayed_ack: bool,
     pub delack_timeout: Time,
+    /// SACK (RFC 2018): the receiver reports out-of-order blocks, the TCP sender recovers by
+    /// RFC 6675. Both ends of a flow read the same value (no option negotiation is modelled).
+    pub sack: bool,
     /// Open with SYN / SYN-ACK (PROTOCOLS.md §1 host rules).
     pub handshake: bool,
     /// Initial sequence number on the wire (tests use values near 2^32 to exercise wrap).
@@ -94,6 +97,7 @@ impl FlowConfig {
             ecn: false,
             delayed_ack: false,
             delack_timeout: 100 * crate::time::NS_PER_MS,
+            sack: false,
             handshake: false,
             isn: 0,
             seed: 0,

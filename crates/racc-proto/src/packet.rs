@@ -84,6 +84,54 @@ pub struct TcpHeader {
     /// Timestamp option (RFC 7323): sender's send time, echoed back by the receiver.
     pub ts_val: Time,
     pub ts_ecr: Time,
+    /// SACK option (RFC 2018), on ACKs of flows that use it.
+    pub sack: SackBlocks,
+}
+
+/// Most SACK blocks an ACK carries: three fit the 40 option bytes beside the timestamps
+/// (RFC 2018 §3).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// The SACK option: up to three blocks [left, right) of wire sequence numbers, the first the
+/// block holding the segment that triggered the ACK (RFC 2018 §4). Not covered by
+/// [`tcp_checksum`], which models only the fields the MPCP orderings touch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    len: u8,
+    blocks: [(u32, u32); MAX_SACK_BLOCKS],
+}
+
+impl SackBlocks {
+    /// Append a block; false (and nothing changes) once three are there.
+    pub fn push(&mut self, left: u32, right: u32) -> bool {
+        if self.len as usize == MAX_SACK_BLOCKS {
+            return false;
+        }
+        self.blocks[self.len as usize] = (left, right);
+        self.len += 1;
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.blocks[..self.len as usize].iter().copied()
+    }
+
+    /// Option bytes on the wire: kind, length and 8 per block, padded to 4 with two NOPs.
+    pub fn wire_len(&self) -> u32 {
+        if self.len == 0 {
+            0
+        } else {
+            4 + 8 * self.len as u32
+        }
+    }
 }
 
 /// DCCP header (RFC 4340), 48-bit sequence numbers held in u64.
@@ -246,6 +294,18 @@ pub fn tcp_checksum(h: &TcpHeader) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sack_blocks_hold_three_and_size_the_option() {
+        let mut s = SackBlocks::default();
+        assert_eq!((s.len(), s.is_empty(), s.wire_len()), (0, true, 0));
+        assert!(s.push(10, 20));
+        assert_eq!(s.wire_len(), 12);
+        assert!(s.push(30, 40) && s.push(50, 60));
+        assert!(!s.push(70, 80), "a fourth block does not fit");
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![(10, 20), (30, 40), (50, 60)]);
+        assert_eq!(s.wire_len(), 28);
+    }
 
     #[test]
     fn packet_is_small_and_copy() {

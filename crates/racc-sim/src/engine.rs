@@ -485,6 +485,7 @@ impl Simulator {
         cfg.min_rto = self.spec.min_rto;
         cfg.ecn = s.ecn;
         cfg.delayed_ack = s.delayed_ack;
+        cfg.sack = s.sack;
         cfg.handshake = s.handshake;
         cfg.seed = self.spec.seed;
         // Checked when the scenario was built, so construction cannot fail here.

@@ -235,13 +235,13 @@ fn swap(text: &str, proto: &str) -> String {
     }
 }
 
-/// The scenario files as shipped, with the protocol swapped. dcpew-dumbbell-loss (10 % GE), mean
-/// utilisation over seeds 1–3, measured on this build: VCP 0.041, DPCP 0.231, DCP-EW 0.275
-/// (over seeds 1–6: DPCP 0.227, 0.22–0.24; DCP-EW 0.278, 0.27–0.30). The gap is what DCP-EW
-/// keeps on fast retransmits; most loss episodes at 10 % end in a timeout, where both use TCP's
-/// rule (`ew_apply_to_rto` off), which is why it is 20 % and not 2x. Earlier builds, one seed:
-/// DPCP 0.160 and DCP-EW 0.269, before spurious timeouts were undone (RFC 3522), growth counted
-/// at most two packets per ACK (RFC 3465) and Limited Transmit (RFC 3042) was on.
+/// The scenario files as shipped, with the protocol swapped. dcpew-dumbbell-loss (10 % GE, SACK
+/// on as on the seed's Linux testbed), mean utilisation over seeds 1–3, measured on this build:
+/// VCP 0.041, DPCP 0.249, DCP-EW 0.363. Without SACK (`sack = false`): DPCP 0.231, DCP-EW 0.275:
+/// NewReno repairs one hole per RTT, its impatient timer fires, and at a timeout both protocols
+/// use TCP's rule (`ew_apply_to_rto` off), so the bit map decides only on the few fast
+/// retransmits that complete. With SACK most loss episodes end in recovery, where DCP-EW keeps
+/// its window.
 /// dcpew-ipsec: as test (c).
 #[test]
 fn scenario_files_run_and_order_the_protocols() {
@@ -260,7 +260,7 @@ fn scenario_files_run_and_order_the_protocols() {
         }
         u.push(mean);
     }
-    assert!(u[2] > 1.1 * u[1] && u[1] > 3.0 * u[0], "DCP-EW > DPCP > VCP: {u:?}");
+    assert!(u[2] > 1.3 * u[1] && u[1] > 3.0 * u[0], "DCP-EW > DPCP > VCP: {u:?}");
     let mut u = Vec::new();
     for proto in ["dpcp", "dcpew"] {
         let mut s = run(&swap(IPSEC_SCENARIO, proto));
@@ -272,11 +272,11 @@ fn scenario_files_run_and_order_the_protocols() {
 }
 
 /// Seed 003 §IV.B's upper end: 20 % and 30 % GE loss on the scenario file's dumbbell. Not a
-/// claim we reproduce: measured on this build (seed 1, 120 s), every protocol collapses to
-/// timeouts — 20 %: VCP 0.020, DPCP 0.094, DCP-EW 0.086 (0.049 with `ew_apply_to_rto`); 30 %:
-/// VCP 0.021, DPCP 0.024, DCP-EW 0.035 (0.039). Even with Limited Transmit, NewReno without SACK
-/// repairs one hole per RTT, its impatient timer then fires, and lost retransmissions back the
-/// RTO off, which no window rule differentiates. An open issue:
+/// claim we reproduce: measured on this build (seed 1, 120 s, SACK as in the file), 20 %: VCP
+/// 0.020, DPCP 0.121, DCP-EW 0.110 — 0.277 when its bit map also governs timeouts
+/// (`ew_apply_to_rto`); 30 %: VCP 0.021, DPCP 0.024, DCP-EW 0.024 (0.039), all collapsed to
+/// timeouts. Lost retransmissions end in timeouts that back the RTO off, and TCP's timeout rule,
+/// which DCP-EW keeps by default, resets the window whatever the bit map says. An open issue:
 /// run with `--ignored` to see the figures.
 #[test]
 #[ignore]

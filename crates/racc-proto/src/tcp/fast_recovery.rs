@@ -38,9 +38,10 @@ impl FastRecovery {
     }
 
     /// Start around a window the owner chose (`ssthresh` bytes), inflated by the duplicate ACKs
-    /// that have left the network (RFC 5681 §3.2 step 3).
+    /// that have left the network (RFC 5681 §3.2 step 3; with SACK not inflated, RFC 6675).
     pub fn start_at(&mut self, ssthresh: f64, smss: u32, ctx: &SenderCtx) {
-        self.nr = Some(NewRenoWindow::with(ssthresh + ctx.dupacks as f64 * smss as f64, ssthresh, smss));
+        let inflation = if ctx.sack { 0.0 } else { ctx.dupacks as f64 * smss as f64 };
+        self.nr = Some(NewRenoWindow::with(ssthresh + inflation, ssthresh, smss));
     }
 
     pub fn on_dupack(&mut self, ack: &Packet, ctx: &SenderCtx) {

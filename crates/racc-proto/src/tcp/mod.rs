@@ -5,7 +5,8 @@
 //! - [`window`]: the `WindowControl` trait later protocols plug in (VCP, QFCP, XCP)
 //! - [`newreno`]: NewReno's window rules
 //! - [`fast_recovery`]: NewReno's recovery borrowed by windows with their own laws (VCP, DPCP, DCP-EW)
-//! - [`sender`]: the transport (recovery, RTO, go-back-N, Karn, ECN)
+//! - [`scoreboard`]: RFC 6675's SACK scoreboard (IsLost, NextSeg, pipe)
+//! - [`sender`]: the transport (recovery, RTO, go-back-N, Karn, ECN, SACK)
 //! - [`receiver`]: cumulative/delayed ACKs, out-of-order buffer, echo hook
 //!
 //! Units: cwnd and ssthresh in bytes; MSS = packet_size − 40 (IPv4 + TCP) − the congestion
@@ -15,6 +16,7 @@ pub mod fast_recovery;
 pub mod newreno;
 pub mod receiver;
 pub mod rtt;
+pub mod scoreboard;
 pub mod sender;
 pub mod seq;
 pub mod window;

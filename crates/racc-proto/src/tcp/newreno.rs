@@ -89,20 +89,27 @@ impl WindowControl for NewRenoWindow {
     }
 
     /// RFC 5681 §3.2 steps 2–3: ssthresh = max(FlightSize/2, 2·SMSS), cwnd = ssthresh + 3·SMSS
-    /// (dupthresh·SMSS: the segments that have left the network).
+    /// (dupthresh·SMSS: the segments that have left the network). With SACK, cwnd = ssthresh
+    /// (RFC 6675 §5 step 4.2: the pipe estimate accounts for what has left).
     fn on_fast_retransmit(&mut self, _ack: &Packet, ctx: &SenderCtx) {
         self.halve(ctx.flight);
-        self.cwnd = self.ssthresh + ctx.dupacks as f64 * self.smss;
+        self.cwnd = self.ssthresh + if ctx.sack { 0.0 } else { ctx.dupacks as f64 * self.smss };
     }
 
-    /// RFC 5681 §3.2 step 4: inflate by one SMSS per further duplicate.
-    fn on_recovery_dupack(&mut self, _ack: &Packet, _ctx: &SenderCtx) {
-        self.cwnd += self.smss;
+    /// RFC 5681 §3.2 step 4: inflate by one SMSS per further duplicate (not with SACK).
+    fn on_recovery_dupack(&mut self, _ack: &Packet, ctx: &SenderCtx) {
+        if !ctx.sack {
+            self.cwnd += self.smss;
+        }
     }
 
     /// RFC 6582 §3.2 step 4: deflate by the bytes acked, add back SMSS if acked ≥ SMSS.
-    /// Floored at one SMSS (the RFC is silent; a negative window is meaningless).
-    fn on_partial_ack(&mut self, acked: u64, _ack: &Packet, _ctx: &SenderCtx) {
+    /// Floored at one SMSS (the RFC is silent; a negative window is meaningless). Not with
+    /// SACK, whose window never inflated.
+    fn on_partial_ack(&mut self, acked: u64, _ack: &Packet, ctx: &SenderCtx) {
+        if ctx.sack {
+            return;
+        }
         self.cwnd -= acked as f64;
         if acked as f64 >= self.smss {
             self.cwnd += self.smss;

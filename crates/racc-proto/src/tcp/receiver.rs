@@ -1,14 +1,15 @@
 //! The TCP data receiver: cumulative ACKs (every segment, or delayed: every 2nd segment or
 //! after `delack_timeout`; RFC 5681 §4.2, PROTOCOLS.md §10), immediate duplicate ACKs on
 //! out-of-order data and when a gap is filled, out-of-order buffering, timestamp echo
-//! (RFC 7323 §4.3), ECN-Echo (RFC 3168 §6.1.3), and a hook (`AckEcho`) through which router-
+//! (RFC 7323 §4.3), ECN-Echo (RFC 3168 §6.1.3), SACK blocks (RFC 2018) when the flow uses
+//! them, and a hook (`AckEcho`) through which router-
 //! assisted protocols copy their feedback from data packets into ACKs.
 
 use std::collections::VecDeque;
 
 use super::seq::SeqSpace;
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
-use crate::packet::{ecn, flags, hdr, tcp_checksum, Kind, Packet, TcpHeader};
+use crate::packet::{ecn, flags, hdr, tcp_checksum, Kind, Packet, SackBlocks, TcpHeader};
 use crate::time::{Time, NEVER};
 
 const HDRS: u32 = hdr::IPV4 + hdr::TCP;
@@ -42,6 +43,10 @@ pub struct TcpReceiver {
     rcv_nxt: u64,
     /// Out-of-order ranges [start, end) above `rcv_nxt`, sorted and disjoint.
     ooo: Vec<(u64, u64)>,
+    /// Report `ooo` in SACK blocks (RFC 2018).
+    sack: bool,
+    /// Start of the latest out-of-order segment: its block goes first (RFC 2018 §4).
+    latest_ooo: u64,
     /// `rcv_nxt` carried by the last ACK sent (RFC 7323's Last.ACK.sent).
     last_ack_sent: u64,
     ts_recent: Time,
@@ -67,6 +72,8 @@ impl TcpReceiver {
             echo: None,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(8),
+            sack: cfg.sack,
+            latest_ooo: 0,
             last_ack_sent: 0,
             ts_recent: 0,
             unacked: 0,
@@ -106,7 +113,8 @@ impl TcpReceiver {
         if let Some(e) = self.echo.as_mut() {
             e.fill_ack(now, &mut pkt);
         }
-        pkt.size = HDRS + pkt.cong.wire_len();
+        let options = pkt.tcp_hdr().map_or(0, |h| h.sack.wire_len());
+        pkt.size = HDRS + options + pkt.cong.wire_len();
         self.out.push_back(pkt);
     }
 
@@ -119,6 +127,7 @@ impl TcpReceiver {
             window: u16::MAX,
             ts_val: now,
             ts_ecr: self.ts_recent,
+            sack: self.sack_blocks(),
             ..Default::default()
         };
         self.last_ack_sent = self.rcv_nxt;
@@ -146,6 +155,31 @@ impl TcpReceiver {
             ..Default::default()
         };
         self.finish(now, Packet::tcp(self.flow, Kind::SynAck, HDRS, 0, sa));
+    }
+
+    /// RFC 2018 §4: the block holding the latest out-of-order segment first, then the others
+    /// from the highest down (the most recently reported ones, for losses in sequence), at
+    /// most three.
+    fn sack_blocks(&self) -> SackBlocks {
+        let mut b = SackBlocks::default();
+        if !self.sack || self.ooo.is_empty() {
+            return b;
+        }
+        let latest = self.ooo.iter().position(|r| r.0 <= self.latest_ooo && self.latest_ooo < r.1);
+        let wire = |r: &(u64, u64)| (self.seq.wire(r.0), self.seq.wire(r.1));
+        if let Some(i) = latest {
+            let (l, r) = wire(&self.ooo[i]);
+            b.push(l, r);
+        }
+        for (i, r) in self.ooo.iter().enumerate().rev() {
+            if Some(i) != latest {
+                let (l, r) = wire(r);
+                if !b.push(l, r) {
+                    break;
+                }
+            }
+        }
+        b
     }
 
     /// Record [start, end) above `rcv_nxt`, merging with neighbours.
@@ -205,6 +239,7 @@ impl TcpReceiver {
         } else {
             // Out of order: buffer it and send an immediate duplicate ACK.
             self.insert_ooo(start, end);
+            self.latest_ooo = start;
             self.send_ack(now);
         }
     }
@@ -284,6 +319,44 @@ mod tests {
 
     fn drain(r: &mut TcpReceiver) -> Vec<Packet> {
         std::iter::from_fn(|| r.poll_transmit(0)).collect()
+    }
+
+    /// SACK blocks of each ACK, as offsets, and the ACK's wire size.
+    fn sacks(r: &mut TcpReceiver) -> Vec<(Vec<(u64, u64)>, u32)> {
+        let sp = SeqSpace::new(ISN);
+        drain(r)
+            .iter()
+            .map(|p| {
+                let h = p.tcp_hdr().unwrap();
+                (h.sack.iter().map(|(l, r)| (sp.unwrap(l, 0), sp.unwrap(r, 0))).collect(), p.size)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sack_blocks_latest_first_then_highest_at_most_three() {
+        let mut c = cfg(false);
+        c.sack = true;
+        let mut r = TcpReceiver::new(&c);
+        r.on_packet(0, &data(0, 1000, 0, ecn::NOT_ECT, 0));
+        assert_eq!(sacks(&mut r), vec![(vec![], 40)], "in order: no option");
+        // Holes at 1000, 3000, 5000 and 7000; segments arrive out of order.
+        r.on_packet(MS, &data(2000, 1000, 0, ecn::NOT_ECT, 0));
+        assert_eq!(sacks(&mut r), vec![(vec![(2000, 3000)], 52)]);
+        r.on_packet(MS, &data(6000, 1000, 0, ecn::NOT_ECT, 0));
+        r.on_packet(MS, &data(4000, 1000, 0, ecn::NOT_ECT, 0));
+        let s = sacks(&mut r);
+        assert_eq!(s[1], (vec![(4000, 5000), (6000, 7000), (2000, 3000)], 68), "latest, then highest down");
+        r.on_packet(MS, &data(8000, 1000, 0, ecn::NOT_ECT, 0));
+        assert_eq!(sacks(&mut r)[0].0, vec![(8000, 9000), (6000, 7000), (4000, 5000)], "three of four");
+        // Filling the first hole merges nothing into the ACK: 2000..3000 is now in order.
+        r.on_packet(MS, &data(1000, 1000, 0, ecn::NOT_ECT, 0));
+        assert_eq!(sacks(&mut r)[0].0, vec![(8000, 9000), (6000, 7000), (4000, 5000)]);
+        assert_eq!(r.rcv_nxt(), 3000);
+        // Without SACK no option, whatever the holes.
+        let mut r = TcpReceiver::new(&cfg(false));
+        r.on_packet(MS, &data(2000, 1000, 0, ecn::NOT_ECT, 0));
+        assert_eq!(sacks(&mut r), vec![(vec![], 40)]);
     }
 
     /// (ack offset, ts_ecr, ECE) of each ACK.

@@ -1,6 +1,8 @@
 //! The TCP data sender: sequence bookkeeping, handshake, duplicate-ACK counting, fast
 //! retransmit / fast recovery (Reno, RFC 5681 §3.2; NewReno, RFC 6582), the RFC 6298 timer
-//! with go-back-N on expiry, Karn's rule, and ECN (RFC 3168). The window arithmetic is a
+//! with go-back-N on expiry, Karn's rule, ECN (RFC 3168), and, when the flow uses SACK,
+//! RFC 6675 loss recovery over the scoreboard of `scoreboard.rs` (the go-back-N after a
+//! timeout then skips what the receiver has reported). The window arithmetic is a
 //! `WindowControl` (window.rs).
 //!
 //! Offsets are absolute payload-byte counts from the first data byte (`seq.rs`); `recover` is
@@ -8,6 +10,7 @@
 
 use super::newreno::NewRenoWindow;
 use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
 use super::seq::SeqSpace;
 use super::window::{RecoveryExit, SenderCtx, WindowControl};
 use super::{mss_for, PartialAckTimer, Recovery, SpuriousRto, TcpParams};
@@ -60,6 +63,11 @@ pub struct TcpSender {
     eifel: bool,
     /// RFC 3042.
     limited_transmit: bool,
+    /// SACK (RFC 2018) and RFC 6675 recovery.
+    sack: bool,
+    board: Scoreboard,
+    /// RFC 6675 HighRxt, exclusive: one past the highest byte retransmitted in this recovery.
+    high_rxt: u64,
     /// RFC 3522 RetransmitTS, set by the first timeout of an episode outside fast recovery and
     /// taken by the next ACK of new data: an ACK that echoes an older timestamp acknowledges
     /// an original transmission.
@@ -132,6 +140,9 @@ impl TcpSender {
             consecutive_rtos: 0,
             eifel: params.spurious_rto == SpuriousRto::Eifel,
             limited_transmit: params.limited_transmit,
+            sack: cfg.sack,
+            board: Scoreboard::with_capacity(if cfg.sack { 16 } else { 0 }),
+            high_rxt: 0,
             retransmit_ts: None,
             ecn_on: false,
             ecn_high: 0,
@@ -199,7 +210,36 @@ impl TcpSender {
             consecutive_rtos: self.consecutive_rtos,
             in_recovery: self.in_recovery,
             recover: self.recover,
+            sack: self.sack,
         }
+    }
+
+    /// RFC 6675 IsLost: more than (DupThresh − 1)·SMSS bytes SACKed above.
+    #[inline]
+    fn lost_threshold(&self) -> u64 {
+        (self.dupthresh.saturating_sub(1)) as u64 * self.mss as u64
+    }
+
+    /// Fast recovery with SACK (RFC 6675 §5 steps 4.3–4.4): while cwnd leaves room for a
+    /// segment beside `pipe`, retransmit the first lost hole above HighRxt, else send new data.
+    fn sack_transmit(&mut self, now: Time) -> Option<Packet> {
+        let more_than = self.lost_threshold();
+        let pipe = self.board.pipe(self.snd_una, self.snd_max, self.high_rxt, more_than);
+        if (pipe + self.mss as u64) as f64 > self.window.cwnd_bytes() {
+            return None;
+        }
+        if let Some(off) = self.board.next_lost(self.snd_una.max(self.high_rxt), more_than) {
+            if off < self.snd_max {
+                return Some(self.segment(now, off));
+            }
+        }
+        if self.snd_nxt < self.snd_max || self.snd_nxt >= self.data_end() {
+            return None;
+        }
+        let off = self.snd_nxt;
+        let pkt = self.segment(now, off);
+        self.snd_nxt = off + pkt.payload as u64;
+        Some(pkt)
     }
 
     /// End of the data the application offers.
@@ -266,6 +306,9 @@ impl TcpSender {
         if retx {
             self.retransmits += 1;
             self.retx_hi = self.retx_hi.max(end);
+            if self.in_recovery {
+                self.high_rxt = self.high_rxt.max(end);
+            }
         }
         self.snd_max = self.snd_max.max(end);
         self.data_pkts_sent += 1;
@@ -332,8 +375,10 @@ impl TcpSender {
                 self.window.on_recovery_exit(how, pkt, &ctx);
             } else {
                 // RFC 6582 §3.2 step 4: retransmit the next hole; restart the timer only on
-                // the first partial ACK.
-                self.retx_pending = true;
+                // the first partial ACK. With SACK, NextSeg finds the lost holes; the one at
+                // snd_una still goes at once if this recovery has not resent it (fewer than
+                // DupThresh segments may have been SACKed above it).
+                self.retx_pending = !self.sack || self.snd_una >= self.high_rxt;
                 restart = !self.partial_seen || self.partial_ack_timer == PartialAckTimer::Every;
                 self.partial_seen = true;
                 let ctx = self.ctx(now);
@@ -363,6 +408,7 @@ impl TcpSender {
             self.in_recovery = true;
             self.partial_seen = false;
             self.recover = self.snd_max;
+            self.high_rxt = self.snd_una;
             self.retx_pending = true;
             // Time the retransmission from now, as Linux (tcp_xmit_retransmit_queue re-arms
             // the timer for the head segment) and ns-2 (dupack_action: reset_rtx_timer) do.
@@ -386,6 +432,15 @@ impl TcpSender {
         let ack = self.seq.unwrap(h.ack, self.snd_una);
         if ack > self.snd_max || ack < self.snd_una {
             return; // acks unsent data, or an old ACK
+        }
+        if self.sack {
+            for (l, r) in h.sack.iter() {
+                let (start, end) = (self.seq.unwrap(l, self.snd_una), self.seq.unwrap(r, self.snd_una));
+                if ack <= start && start < end && end <= self.snd_max {
+                    self.board.add(start, end);
+                }
+            }
+            self.board.advance(ack);
         }
         if ack > self.snd_una {
             if let Some(ts) = self.retransmit_ts.take() {
@@ -514,6 +569,15 @@ impl Endpoint for TcpSender {
                     self.retx_pending = false;
                     if self.snd_una < self.snd_max {
                         return Some(self.segment(now, self.snd_una));
+                    }
+                }
+                if self.sack {
+                    if self.in_recovery {
+                        return self.sack_transmit(now);
+                    }
+                    // Going back N after a timeout: skip what the receiver has SACKed.
+                    if let Some(end) = self.board.sacked_end(self.snd_nxt) {
+                        self.snd_nxt = end.min(self.snd_max);
                     }
                 }
                 self.window_allows()?;
@@ -662,6 +726,92 @@ mod tests {
         s.on_packet(102 * MS, &ack(1000, 0, 0));
         assert!(s.in_recovery());
         s
+    }
+
+    /// An ACK for `off` carrying SACK blocks given as offsets.
+    fn sack_ack(off: u64, blocks: &[(u64, u64)]) -> Packet {
+        sack_ack_ts(off, 0, blocks)
+    }
+
+    fn sack_ack_ts(off: u64, ts_ecr: Time, blocks: &[(u64, u64)]) -> Packet {
+        let mut p = ack(off, ts_ecr, 0);
+        let sp = SeqSpace::new(ISN);
+        let h = p.tcp_hdr_mut().unwrap();
+        for &(l, r) in blocks {
+            h.sack.push(sp.wire(l), sp.wire(r));
+        }
+        p
+    }
+
+    fn sack_sender(iw: u32) -> TcpSender {
+        let mut c = cfg();
+        c.initial_window = Some(iw);
+        c.sack = true;
+        let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams::default());
+        s.start(0);
+        s
+    }
+
+    /// Ten segments out; 0 and 4000 are lost. With SACK the second hole is resent as soon as
+    /// three segments above it are SACKed (RFC 6675 IsLost), not one RTT later on the partial
+    /// ACK, and the window is held at ssthresh instead of inflating.
+    #[test]
+    fn sack_recovery_repairs_a_second_hole_within_the_same_round_trip() {
+        let mut s = sack_sender(10);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let t = 100 * MS;
+        s.on_packet(t, &sack_ack(0, &[(1000, 2000)]));
+        s.on_packet(t, &sack_ack(0, &[(1000, 3000)]));
+        assert_eq!(offs(&drain(&mut s, t)), vec![10_000, 11_000], "Limited Transmit");
+        s.on_packet(t, &sack_ack(0, &[(1000, 4000)]));
+        assert!(s.in_recovery());
+        assert_eq!((s.window().ssthresh_bytes(), cwnd(&s)), (6000.0, 6000.0), "flight 12 000 / 2, no inflation");
+        assert_eq!(offs(&drain(&mut s, t)), vec![0], "fast retransmit");
+        // Segments 5000.. arrive: after three SACKed segments above it, 4000 is lost.
+        s.on_packet(t, &sack_ack(0, &[(5000, 6000), (1000, 4000)]));
+        s.on_packet(t, &sack_ack(0, &[(5000, 7000), (1000, 4000)]));
+        assert!(drain(&mut s, t).is_empty(), "pipe 7000 ≥ cwnd");
+        s.on_packet(t, &sack_ack(0, &[(5000, 8000), (1000, 4000)]));
+        assert_eq!(offs(&drain(&mut s, t)), vec![4000], "NextSeg: the second hole, pipe 5000");
+        assert_eq!(cwnd(&s), 6000.0);
+        // Two more SACKs free the pipe for new data.
+        s.on_packet(t, &sack_ack(0, &[(5000, 9000), (1000, 4000)]));
+        s.on_packet(t, &sack_ack(0, &[(5000, 10_000), (1000, 4000)]));
+        assert_eq!(offs(&drain(&mut s, t)), vec![12_000, 13_000]);
+        // The retransmission of 0 is acknowledged (a partial ACK; 4000 was already resent),
+        // then that of 4000: recovery ends at one window of data later.
+        s.on_packet(200 * MS, &sack_ack(4000, &[(5000, 12_000)]));
+        assert!(s.in_recovery());
+        assert_eq!(s.stats().retransmits, 2);
+        s.on_packet(201 * MS, &sack_ack(14_000, &[]));
+        assert!(!s.in_recovery());
+        assert_eq!(s.stats().timeouts, 0);
+    }
+
+    #[test]
+    fn go_back_n_after_a_timeout_skips_sacked_data() {
+        let mut c = cfg();
+        c.initial_window = Some(6);
+        c.sack = true;
+        let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams { limited_transmit: false, ..Default::default() });
+        s.start(0);
+        assert_eq!(drain(&mut s, 0).len(), 6);
+        // 0, 2000, 3000 and 4000 lost: two duplicates only, so the timer repairs it.
+        s.on_packet(100 * MS, &sack_ack(0, &[(1000, 2000)]));
+        s.on_packet(100 * MS, &sack_ack(0, &[(5000, 6000), (1000, 2000)]));
+        assert!(!s.in_recovery());
+        let deadline = s.rto_deadline().unwrap();
+        s.on_timeout(deadline);
+        assert_eq!(offs(&drain(&mut s, deadline)), vec![0]);
+        // The retransmission fills 0..2000 (its ACK echoes its timestamp: not spurious); slow
+        // start from one segment resends the holes.
+        let t = deadline + 100 * MS;
+        s.on_packet(t, &sack_ack_ts(2000, deadline, &[(5000, 6000)]));
+        assert_eq!(offs(&drain(&mut s, t)), vec![2000, 3000]);
+        // Go-back-N reaches the SACKed 5000 and steps over it.
+        s.on_packet(t + 100 * MS, &sack_ack_ts(4000, t, &[(5000, 6000)]));
+        assert_eq!(offs(&drain(&mut s, t + 100 * MS)), vec![4000, 6000]);
+        assert_eq!(s.stats().retransmits, 4, "0, 2000, 3000, 4000; never 1000 or 5000");
     }
 
     #[test]

@@ -46,6 +46,10 @@ pub struct SenderCtx {
     pub in_recovery: bool,
     /// One past the highest byte outstanding when recovery (or the last RTO) began.
     pub recover: u64,
+    /// The flow uses SACK: fast recovery is RFC 6675's, where the transport sends by its
+    /// `pipe` estimate and the window stays at ssthresh (no RFC 5681 inflation, no RFC 6582
+    /// deflation).
+    pub sack: bool,
 }
 
 /// How fast recovery ends.

@@ -127,6 +127,8 @@ pub struct RawFlows {
     pub params: Option<serde_json::Value>,
     pub ecn: Option<bool>,
     pub delayed_ack: Option<bool>,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery, for the TCP-based protocols.
+    pub sack: Option<bool>,
     pub initial_window: Option<i64>,
     pub initial_ssthresh: Option<Size>,
     pub handshake: Option<bool>,
@@ -143,6 +145,8 @@ pub struct RawHostOptions {
     pub params: Option<serde_json::Value>,
     pub ecn: Option<bool>,
     pub delayed_ack: Option<bool>,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery, for the TCP-based protocols.
+    pub sack: Option<bool>,
     pub initial_window: Option<i64>,
     pub initial_ssthresh: Option<Size>,
     pub handshake: Option<bool>,
@@ -156,6 +160,7 @@ macro_rules! host_options {
                     params: self.params.clone(),
                     ecn: self.ecn,
                     delayed_ack: self.delayed_ack,
+                    sack: self.sack,
                     initial_window: self.initial_window,
                     initial_ssthresh: self.initial_ssthresh,
                     handshake: self.handshake,
@@ -189,6 +194,8 @@ pub struct RawTraffic {
     pub params: Option<serde_json::Value>,
     pub ecn: Option<bool>,
     pub delayed_ack: Option<bool>,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery, for the TCP-based protocols.
+    pub sack: Option<bool>,
     pub initial_window: Option<i64>,
     pub initial_ssthresh: Option<Size>,
     pub handshake: Option<bool>,

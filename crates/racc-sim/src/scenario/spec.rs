@@ -81,6 +81,7 @@ pub struct FlowSpec {
     pub params: serde_json::Value,
     pub ecn: bool,
     pub delayed_ack: bool,
+    pub sack: bool,
     pub initial_window: Option<u32>,
     pub initial_ssthresh: Option<u64>,
     pub handshake: bool,
