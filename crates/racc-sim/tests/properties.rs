@@ -4,7 +4,7 @@ mod common;
 use common::sim;
 
 /// A busy, lossy mix: RED dropping, Bernoulli wire loss on the bottleneck (both directions),
-/// finite and unbounded flows, a Poisson generator and delayed ACKs.
+/// finite and unbounded flows, a Poisson generator, delayed ACKs and SACK.
 const MIX: &str = r#"
 duration = "20s"
 seed = 7
@@ -26,6 +26,13 @@ src = "s4"
 dst = "d4"
 size = "300KB"
 start = "2s"
+[[flows]]
+protocol = "newreno"
+src = "s4"
+dst = "d4"
+size = "500KB"
+start = "1s"
+sack = true
 [[traffic]]
 protocol = "newreno"
 src = "s5"
