@@ -5,6 +5,7 @@
 //! - [`window`]: the `WindowControl` trait later protocols plug in (VCP, QFCP, XCP)
 //! - [`newreno`]: NewReno's window rules
 //! - [`fast_recovery`]: NewReno's recovery borrowed by windows with their own laws (VCP, DPCP, DCP-EW)
+//! - [`ranges`]: sorted byte ranges above a cumulative point (out-of-order data, SACKed data)
 //! - [`scoreboard`]: RFC 6675's SACK scoreboard (IsLost, NextSeg, pipe)
 //! - [`sender`]: the transport (recovery, RTO, go-back-N, Karn, ECN, SACK)
 //! - [`receiver`]: cumulative/delayed ACKs, out-of-order buffer, echo hook
@@ -14,6 +15,7 @@
 
 pub mod fast_recovery;
 pub mod newreno;
+pub mod ranges;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;

@@ -7,6 +7,7 @@
 
 use std::collections::VecDeque;
 
+use super::ranges::RangeSet;
 use super::seq::SeqSpace;
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
 use crate::packet::{ecn, flags, hdr, tcp_checksum, Kind, Packet, SackBlocks, TcpHeader};
@@ -41,8 +42,8 @@ pub struct TcpReceiver {
 
     /// Next in-order byte expected.
     rcv_nxt: u64,
-    /// Out-of-order ranges [start, end) above `rcv_nxt`, sorted and disjoint.
-    ooo: Vec<(u64, u64)>,
+    /// Out-of-order ranges [start, end) above `rcv_nxt`.
+    ooo: RangeSet,
     /// Report `ooo` in SACK blocks (RFC 2018).
     sack: bool,
     /// Start of the latest out-of-order segment: its block goes first (RFC 2018 §4).
@@ -71,7 +72,7 @@ impl TcpReceiver {
             delack_timeout: cfg.delack_timeout,
             echo: None,
             rcv_nxt: 0,
-            ooo: Vec::with_capacity(8),
+            ooo: RangeSet::with_capacity(8),
             sack: cfg.sack,
             latest_ooo: 0,
             last_ack_sent: 0,
@@ -97,7 +98,7 @@ impl TcpReceiver {
 
     /// Out-of-order ranges currently buffered.
     pub fn ooo_ranges(&self) -> &[(u64, u64)] {
-        &self.ooo
+        self.ooo.ranges()
     }
 
     pub fn acks_sent(&self) -> u64 {
@@ -165,13 +166,14 @@ impl TcpReceiver {
         if !self.sack || self.ooo.is_empty() {
             return b;
         }
-        let latest = self.ooo.iter().position(|r| r.0 <= self.latest_ooo && self.latest_ooo < r.1);
+        let ooo = self.ooo.ranges();
+        let latest = ooo.iter().position(|r| r.0 <= self.latest_ooo && self.latest_ooo < r.1);
         let wire = |r: &(u64, u64)| (self.seq.wire(r.0), self.seq.wire(r.1));
         if let Some(i) = latest {
-            let (l, r) = wire(&self.ooo[i]);
+            let (l, r) = wire(&ooo[i]);
             b.push(l, r);
         }
-        for (i, r) in self.ooo.iter().enumerate().rev() {
+        for (i, r) in ooo.iter().enumerate().rev() {
             if Some(i) != latest {
                 let (l, r) = wire(r);
                 if !b.push(l, r) {
@@ -180,24 +182,6 @@ impl TcpReceiver {
             }
         }
         b
-    }
-
-    /// Record [start, end) above `rcv_nxt`, merging with neighbours.
-    fn insert_ooo(&mut self, start: u64, end: u64) {
-        let i = self.ooo.partition_point(|r| r.1 < start);
-        let mut j = i;
-        let (mut s, mut e) = (start, end);
-        while j < self.ooo.len() && self.ooo[j].0 <= e {
-            s = s.min(self.ooo[j].0);
-            e = e.max(self.ooo[j].1);
-            j += 1;
-        }
-        if i == j {
-            self.ooo.insert(i, (s, e));
-        } else {
-            self.ooo[i] = (s, e);
-            self.ooo.drain(i + 1..j);
-        }
     }
 
     fn on_data(&mut self, now: Time, pkt: &Packet, h: &TcpHeader) {
@@ -220,13 +204,7 @@ impl TcpReceiver {
             self.send_ack(now);
         } else if start <= self.rcv_nxt {
             let had_gap = !self.ooo.is_empty();
-            self.rcv_nxt = end;
-            let mut k = 0;
-            while k < self.ooo.len() && self.ooo[k].0 <= self.rcv_nxt {
-                self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].1);
-                k += 1;
-            }
-            self.ooo.drain(..k);
+            self.rcv_nxt = self.ooo.absorb(end);
             self.unacked += 1;
             let complete = self.size.is_some_and(|n| self.rcv_nxt >= n);
             // RFC 5681 §4.2: immediate ACK when a segment fills all or part of a gap; the
@@ -238,7 +216,7 @@ impl TcpReceiver {
             }
         } else {
             // Out of order: buffer it and send an immediate duplicate ACK.
-            self.insert_ooo(start, end);
+            self.ooo.add(start, end);
             self.latest_ooo = start;
             self.send_ack(now);
         }
