@@ -222,10 +222,12 @@ impl TcpSender {
 
     /// Fast recovery with SACK (RFC 6675 §5 steps 4.3–4.4): while cwnd leaves room for a
     /// segment beside `pipe`, retransmit the first lost hole above HighRxt, else send new data.
+    /// With an empty pipe one segment may always go (as `window_allows`), so that a window
+    /// below one MSS cannot stall recovery until the timer.
     fn sack_transmit(&mut self, now: Time) -> Option<Packet> {
         let more_than = self.lost_threshold();
         let pipe = self.board.pipe(self.snd_una, self.snd_max, self.high_rxt, more_than);
-        if (pipe + self.mss as u64) as f64 > self.window.cwnd_bytes() {
+        if pipe > 0 && (pipe + self.mss as u64) as f64 > self.window.cwnd_bytes() {
             return None;
         }
         if let Some(off) = self.board.next_lost(self.snd_una.max(self.high_rxt), more_than) {
