@@ -126,11 +126,11 @@ fn a_loss_free_dumbbell_dcpew_matches_dpcp() {
 }
 
 /// Measured on this build (seed 1, 5 % GE loss, burst 2, forward direction of the bottleneck):
-/// VCP 0.033, DPCP 0.178, DCP-EW 0.250 whole-run utilisation. (0.207 and 0.392 before the VCP
-/// family's growth counted at most RFC 3465's two packets per ACK: DCP-EW's timeouts were
-/// followed by one cumulative ACK for the whole repaired window, whose per-packet MI rebuilt
-/// cwnd at once. ns-2, the seed's simulator, grows once per ACK, so the old gap was in part
-/// that artefact.)
+/// VCP 0.033, DPCP 0.178, DCP-EW 0.239 whole-run utilisation (no SACK here). (0.207 and 0.392
+/// before the VCP family's growth stopped counting the packets duplicate ACKs had already
+/// reported (`tcp::growth_packets`): DCP-EW's timeouts were followed by one cumulative ACK for
+/// the whole repaired window, whose per-packet MI rebuilt cwnd at once. ns-2, the seed's
+/// simulator, grows once per ACK, so the old gap was in part that artefact.)
 #[test]
 fn b_lossy_dumbbell_dcpew_above_dpcp_and_vcp() {
     let v = measure(&dumbbell_text("vcp", Some(GE5), ""), "r0->r1");
@@ -237,7 +237,7 @@ fn swap(text: &str, proto: &str) -> String {
 
 /// The scenario files as shipped, with the protocol swapped. dcpew-dumbbell-loss (10 % GE, SACK
 /// on as on the seed's Linux testbed), mean utilisation over seeds 1–3, measured on this build:
-/// VCP 0.041, DPCP 0.249, DCP-EW 0.363. Without SACK (`sack = false`): DPCP 0.231, DCP-EW 0.275:
+/// VCP 0.041, DPCP 0.230, DCP-EW 0.380. Without SACK (`sack = false`): DPCP 0.231, DCP-EW 0.275:
 /// NewReno repairs one hole per RTT, its impatient timer fires, and at a timeout both protocols
 /// use TCP's rule (`ew_apply_to_rto` off), so the bit map decides only on the few fast
 /// retransmits that complete. With SACK most loss episodes end in recovery, where DCP-EW keeps
@@ -272,9 +272,9 @@ fn scenario_files_run_and_order_the_protocols() {
 }
 
 /// Seed 003 §IV.B's upper end: 20 % and 30 % GE loss on the scenario file's dumbbell. Not a
-/// claim we reproduce: measured on this build (seed 1, 120 s, SACK as in the file), 20 %: VCP
-/// 0.020, DPCP 0.121, DCP-EW 0.110 — 0.277 when its bit map also governs timeouts
-/// (`ew_apply_to_rto`); 30 %: VCP 0.021, DPCP 0.024, DCP-EW 0.024 (0.039), all collapsed to
+/// claim we fully reproduce: measured on this build (seed 1, 120 s, SACK as in the file), 20 %:
+/// VCP 0.020, DPCP 0.101, DCP-EW 0.149 — 0.218 when its bit map also governs timeouts
+/// (`ew_apply_to_rto`); 30 %: VCP 0.021, DPCP 0.024, DCP-EW 0.023 (0.051), all collapsed to
 /// timeouts. Lost retransmissions end in timeouts that back the RTO off, and TCP's timeout rule,
 /// which DCP-EW keeps by default, resets the window whatever the bit map says. An open issue:
 /// run with `--ignored` to see the figures.

@@ -330,8 +330,8 @@ impl<O: ChainOrder, L: LossResponse> WindowControl for ChainWindow<O, L> {
 
     fn on_new_ack(&mut self, acked: u64, _ack: &Packet, ctx: &SenderCtx) {
         self.note_rtt(ctx);
-        // k: packets newly acknowledged, at most RFC 3465's L (`growth_packets`).
-        let k = growth_packets(acked, ctx.mss);
+        // k: the packets this ACK reports delivered for the first time (`growth_packets`).
+        let k = growth_packets(acked, ctx);
         self.apply(k);
     }
 
@@ -548,12 +548,16 @@ mod tests {
 
     #[test]
     fn a_spurious_rto_is_undone_with_the_md_episode_it_found() {
-        // An RTO (cwnd 1), then an overload MSP starts an MD episode on the one-packet window.
+        // An RTO (cwnd 1), then a duplicate ACK echoing an overload MSP starts an MD episode
+        // on the one-packet window (the transport undoes at the first new ACK, so only
+        // duplicates reach the window in between).
         let mut w = window(&DpcpParams::default(), 100.0);
         w.on_rto(&ctx(0, 200));
         assert_eq!(w.cwnd, 1.0);
-        round(&mut w, MS, 0, 0b11, Position::MSP);
-        assert_eq!(w.cwnd, 1.0);
+        let mut a = ack(2, 0, 0b11, Position::MSP);
+        w.on_wire_arrival(MS, &mut a);
+        w.on_dupack(&a, &ctx(MS, 200));
+        assert_eq!((w.cwnd, w.decoder().stats().mds), (1.0, 1));
         // The undo brings back 100 packets and no episode: the chain's LSP does not "refine"
         // the restored window to β·1 packet; level 11 01 starts a fresh MD of the restored one.
         w.on_spurious_rto(&ctx(2 * MS, 200));

@@ -131,18 +131,21 @@ pub fn mss_for(cfg: &FlowConfig, cong_header: u32) -> u32 {
     cfg.packet_size.saturating_sub(hdr::IPV4 + hdr::TCP + cong_header).max(1)
 }
 
-/// RFC 3465 (Appropriate Byte Counting) limit L: the most packets one ACK's growth counts.
-pub const ABC_LIMIT: u64 = 2;
-
-/// Packets that one ACK of `acked` new bytes lets the VCP family's per-packet laws count: those
-/// it newly acknowledges (a short last segment counts as one), at most [`ABC_LIMIT`]. Without
-/// the limit, the cumulative ACK that follows a repaired hole (after an RTO's go-back-N,
-/// hundreds of packets at once) multiplies cwnd in one step: at ξ = 1 and rtt/t_p ≥ 2.5 each
-/// acknowledged packet adds 4.7 packets, so one ACK for 300 packets adds 1400 and the next
-/// window overflows any buffer.
+/// Packets whose delivery one ACK of `acked` new bytes reports for the first time: the
+/// packets it newly acknowledges (a short last segment counts as one) less those the receiver
+/// already reported with duplicate ACKs (`ctx.dupacks_covered`), at least one. The VCP family
+/// grows per reported packet, so that growth does not depend on the ACK ratio or on lost ACKs
+/// (PROTOCOLS.md §2); counting the covered packets again would let the cumulative ACK that
+/// repairs a hole (after a timeout's go-back-N, hundreds of packets at once) multiply cwnd in
+/// one step: at ξ = 1 and rtt/t_p ≥ 2.5 each packet adds 4.7, so one ACK for 300 packets
+/// added 1400 and the next window overflowed every buffer.
 #[inline]
-pub fn growth_packets(acked: u64, mss: u32) -> f64 {
-    acked.div_ceil(mss.max(1) as u64).min(ABC_LIMIT) as f64
+pub fn growth_packets(acked: u64, ctx: &SenderCtx) -> f64 {
+    if acked == 0 {
+        return 0.0;
+    }
+    let k = acked.div_ceil(ctx.mss.max(1) as u64);
+    k.saturating_sub(ctx.dupacks_covered).max(1) as f64
 }
 
 /// A Reno or NewReno sender.
@@ -199,12 +202,15 @@ mod params_tests {
     }
 
     #[test]
-    fn growth_counts_at_most_abc_limit_packets_per_ack() {
-        assert_eq!(growth_packets(0, 1000), 0.0);
-        assert_eq!(growth_packets(1, 1000), 1.0, "a short segment is one packet");
-        assert_eq!(growth_packets(1000, 1000), 1.0);
-        assert_eq!(growth_packets(2000, 1000), 2.0, "a delayed ACK");
-        assert_eq!(growth_packets(300_000, 1000), 2.0, "the ACK after a repaired hole");
+    fn growth_counts_the_packets_an_ack_reports_first() {
+        let c = |dupacks_covered| SenderCtx { mss: 1000, dupacks_covered, ..Default::default() };
+        assert_eq!(growth_packets(0, &c(0)), 0.0);
+        assert_eq!(growth_packets(1, &c(0)), 1.0, "a short segment is one packet");
+        assert_eq!(growth_packets(1000, &c(0)), 1.0);
+        assert_eq!(growth_packets(2000, &c(0)), 2.0, "a delayed ACK");
+        assert_eq!(growth_packets(5000, &c(0)), 5.0, "after four lost ACKs");
+        assert_eq!(growth_packets(300_000, &c(299)), 1.0, "the ACK that repairs a hole");
+        assert_eq!(growth_packets(300_000, &c(500)), 1.0, "at least one");
     }
 
     #[test]

@@ -20,6 +20,21 @@ use crate::time::{secs, Time, NEVER};
 
 const HDRS: u32 = hdr::IPV4 + hdr::TCP;
 
+/// What the first timeout of an episode (outside fast recovery) found: RFC 3522's
+/// RetransmitTS and the transport state an undo puts back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RtoUndo {
+    /// When the timeout retransmitted: an ACK of new data echoing an older timestamp
+    /// acknowledges an original transmission.
+    retransmit_ts: Time,
+    /// RFC 6582's `recover` before the timeout moved it to snd_max: after an undo at most one
+    /// segment was resent, so later duplicates are news and may start fast retransmit.
+    recover: u64,
+    /// The ECN gate (RFC 3168 §6.1.2) before the timeout closed it for the whole window.
+    ecn_high: u64,
+    cwr_pending: bool,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     Idle,
@@ -51,6 +66,8 @@ pub struct TcpSender {
     partial_seen: bool,
     partial_ack_timer: PartialAckTimer,
     dupacks: u32,
+    /// See `SenderCtx::dupacks_covered`.
+    dupacks_covered: u64,
     /// Retransmit the segment at `snd_una` at the next poll, whatever the window.
     retx_pending: bool,
     /// One past the highest retransmitted byte (Karn: no RTT sample from ACKs below it).
@@ -68,10 +85,12 @@ pub struct TcpSender {
     board: Scoreboard,
     /// RFC 6675 HighRxt, exclusive: one past the highest byte retransmitted in this recovery.
     high_rxt: u64,
-    /// RFC 3522 RetransmitTS, set by the first timeout of an episode outside fast recovery and
-    /// taken by the next ACK of new data: an ACK that echoes an older timestamp acknowledges
-    /// an original transmission.
-    retransmit_ts: Option<Time>,
+    /// Set by the first timeout of an episode outside fast recovery, taken by the next ACK of
+    /// new data.
+    rto_undo: Option<RtoUndo>,
+    /// snd_max when the first duplicate ACK of a run arrived: what Limited Transmit sends after
+    /// it stays out of the FlightSize that sets ssthresh (RFC 5681 §3.2 step 2, RFC 3042).
+    snd_max_at_first_dupack: u64,
 
     ecn_on: bool,
     /// ECE on ACKs up to here belongs to a window already reacted to (RFC 3168 §6.1.2).
@@ -132,6 +151,7 @@ impl TcpSender {
             in_recovery: false,
             partial_seen: false,
             dupacks: 0,
+            dupacks_covered: 0,
             retx_pending: false,
             retx_hi: 0,
             syn_pending: false,
@@ -143,7 +163,8 @@ impl TcpSender {
             sack: cfg.sack,
             board: Scoreboard::with_capacity(if cfg.sack { 16 } else { 0 }),
             high_rxt: 0,
-            retransmit_ts: None,
+            rto_undo: None,
+            snd_max_at_first_dupack: 0,
             ecn_on: false,
             ecn_high: 0,
             cwr_pending: false,
@@ -207,6 +228,7 @@ impl TcpSender {
             latest_rtt: self.latest_rtt,
             rto: self.rtt.rto(),
             dupacks: self.dupacks,
+            dupacks_covered: self.dupacks_covered,
             consecutive_rtos: self.consecutive_rtos,
             in_recovery: self.in_recovery,
             recover: self.recover,
@@ -227,7 +249,9 @@ impl TcpSender {
     fn sack_transmit(&mut self, now: Time) -> Option<Packet> {
         let more_than = self.lost_threshold();
         let pipe = self.board.pipe(self.snd_una, self.snd_max, self.high_rxt, more_than);
-        if pipe > 0 && (pipe + self.mss as u64) as f64 > self.window.cwnd_bytes() {
+        // A NaN window sends nothing, as in `window_allows`.
+        let room = (pipe + self.mss as u64) as f64 <= self.window.cwnd_bytes();
+        if pipe > 0 && !room {
             return None;
         }
         if let Some(off) = self.board.next_lost(self.snd_una.max(self.high_rxt), more_than) {
@@ -381,7 +405,7 @@ impl TcpSender {
                 // snd_una still goes at once if this recovery has not resent it (fewer than
                 // DupThresh segments may have been SACKed above it).
                 self.retx_pending = !self.sack || self.snd_una >= self.high_rxt;
-                restart = !self.partial_seen || self.partial_ack_timer == PartialAckTimer::Every;
+                restart = !self.partial_seen || self.partial_ack_timer == PartialAckTimer::Every || self.sack;
                 self.partial_seen = true;
                 let ctx = self.ctx(now);
                 self.window.on_partial_ack(acked, pkt, &ctx);
@@ -391,6 +415,9 @@ impl TcpSender {
             let ctx = self.ctx(now);
             self.window.on_new_ack(acked, pkt, &ctx);
         }
+        // Up to all but one of the packets this ACK covered had been reported by duplicates.
+        let covered = acked.div_ceil(self.mss.max(1) as u64);
+        self.dupacks_covered = self.dupacks_covered.saturating_sub(covered.saturating_sub(1));
         // RFC 6298 §5.2/5.3.
         if self.snd_una >= self.snd_max {
             self.rto_deadline = NEVER;
@@ -401,10 +428,19 @@ impl TcpSender {
 
     fn on_dup_ack(&mut self, now: Time, pkt: &Packet) {
         self.dupacks = self.dupacks.saturating_add(1);
+        self.dupacks_covered += 1;
+        if self.dupacks == 1 {
+            self.snd_max_at_first_dupack = self.snd_max;
+        }
+        // RFC 6675 §5 step 2 (C): with SACK, loss is also declared once IsLost(snd_una),
+        // though duplicates (or the ACKs that carried them) fell short of DupThresh.
+        let sack_lost = self.sack
+            && self.dupacks < self.dupthresh
+            && self.board.next_lost(self.snd_una, self.lost_threshold()) == Some(self.snd_una);
         if self.in_recovery {
             let ctx = self.ctx(now);
             self.window.on_recovery_dupack(pkt, &ctx);
-        } else if self.dupacks == self.dupthresh && self.snd_una >= self.recover {
+        } else if (self.dupacks == self.dupthresh || sack_lost) && self.snd_una >= self.recover {
             // RFC 5681 §3.2 step 2 with RFC 6582 §3.2 step 1: only if the ACK covers more
             // than `recover` (so not for the old window after an RTO or a Reno exit).
             self.in_recovery = true;
@@ -422,7 +458,10 @@ impl TcpSender {
                 self.ecn_high = self.snd_max;
                 self.cwr_pending = true;
             }
-            let ctx = self.ctx(now);
+            let mut ctx = self.ctx(now);
+            if self.limited_transmit {
+                ctx.flight = ctx.flight.min(self.snd_max_at_first_dupack.saturating_sub(self.snd_una));
+            }
             self.window.on_fast_retransmit(pkt, &ctx);
         } else {
             let ctx = self.ctx(now);
@@ -445,9 +484,10 @@ impl TcpSender {
             self.board.advance(ack);
         }
         if ack > self.snd_una {
-            if let Some(ts) = self.retransmit_ts.take() {
-                if h.ts_ecr < ts {
-                    self.undo_spurious_rto(now, h);
+            // RFC 4015 §3.2: no undo when the detecting ACK signals congestion itself.
+            if let Some(u) = self.rto_undo.take() {
+                if h.ts_ecr < u.retransmit_ts && h.flags & flags::ECE == 0 {
+                    self.undo_spurious_rto(now, h, u);
                 }
             }
             self.on_new_ack(now, ack, pkt, h);
@@ -468,10 +508,11 @@ impl TcpSender {
     /// data at snd_max instead of going back N (RFC 4015 §3.2 step 5), take the RTT sample the
     /// echoed timestamp gives (RFC 7323: it names the original transmission, so Karn's rule
     /// does not apply), and let the window undo.
-    fn undo_spurious_rto(&mut self, now: Time, h: &TcpHeader) {
+    fn undo_spurious_rto(&mut self, now: Time, h: &TcpHeader, u: RtoUndo) {
         self.spurious_timeouts += 1;
         self.snd_nxt = self.snd_max;
         self.consecutive_rtos = 0;
+        (self.recover, self.ecn_high, self.cwr_pending) = (u.recover, u.ecn_high, u.cwr_pending);
         self.sample_rtt(now.saturating_sub(h.ts_ecr));
         let ctx = self.ctx(now);
         self.window.on_spurious_rto(&ctx);
@@ -499,7 +540,12 @@ impl TcpSender {
                 // one hole per RTT (the "impatient" timer, RFC 6582 §4), and its go-back-N
                 // repairs the rest of the window, which no undo could without SACK.
                 if self.eifel && self.consecutive_rtos == 0 && !self.in_recovery {
-                    self.retransmit_ts = Some(now);
+                    self.rto_undo = Some(RtoUndo {
+                        retransmit_ts: now,
+                        recover: self.recover,
+                        ecn_high: self.ecn_high,
+                        cwr_pending: self.cwr_pending,
+                    });
                 }
                 let ctx = self.ctx(now);
                 self.window.on_rto(&ctx);
@@ -767,25 +813,29 @@ mod tests {
         assert_eq!(offs(&drain(&mut s, t)), vec![10_000, 11_000], "Limited Transmit");
         s.on_packet(t, &sack_ack(0, &[(1000, 4000)]));
         assert!(s.in_recovery());
-        assert_eq!((s.window().ssthresh_bytes(), cwnd(&s)), (6000.0, 6000.0), "flight 12 000 / 2, no inflation");
+        // ssthresh from the 10 000 bytes in flight before Limited Transmit (RFC 5681 §3.2
+        // step 2); no inflation.
+        assert_eq!((s.window().ssthresh_bytes(), cwnd(&s)), (5000.0, 5000.0));
         assert_eq!(offs(&drain(&mut s, t)), vec![0], "fast retransmit");
         // Segments 5000.. arrive: after three SACKed segments above it, 4000 is lost.
         s.on_packet(t, &sack_ack(0, &[(5000, 6000), (1000, 4000)]));
         s.on_packet(t, &sack_ack(0, &[(5000, 7000), (1000, 4000)]));
-        assert!(drain(&mut s, t).is_empty(), "pipe 7000 ≥ cwnd");
         s.on_packet(t, &sack_ack(0, &[(5000, 8000), (1000, 4000)]));
-        assert_eq!(offs(&drain(&mut s, t)), vec![4000], "NextSeg: the second hole, pipe 5000");
-        assert_eq!(cwnd(&s), 6000.0);
-        // Two more SACKs free the pipe for new data.
+        assert!(drain(&mut s, t).is_empty(), "pipe 5000 = cwnd");
         s.on_packet(t, &sack_ack(0, &[(5000, 9000), (1000, 4000)]));
+        assert_eq!(offs(&drain(&mut s, t)), vec![4000], "NextSeg: the lost second hole, pipe 4000");
+        assert_eq!(cwnd(&s), 5000.0);
+        // Further SACKs free the pipe for new data.
         s.on_packet(t, &sack_ack(0, &[(5000, 10_000), (1000, 4000)]));
-        assert_eq!(offs(&drain(&mut s, t)), vec![12_000, 13_000]);
+        assert_eq!(offs(&drain(&mut s, t)), vec![12_000]);
+        s.on_packet(t, &sack_ack(0, &[(5000, 12_000), (1000, 4000)]));
+        assert_eq!(offs(&drain(&mut s, t)), vec![13_000, 14_000]);
         // The retransmission of 0 is acknowledged (a partial ACK; 4000 was already resent),
-        // then that of 4000: recovery ends at one window of data later.
+        // then that of 4000: recovery ends one window of data later, without a timeout.
         s.on_packet(200 * MS, &sack_ack(4000, &[(5000, 12_000)]));
         assert!(s.in_recovery());
         assert_eq!(s.stats().retransmits, 2);
-        s.on_packet(201 * MS, &sack_ack(14_000, &[]));
+        s.on_packet(201 * MS, &sack_ack(15_000, &[]));
         assert!(!s.in_recovery());
         assert_eq!(s.stats().timeouts, 0);
     }
@@ -1003,6 +1053,59 @@ mod tests {
     }
 
     #[test]
+    fn limited_transmit_segments_stay_out_of_ssthresh() {
+        let mut c = cfg();
+        c.initial_window = Some(4);
+        let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams::default());
+        s.start(0);
+        assert_eq!(drain(&mut s, 0).len(), 4);
+        for t in 1..=2 {
+            s.on_packet(t * MS, &ack(0, 0, 0));
+            assert_eq!(drain(&mut s, t * MS).len(), 1);
+        }
+        s.on_packet(3 * MS, &ack(0, 0, 0));
+        assert!(s.in_recovery());
+        assert_eq!(s.window().ssthresh_bytes(), 2000.0, "FlightSize 4000 before Limited Transmit, halved");
+    }
+
+    #[test]
+    fn after_an_undo_a_real_loss_gets_fast_retransmit_and_ece_is_heard() {
+        let mut c = cfg();
+        c.initial_window = Some(10);
+        c.ecn = true;
+        let params = TcpParams { limited_transmit: false, ..Default::default() };
+        let mut s = TcpSender::new(&c, Recovery::NewReno, &params);
+        s.start(0);
+        drain(&mut s, 0);
+        s.on_packet(100 * MS, &ack(1000, 0, 0));
+        drain(&mut s, 100 * MS);
+        s.on_timeout(400 * MS);
+        assert_eq!(offs(&drain(&mut s, 400 * MS)), vec![1000]);
+        s.on_packet(450 * MS, &ack(3000, 0, 0));
+        assert_eq!(s.stats().spurious_timeouts, 1);
+        drain(&mut s, 450 * MS);
+        // ECE on the restored window is a congestion signal again.
+        s.on_packet(451 * MS, &ack(4000, 0, flags::ECE));
+        assert_eq!(s.ecn_reactions(), 1);
+        // A loss in the restored window: three duplicates start fast retransmit (the timeout's
+        // `recover` was put back).
+        for i in 0..3 {
+            s.on_packet(452 * MS + i, &ack(4000, 0, 0));
+        }
+        assert!(s.in_recovery());
+        // An ACK that signals congestion itself is never the occasion of an undo.
+        let mut s = TcpSender::new(&c, Recovery::NewReno, &params);
+        s.start(0);
+        drain(&mut s, 0);
+        s.on_packet(100 * MS, &ack(1000, 0, 0));
+        drain(&mut s, 100 * MS);
+        s.on_timeout(400 * MS);
+        drain(&mut s, 400 * MS);
+        s.on_packet(450 * MS, &ack(3000, 0, flags::ECE));
+        assert_eq!(s.stats().spurious_timeouts, 0);
+    }
+
+    #[test]
     fn a_timeout_inside_fast_recovery_is_never_undone() {
         let mut s = into_recovery(Recovery::NewReno);
         drain(&mut s, 102 * MS);
@@ -1189,6 +1292,62 @@ mod tests {
         fn on_ecn_echo(&mut self, p: &Packet, c: &SenderCtx) {
             self.0.on_ecn_echo(p, c)
         }
+    }
+
+    /// NewReno's rules, recording `ctx.dupacks_covered` on each new ACK.
+    struct CoveredRecorder(NewRenoWindow, std::sync::Arc<std::sync::atomic::AtomicU64>);
+    impl WindowControl for CoveredRecorder {
+        fn cwnd_bytes(&self) -> f64 {
+            self.0.cwnd_bytes()
+        }
+        fn on_new_ack(&mut self, a: u64, p: &Packet, c: &SenderCtx) {
+            self.1.store(c.dupacks_covered, std::sync::atomic::Ordering::Relaxed);
+            self.0.on_new_ack(a, p, c)
+        }
+        fn on_fast_retransmit(&mut self, p: &Packet, c: &SenderCtx) {
+            self.0.on_fast_retransmit(p, c)
+        }
+        fn on_recovery_dupack(&mut self, p: &Packet, c: &SenderCtx) {
+            self.0.on_recovery_dupack(p, c)
+        }
+        fn on_partial_ack(&mut self, a: u64, p: &Packet, c: &SenderCtx) {
+            self.0.on_partial_ack(a, p, c)
+        }
+        fn on_recovery_exit(&mut self, h: RecoveryExit, p: &Packet, c: &SenderCtx) {
+            self.0.on_recovery_exit(h, p, c)
+        }
+        fn on_rto(&mut self, c: &SenderCtx) {
+            self.0.on_rto(c)
+        }
+        fn on_ecn_echo(&mut self, p: &Packet, c: &SenderCtx) {
+            self.0.on_ecn_echo(p, c)
+        }
+    }
+
+    #[test]
+    fn new_acks_see_the_duplicates_that_already_reported_their_packets() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let seen = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(u64::MAX));
+        let mut c = cfg();
+        c.initial_window = Some(5);
+        let w = CoveredRecorder(NewRenoWindow::new(&c, 1000), seen.clone());
+        let params = TcpParams { limited_transmit: false, ..Default::default() };
+        let mut s = TcpSender::with_window(&c, Recovery::NewReno, &params, Box::new(w));
+        s.start(0);
+        drain(&mut s, 0);
+        // Segment 0 lost, 1000..4999 arrive: two duplicates, then the timer (a timeout does
+        // not forget them), then the ACK of everything once 0 is resent.
+        s.on_packet(100 * MS, &ack(0, 0, 0));
+        s.on_packet(100 * MS, &ack(0, 0, 0));
+        let t = s.rto_deadline().unwrap();
+        s.on_timeout(t);
+        drain(&mut s, t);
+        s.on_packet(t + 100 * MS, &ack(5000, t, 0));
+        assert_eq!(seen.load(Relaxed), 2, "five packets covered, two already reported");
+        // The count is spent: the next plain ACK reports its packet afresh.
+        drain(&mut s, t + 100 * MS);
+        s.on_packet(t + 200 * MS, &ack(6000, t, 0));
+        assert_eq!(seen.load(Relaxed), 0);
     }
 
     #[test]

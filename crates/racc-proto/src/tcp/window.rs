@@ -40,6 +40,10 @@ pub struct SenderCtx {
     pub rto: Dur,
     /// Duplicate ACKs counted since the last new ACK (QFCP's num_dupACK).
     pub dupacks: u32,
+    /// Duplicate ACKs since snd_una last advanced, timeouts included, less the packets new
+    /// ACKs have covered since: the delivered packets the receiver has already reported, which
+    /// the next new ACK covers again (`tcp::growth_packets`).
+    pub dupacks_covered: u64,
     /// RTO expiries since the last ACK of new data, not counting the current one
     /// (RFC 5681 §3.1: ssthresh is held on repeated timeouts of the same segment).
     pub consecutive_rtos: u32,

@@ -192,9 +192,9 @@ pub struct VcpWindow {
     slow_start: bool,
     /// NewReno's byte-window arithmetic while in fast recovery.
     recovery: FastRecovery,
-    /// cwnd (packets), hold_until and ai_until before the first RTO of a timeout episode, for
-    /// a spurious-RTO undo.
-    before_rto: Option<(f64, Time, Time)>,
+    /// cwnd (packets), slow start, hold_until and ai_until before the first RTO of a timeout
+    /// episode, for a spurious-RTO undo.
+    before_rto: Option<(f64, bool, Time, Time)>,
     hold_until: Time,
     ai_until: Time,
     last_code: u8,
@@ -304,8 +304,8 @@ impl WindowControl for VcpWindow {
     }
 
     fn on_new_ack(&mut self, acked: u64, ack: &Packet, ctx: &SenderCtx) {
-        // k: packets newly acknowledged, at most RFC 3465's L (`growth_packets`).
-        let k = growth_packets(acked, ctx.mss);
+        // k: the packets this ACK reports delivered for the first time (`growth_packets`).
+        let k = growth_packets(acked, ctx);
         let code = ack.tcp_hdr().map_or(ecn::NOT_ECT, |h| h.echo & 0b11);
         self.last_code = code;
         if self.in_slow_start() {
@@ -360,7 +360,7 @@ impl WindowControl for VcpWindow {
     /// cwnd = 1 packet; the VCP laws resume without slow start.
     fn on_rto(&mut self, ctx: &SenderCtx) {
         if ctx.consecutive_rtos == 0 {
-            self.before_rto = Some((self.cwnd, self.hold_until, self.ai_until));
+            self.before_rto = Some((self.cwnd, self.slow_start, self.hold_until, self.ai_until));
         }
         self.end_slow_start();
         self.recovery.abort();
@@ -372,8 +372,9 @@ impl WindowControl for VcpWindow {
     /// window since then cut nothing, and its hold must not shield the restored window from
     /// the next overload code.
     fn on_spurious_rto(&mut self, _ctx: &SenderCtx) {
-        if let Some((cwnd, hold_until, ai_until)) = self.before_rto.take() {
-            (self.cwnd, self.hold_until, self.ai_until) = (cwnd, hold_until, ai_until);
+        if let Some((cwnd, slow_start, hold_until, ai_until)) = self.before_rto.take() {
+            (self.cwnd, self.slow_start) = (cwnd, slow_start);
+            (self.hold_until, self.ai_until) = (hold_until, ai_until);
         }
     }
 
@@ -432,14 +433,14 @@ mod tests {
         for (rtt, mi, ai_num) in cases {
             assert!(close(mi_step(0.0625, rtt as f64 / 1e3, 0.2, 2.5), mi));
             assert!(close(ai_step(1.0, rtt as f64 / 1e3, 0.2, 10.0, 20.0), ai_num / 20.0));
-            // MI: additive per acknowledged packet (k = 1, then k = 2), never compounding; an
-            // ACK of 3 packets counts as RFC 3465's L = 2.
+            // MI: additive per acknowledged packet (k = 1, then k = 3), never compounding; the
+            // packets duplicates already reported count once (`growth_packets`).
             let mut w = window(20.0, &p);
             w.on_new_ack(1000, &ack(0b01), &ctx(MS, rtt));
             assert!(close(w.cwnd_pkts(), 20.0 + mi), "rtt {rtt}: {}", w.cwnd_pkts());
-            w.on_new_ack(2000, &ack(0b01), &ctx(MS, rtt));
-            assert!(close(w.cwnd_pkts(), 20.0 + 3.0 * mi), "rtt {rtt}: {}", w.cwnd_pkts());
             w.on_new_ack(3000, &ack(0b01), &ctx(MS, rtt));
+            assert!(close(w.cwnd_pkts(), 20.0 + 4.0 * mi), "rtt {rtt}: {}", w.cwnd_pkts());
+            w.on_new_ack(3000, &ack(0b01), &SenderCtx { dupacks_covered: 2, ..ctx(MS, rtt) });
             assert!(close(w.cwnd_pkts(), 20.0 + 5.0 * mi), "rtt {rtt}: {}", w.cwnd_pkts());
             // AI: α·min((rtt/t_p)², σ_AI)/cwnd per packet, cwnd read before the ACK.
             let mut w = window(20.0, &p);
@@ -621,29 +622,32 @@ mod tests {
     }
 
     #[test]
-    fn a_spurious_rto_is_undone_with_its_hold() {
-        let p = VcpParams::default();
-        // Outside recovery: an RTO, then an overload code MDs the one-packet window and starts
-        // a hold; the undo brings back 40 packets and the hold the RTO found (none), so the
-        // next overload code cuts the restored window at once.
+    fn a_spurious_rto_is_undone_with_its_hold_and_slow_start() {
+        // The transport undoes at the first new ACK, before that ACK's growth: nothing of the
+        // window's runs between `on_rto` and `on_spurious_rto` but duplicate ACKs.
+        let p = VcpParams { initial_slow_start: true, ..Default::default() };
         let mut w = window(40.0, &p);
-        w.on_rto(&ctx(MS, 200));
-        assert_eq!(w.cwnd_pkts(), 1.0);
-        w.on_new_ack(1000, &ack(0b11), &ctx(2 * MS, 200));
-        assert_eq!(w.cwnd_pkts(), 1.0);
-        w.on_spurious_rto(&ctx(3 * MS, 200));
-        assert_eq!(w.cwnd_pkts(), 40.0);
-        w.on_new_ack(1000, &ack(0b11), &ctx(4 * MS, 200));
-        assert!(close(w.cwnd_pkts(), 35.0), "{}", w.cwnd_pkts());
+        w.on_new_ack(1000, &ack(0b11), &ctx(MS, 200));
+        assert_eq!(w.cwnd_pkts(), 41.0, "slow start ignores codes until the first loss");
+        w.on_rto(&ctx(2 * MS, 200));
         // A repeated timeout keeps what the first one saved.
-        let mut w = window(30.0, &p);
-        w.on_rto(&ctx(MS, 200));
-        w.on_new_ack(1000, &ack(0b01), &ctx(2 * MS, 200));
         w.on_rto(&SenderCtx { consecutive_rtos: 1, ..ctx(3 * MS, 200) });
+        assert_eq!(w.cwnd_pkts(), 1.0);
         w.on_spurious_rto(&ctx(4 * MS, 200));
-        assert_eq!(w.cwnd_pkts(), 30.0);
+        assert_eq!(w.cwnd_pkts(), 41.0);
+        w.on_new_ack(1000, &ack(0b11), &ctx(5 * MS, 200));
+        assert_eq!(w.cwnd_pkts(), 42.0, "still in slow start");
+        // An MD episode running at the timeout comes back with the window: its hold still
+        // shields it from a second MD.
+        let mut w = window(40.0, &VcpParams::default());
+        w.on_new_ack(1000, &ack(0b11), &ctx(MS, 200));
+        assert!(close(w.cwnd_pkts(), 35.0));
+        w.on_rto(&ctx(2 * MS, 200));
+        w.on_spurious_rto(&ctx(3 * MS, 200));
+        w.on_new_ack(1000, &ack(0b11), &ctx(4 * MS, 200));
+        assert!(close(w.cwnd_pkts(), 35.0), "hold: {}", w.cwnd_pkts());
         // Without a timeout there is nothing to undo.
         w.on_spurious_rto(&ctx(5 * MS, 200));
-        assert_eq!(w.cwnd_pkts(), 30.0);
+        assert!(close(w.cwnd_pkts(), 35.0));
     }
 }
