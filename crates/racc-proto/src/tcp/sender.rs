@@ -1248,12 +1248,38 @@ mod tests {
         assert!(!s.stats().done);
     }
 
+    /// The `WindowControl` hooks a test window hands to the NewReno window in its field 0
+    /// unchanged (the loss, recovery and ECN rules).
+    macro_rules! newreno_loss_rules {
+        () => {
+            fn cwnd_bytes(&self) -> f64 {
+                self.0.cwnd_bytes()
+            }
+            fn on_fast_retransmit(&mut self, p: &Packet, c: &SenderCtx) {
+                self.0.on_fast_retransmit(p, c)
+            }
+            fn on_recovery_dupack(&mut self, p: &Packet, c: &SenderCtx) {
+                self.0.on_recovery_dupack(p, c)
+            }
+            fn on_partial_ack(&mut self, a: u64, p: &Packet, c: &SenderCtx) {
+                self.0.on_partial_ack(a, p, c)
+            }
+            fn on_recovery_exit(&mut self, h: RecoveryExit, p: &Packet, c: &SenderCtx) {
+                self.0.on_recovery_exit(h, p, c)
+            }
+            fn on_rto(&mut self, c: &SenderCtx) {
+                self.0.on_rto(c)
+            }
+            fn on_ecn_echo(&mut self, p: &Packet, c: &SenderCtx) {
+                self.0.on_ecn_echo(p, c)
+            }
+        };
+    }
+
     /// A controller that paces, to check the transport honours `pacing_rate`.
     struct Paced(NewRenoWindow);
     impl WindowControl for Paced {
-        fn cwnd_bytes(&self) -> f64 {
-            self.0.cwnd_bytes()
-        }
+        newreno_loss_rules!();
         fn pacing_rate(&self) -> Option<f64> {
             Some(1_040_000.0) // one 1040-byte packet per ms
         }
@@ -1274,53 +1300,15 @@ mod tests {
         fn on_new_ack(&mut self, a: u64, p: &Packet, c: &SenderCtx) {
             self.0.on_new_ack(a, p, c)
         }
-        fn on_fast_retransmit(&mut self, p: &Packet, c: &SenderCtx) {
-            self.0.on_fast_retransmit(p, c)
-        }
-        fn on_recovery_dupack(&mut self, p: &Packet, c: &SenderCtx) {
-            self.0.on_recovery_dupack(p, c)
-        }
-        fn on_partial_ack(&mut self, a: u64, p: &Packet, c: &SenderCtx) {
-            self.0.on_partial_ack(a, p, c)
-        }
-        fn on_recovery_exit(&mut self, h: RecoveryExit, p: &Packet, c: &SenderCtx) {
-            self.0.on_recovery_exit(h, p, c)
-        }
-        fn on_rto(&mut self, c: &SenderCtx) {
-            self.0.on_rto(c)
-        }
-        fn on_ecn_echo(&mut self, p: &Packet, c: &SenderCtx) {
-            self.0.on_ecn_echo(p, c)
-        }
     }
 
     /// NewReno's rules, recording `ctx.dupacks_covered` on each new ACK.
     struct CoveredRecorder(NewRenoWindow, std::sync::Arc<std::sync::atomic::AtomicU64>);
     impl WindowControl for CoveredRecorder {
-        fn cwnd_bytes(&self) -> f64 {
-            self.0.cwnd_bytes()
-        }
+        newreno_loss_rules!();
         fn on_new_ack(&mut self, a: u64, p: &Packet, c: &SenderCtx) {
             self.1.store(c.dupacks_covered, std::sync::atomic::Ordering::Relaxed);
             self.0.on_new_ack(a, p, c)
-        }
-        fn on_fast_retransmit(&mut self, p: &Packet, c: &SenderCtx) {
-            self.0.on_fast_retransmit(p, c)
-        }
-        fn on_recovery_dupack(&mut self, p: &Packet, c: &SenderCtx) {
-            self.0.on_recovery_dupack(p, c)
-        }
-        fn on_partial_ack(&mut self, a: u64, p: &Packet, c: &SenderCtx) {
-            self.0.on_partial_ack(a, p, c)
-        }
-        fn on_recovery_exit(&mut self, h: RecoveryExit, p: &Packet, c: &SenderCtx) {
-            self.0.on_recovery_exit(h, p, c)
-        }
-        fn on_rto(&mut self, c: &SenderCtx) {
-            self.0.on_rto(c)
-        }
-        fn on_ecn_echo(&mut self, p: &Packet, c: &SenderCtx) {
-            self.0.on_ecn_echo(p, c)
         }
     }
 
