@@ -881,6 +881,8 @@ mod tests {
         assert_eq!(cwnd(&s), 4000.0, "cwnd itself is unchanged");
         s.on_packet(102 * MS, &ack(0, 0, 0));
         assert!(s.in_recovery());
+        // RFC 5681 §3.2 step 2: FlightSize 4000 before Limited Transmit, halved.
+        assert_eq!(s.window().ssthresh_bytes(), 2000.0);
         assert_eq!(offs(&drain(&mut s, 102 * MS)), vec![0], "fast retransmit");
         // Without it, a window of 4 with two losses would have only one duplicate in reserve.
         let mut s = sender(&c, Recovery::NewReno);
@@ -1050,22 +1052,6 @@ mod tests {
         // Later ACKs do not undo again.
         s.on_packet(460 * MS, &ack(4000, 0, 0));
         assert_eq!(s.stats().spurious_timeouts, 1);
-    }
-
-    #[test]
-    fn limited_transmit_segments_stay_out_of_ssthresh() {
-        let mut c = cfg();
-        c.initial_window = Some(4);
-        let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams::default());
-        s.start(0);
-        assert_eq!(drain(&mut s, 0).len(), 4);
-        for t in 1..=2 {
-            s.on_packet(t * MS, &ack(0, 0, 0));
-            assert_eq!(drain(&mut s, t * MS).len(), 1);
-        }
-        s.on_packet(3 * MS, &ack(0, 0, 0));
-        assert!(s.in_recovery());
-        assert_eq!(s.window().ssthresh_bytes(), 2000.0, "FlightSize 4000 before Limited Transmit, halved");
     }
 
     #[test]
