@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use super::ranges::RangeSet;
 use super::seq::SeqSpace;
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
-use crate::packet::{ecn, flags, hdr, tcp_checksum, Kind, Packet, SackBlocks, TcpHeader};
+use crate::packet::{ecn, flags, hdr, tcp_checksum, Kind, Packet, SackBlocks, TcpHeader, MAX_SACK_BLOCKS};
 use crate::time::{Time, NEVER};
 
 const HDRS: u32 = hdr::IPV4 + hdr::TCP;
@@ -48,6 +48,8 @@ pub struct TcpReceiver {
     sack: bool,
     /// Start of the latest out-of-order segment: its block goes first (RFC 2018 §4).
     latest_ooo: u64,
+    /// Left edges of the blocks the last ACK reported, in its order: they come next.
+    reported: [Option<u64>; MAX_SACK_BLOCKS],
     /// `rcv_nxt` carried by the last ACK sent (RFC 7323's Last.ACK.sent).
     last_ack_sent: u64,
     ts_recent: Time,
@@ -75,6 +77,7 @@ impl TcpReceiver {
             ooo: RangeSet::with_capacity(8),
             sack: cfg.sack,
             latest_ooo: 0,
+            reported: [None; MAX_SACK_BLOCKS],
             last_ack_sent: 0,
             ts_recent: 0,
             unacked: 0,
@@ -158,28 +161,36 @@ impl TcpReceiver {
         self.finish(now, Packet::tcp(self.flow, Kind::SynAck, HDRS, 0, sa));
     }
 
-    /// RFC 2018 §4: the block holding the latest out-of-order segment first, then the others
-    /// from the highest down (the most recently reported ones, for losses in sequence), at
-    /// most three.
-    fn sack_blocks(&self) -> SackBlocks {
+    /// RFC 2018 §4: the block holding the latest out-of-order segment first, then the blocks
+    /// the last ACK reported (where they are now, after merges), then the others from the
+    /// highest down, at most three. No allocation.
+    fn sack_blocks(&mut self) -> SackBlocks {
         let mut b = SackBlocks::default();
         if !self.sack || self.ooo.is_empty() {
             return b;
         }
         let ooo = self.ooo.ranges();
-        let latest = ooo.iter().position(|r| r.0 <= self.latest_ooo && self.latest_ooo < r.1);
-        let wire = |r: &(u64, u64)| (self.seq.wire(r.0), self.seq.wire(r.1));
-        if let Some(i) = latest {
-            let (l, r) = wire(&ooo[i]);
-            b.push(l, r);
-        }
-        for (i, r) in ooo.iter().enumerate().rev() {
-            if Some(i) != latest {
-                let (l, r) = wire(r);
-                if !b.push(l, r) {
-                    break;
-                }
+        let holding = |x: u64| ooo.iter().position(|r| r.0 <= x && x < r.1);
+        let mut chosen = [usize::MAX; MAX_SACK_BLOCKS];
+        let mut n = 0;
+        let candidates = std::iter::once(holding(self.latest_ooo))
+            .chain(self.reported.iter().map(|s| s.and_then(holding)))
+            .flatten()
+            .chain((0..ooo.len()).rev());
+        for i in candidates {
+            if n == MAX_SACK_BLOCKS {
+                break;
             }
+            if !chosen[..n].contains(&i) {
+                chosen[n] = i;
+                n += 1;
+            }
+        }
+        self.reported = [None; MAX_SACK_BLOCKS];
+        for (k, &i) in chosen[..n].iter().enumerate() {
+            let (l, r) = ooo[i];
+            b.push(self.seq.wire(l), self.seq.wire(r));
+            self.reported[k] = Some(l);
         }
         b
     }
@@ -312,7 +323,7 @@ mod tests {
     }
 
     #[test]
-    fn sack_blocks_latest_first_then_highest_at_most_three() {
+    fn sack_blocks_latest_first_then_the_last_reported_at_most_three() {
         let mut c = cfg(false);
         c.sack = true;
         let mut r = TcpReceiver::new(&c);
@@ -326,11 +337,15 @@ mod tests {
         let s = sacks(&mut r);
         assert_eq!(s[1], (vec![(4000, 5000), (6000, 7000), (2000, 3000)], 68), "latest, then highest down");
         r.on_packet(MS, &data(8000, 1000, 0, ecn::NOT_ECT, 0));
-        assert_eq!(sacks(&mut r)[0].0, vec![(8000, 9000), (6000, 7000), (4000, 5000)], "three of four");
-        // Filling the first hole merges nothing into the ACK: 2000..3000 is now in order.
+        let want = vec![(8000, 9000), (4000, 5000), (6000, 7000)];
+        assert_eq!(sacks(&mut r)[0].0, want, "latest, then the last ACK's blocks in its order");
+        // Filling the first hole: 2000..3000 is now in order and leaves the report.
         r.on_packet(MS, &data(1000, 1000, 0, ecn::NOT_ECT, 0));
-        assert_eq!(sacks(&mut r)[0].0, vec![(8000, 9000), (6000, 7000), (4000, 5000)]);
+        assert_eq!(sacks(&mut r)[0].0, want);
         assert_eq!(r.rcv_nxt(), 3000);
+        // 5000 joins two reported blocks: the merged block is reported where its parts were.
+        r.on_packet(MS, &data(5000, 1000, 0, ecn::NOT_ECT, 0));
+        assert_eq!(sacks(&mut r)[0].0, vec![(4000, 7000), (8000, 9000)]);
         // Without SACK no option, whatever the holes.
         let mut r = TcpReceiver::new(&cfg(false));
         r.on_packet(MS, &data(2000, 1000, 0, ecn::NOT_ECT, 0));
