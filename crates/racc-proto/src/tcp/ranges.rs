@@ -106,4 +106,51 @@ mod tests {
         b.clear();
         assert!(b.is_empty());
     }
+
+    /// Random adds, advances and absorbs against a bitmap: same content, and the ranges stay
+    /// sorted, disjoint and never touching.
+    #[test]
+    fn property_matches_a_bitmap() {
+        use crate::rng::SimRng;
+        const N: u64 = 400;
+        let mut rng = SimRng::for_component(5, "tcp/ranges");
+        for _ in 0..300 {
+            let mut set = RangeSet::default();
+            let mut bits = [false; N as usize];
+            let mut low = 0u64; // everything below is forgotten
+            for _ in 0..40 {
+                match rng.below(6) {
+                    0 => {
+                        low = (low + rng.below(30)).min(N);
+                        set.advance(low);
+                        bits[..low as usize].iter_mut().for_each(|b| *b = false);
+                    }
+                    1 => {
+                        let to = (low + rng.below(30)).min(N);
+                        let mut want = to;
+                        while want < N && bits[want as usize] {
+                            want += 1;
+                        }
+                        assert_eq!(set.absorb(to), want);
+                        bits[..want as usize].iter_mut().for_each(|b| *b = false);
+                        low = want;
+                    }
+                    _ => {
+                        let a = low + rng.below(N - low + 1);
+                        let b = (a + rng.below(40)).min(N);
+                        set.add(a, b);
+                        bits[a as usize..b as usize].iter_mut().for_each(|x| *x = true);
+                    }
+                }
+                let r = set.ranges();
+                assert!(r.windows(2).all(|w| w[0].1 < w[1].0), "sorted, disjoint, apart: {r:?}");
+                assert!(r.iter().all(|&(a, b)| a < b));
+                for x in 0..N {
+                    let inside = set.end_of_range_holding(x).is_some();
+                    assert_eq!(inside, bits[x as usize], "byte {x} in {r:?}");
+                }
+                assert_eq!(set.bytes_in(0, N), bits.iter().filter(|&&b| b).count() as u64);
+            }
+        }
+    }
 }
