@@ -7,7 +7,7 @@ use crate::dpcp::decode::DecoderParams;
 use crate::dpcp::Growth;
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
-use crate::vcp::{check_window_laws, LoadFactorParams, MdHold};
+use crate::vcp::{LoadFactorParams, MdHold};
 
 /// How a DCP-EW host fills the IP ID (seed 003 §III.B).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -112,7 +112,7 @@ impl DcpewParams {
     }
 
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)?;
+        crate::chain_laws!(self).validate()?;
         if self.exception_limit == Some(1) {
             return Err(ParamError::new("exception_limit", "must be 0 (off) or at least 2"));
         }

@@ -25,7 +25,7 @@ use super::ordering::IpIdSource;
 use super::params::{DcpewParams, LossMd};
 use crate::dpcp::decode::Decoder;
 use crate::dpcp::levels::VCP_BETA;
-use crate::dpcp::window::{ChainLaws, ChainWindow, LossResponse};
+use crate::dpcp::window::{ChainWindow, LossResponse};
 use crate::endpoint::FlowConfig;
 use crate::time::{Dur, Time};
 
@@ -134,16 +134,7 @@ impl DcpewWindow {
     /// A window for `mss`-byte segments of flow `cfg.flow`; random IP IDs are drawn from the
     /// scenario seed `cfg.seed` (`IpIdSource::new`). `p` must be valid.
     pub fn new(cfg: &FlowConfig, mss: u32, p: &DcpewParams) -> DcpewWindow {
-        let laws = ChainLaws {
-            t_p: p.t_p,
-            h: p.h,
-            alpha: p.alpha,
-            sigma_mi: p.sigma_mi,
-            sigma_ai: p.sigma_ai,
-            md_hold: p.md_hold,
-            iw: p.iw,
-            growth: p.dpcp_growth,
-        };
+        let laws = crate::chain_laws!(p);
         let ids = IpIdSource::new(p.ip_id, cfg.seed, cfg.flow, p.ip_id_seed);
         ChainWindow::with(cfg, mss, &laws, p.decoder(laws.initial_hold()), ids, LossDifferentiation::new(p))
     }

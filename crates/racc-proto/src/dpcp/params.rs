@@ -6,7 +6,7 @@ use super::decode::DecoderParams;
 use super::levels::MAX_CHAIN;
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
-use crate::vcp::{check_window_laws, LoadFactorParams, MdHold};
+use crate::vcp::{LoadFactorParams, MdHold};
 
 /// Growth law in the low and high zones (PROTOCOLS.md §3 `dpcp_growth`).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -88,7 +88,7 @@ impl DpcpParams {
 
     pub fn validate(&self) -> Result<(), ParamError> {
         check_chain(self.chain)?;
-        check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)?;
+        crate::chain_laws!(self).validate()?;
         self.decoder(0).validate()?;
         self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
     }

@@ -118,7 +118,31 @@ pub struct ChainLaws {
     pub growth: Growth,
 }
 
+/// The [`ChainLaws`] of a parameter table that has their fields under the same names
+/// (`DpcpParams`, `DcpewParams`: serde cannot flatten a shared sub-table into tables that
+/// refuse unknown keys, so each repeats the fields and this reads them once).
+#[macro_export]
+macro_rules! chain_laws {
+    ($p:expr) => {
+        $crate::dpcp::window::ChainLaws {
+            t_p: $p.t_p,
+            h: $p.h,
+            alpha: $p.alpha,
+            sigma_mi: $p.sigma_mi,
+            sigma_ai: $p.sigma_ai,
+            md_hold: $p.md_hold,
+            iw: $p.iw,
+            growth: $p.dpcp_growth,
+        }
+    };
+}
+
 impl ChainLaws {
+    /// The checks every VCP-family window law passes (`vcp::check_window_laws`).
+    pub fn validate(&self) -> Result<(), crate::params::ParamError> {
+        crate::vcp::check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)
+    }
+
     /// The MD hold before the first RTT sample, ns (a hold of one RTT starts at t_p).
     pub fn initial_hold(&self) -> Dur {
         match self.md_hold {
@@ -174,16 +198,7 @@ impl DpcpWindow {
     /// A window for `mss`-byte segments: cwnd = `cfg.initial_window` or `p.iw` packets.
     /// `p` must be valid.
     pub fn new(cfg: &FlowConfig, mss: u32, p: &DpcpParams) -> DpcpWindow {
-        let laws = ChainLaws {
-            t_p: p.t_p,
-            h: p.h,
-            alpha: p.alpha,
-            sigma_mi: p.sigma_mi,
-            sigma_ai: p.sigma_ai,
-            md_hold: p.md_hold,
-            iw: p.iw,
-            growth: p.dpcp_growth,
-        };
+        let laws = chain_laws!(p);
         ChainWindow::with(cfg, mss, &laws, p.decoder(laws.initial_hold()), TcpOrder::new(p.chain), NewRenoLoss)
     }
 }
