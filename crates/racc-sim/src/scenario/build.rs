@@ -62,37 +62,24 @@ pub(super) fn build(raw: RawScenario, source: &str) -> Result<Spec, ScenarioErro
     let names: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
     let mut routes = Routes::new(&nodes, &links);
 
-    let mut flows = Vec::new();
+    let mut fb = FlowBuilder {
+        cx: &cx,
+        names: &names,
+        nodes: &nodes,
+        routes: &mut routes,
+        handshake: raw.handshake,
+        packet_size,
+        duration,
+        seed: raw.seed,
+        out: Vec::new(),
+    };
     for (gi, g) in raw.flows.iter().enumerate() {
-        flow_group(
-            &cx,
-            gi,
-            g,
-            &names,
-            &nodes,
-            &mut routes,
-            raw.handshake,
-            packet_size,
-            duration,
-            raw.seed,
-            &mut flows,
-        )?;
+        fb.flow_group(gi, g)?;
     }
     for (ti, t) in raw.traffic.iter().enumerate() {
-        traffic_generator(
-            &cx,
-            ti,
-            t,
-            &names,
-            &nodes,
-            &mut routes,
-            raw.handshake,
-            packet_size,
-            duration,
-            raw.seed,
-            &mut flows,
-        )?;
+        fb.traffic_generator(ti, t)?;
     }
+    let mut flows = fb.out;
     let record_ports = record_ports(&cx, raw.record.ports.as_ref(), &nodes, &links)?;
     let tunnels = tunnels(&cx, &raw.tunnels, &names, &nodes, &links, &mut routes)?;
     consistency::check_load_factor_interval(&raw, &flows, &links, &nodes, &routes.paths)
@@ -648,94 +635,87 @@ fn time_opt(cx: &Ctx, key: &str, s: Option<super::units::Seconds>) -> Result<Opt
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn flow_group(
-    cx: &Ctx,
-    gi: usize,
-    g: &RawFlows,
-    names: &HashMap<&str, usize>,
-    nodes: &[NodeSpec],
-    routes: &mut Routes,
+/// What every `[[flows]]` group and `[[traffic]]` generator is resolved against, and the flows
+/// they expand to, in file order.
+struct FlowBuilder<'a> {
+    cx: &'a Ctx<'a>,
+    names: &'a HashMap<&'a str, usize>,
+    nodes: &'a [NodeSpec],
+    routes: &'a mut Routes,
     handshake: bool,
     packet_size: u32,
     duration: u64,
     seed: u64,
-    out: &mut Vec<FlowSpec>,
-) -> Result<(), ScenarioError> {
-    let key = format!("flows[{gi}]");
-    let opts = host_opts(cx, &key, &g.protocol, &g.host_options(), handshake, packet_size)?;
-    if !(1..=10_000_000).contains(&g.count) {
-        return Err(cx.err(format!("{key}.count"), format!("must be 1..10000000, got {}", g.count)));
-    }
-    if g.index_offset < 0 {
-        return Err(cx.err(format!("{key}.index_offset"), "must be >= 0"));
-    }
-    let start = time_opt(cx, &format!("{key}.start"), g.start)?.unwrap_or(0);
-    let spread = time_opt(cx, &format!("{key}.start_spread"), g.start_spread)?.unwrap_or(0);
-    let stop = time_opt(cx, &format!("{key}.stop"), g.stop)?;
-    if start >= duration {
-        return Err(cx.err(format!("{key}.start"), "starts at or after the end of the run"));
-    }
-    if let Some(s) = stop {
-        if s <= start {
-            return Err(cx.err(format!("{key}.stop"), "must be later than start"));
-        }
-    }
-    let size = match g.size {
-        None => None,
-        Some(s) => Some(bytes(cx, &format!("{key}.size"), s.0, packet_size)?),
-    };
-    let name = g.name.clone().unwrap_or_else(|| format!("flows{gi}"));
-    let starts = traffic::spread_starts(seed, &name, g.count as usize, start, spread);
-    for (i, st) in starts.into_iter().enumerate() {
-        let idx = (i as i64 + g.index_offset).to_string();
-        let (src, dst) = (g.src.replace("{i}", &idx), g.dst.replace("{i}", &idx));
-        let ends = endpoints(cx, &key, &src, &dst, names, nodes, routes)?;
-        out.push(opts.flow(&name, ends, st, stop, size));
-    }
-    Ok(())
+    out: Vec<FlowSpec>,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn traffic_generator(
-    cx: &Ctx,
-    ti: usize,
-    t: &RawTraffic,
-    names: &HashMap<&str, usize>,
-    nodes: &[NodeSpec],
-    routes: &mut Routes,
-    handshake: bool,
-    packet_size: u32,
-    duration: u64,
-    seed: u64,
-    out: &mut Vec<FlowSpec>,
-) -> Result<(), ScenarioError> {
-    let key = format!("traffic[{ti}]");
-    if t.kind != "poisson" {
-        return Err(cx.err(format!("{key}.kind"), format!("unknown traffic kind '{}' (known: poisson)", t.kind)));
+impl FlowBuilder<'_> {
+    fn flow_group(&mut self, gi: usize, g: &RawFlows) -> Result<(), ScenarioError> {
+        let (cx, packet_size, duration) = (self.cx, self.packet_size, self.duration);
+        let key = format!("flows[{gi}]");
+        let opts = host_opts(cx, &key, &g.protocol, &g.host_options(), self.handshake, packet_size)?;
+        if !(1..=10_000_000).contains(&g.count) {
+            return Err(cx.err(format!("{key}.count"), format!("must be 1..10000000, got {}", g.count)));
+        }
+        if g.index_offset < 0 {
+            return Err(cx.err(format!("{key}.index_offset"), "must be >= 0"));
+        }
+        let start = time_opt(cx, &format!("{key}.start"), g.start)?.unwrap_or(0);
+        let spread = time_opt(cx, &format!("{key}.start_spread"), g.start_spread)?.unwrap_or(0);
+        let stop = time_opt(cx, &format!("{key}.stop"), g.stop)?;
+        if start >= duration {
+            return Err(cx.err(format!("{key}.start"), "starts at or after the end of the run"));
+        }
+        if let Some(s) = stop {
+            if s <= start {
+                return Err(cx.err(format!("{key}.stop"), "must be later than start"));
+            }
+        }
+        let size = match g.size {
+            None => None,
+            Some(s) => Some(bytes(cx, &format!("{key}.size"), s.0, packet_size)?),
+        };
+        let name = g.name.clone().unwrap_or_else(|| format!("flows{gi}"));
+        let starts = traffic::spread_starts(self.seed, &name, g.count as usize, start, spread);
+        for (i, st) in starts.into_iter().enumerate() {
+            let idx = (i as i64 + g.index_offset).to_string();
+            let (src, dst) = (g.src.replace("{i}", &idx), g.dst.replace("{i}", &idx));
+            let ends = endpoints(cx, &key, &src, &dst, self.names, self.nodes, self.routes)?;
+            self.out.push(opts.flow(&name, ends, st, stop, size));
+        }
+        Ok(())
     }
-    let opts = host_opts(cx, &key, &t.protocol, &t.host_options(), handshake, packet_size)?;
-    let ends = endpoints(cx, &key, &t.src, &t.dst, names, nodes, routes)?;
-    if !(t.rate.is_finite() && t.rate > 0.0) {
-        return Err(cx.err(format!("{key}.rate"), format!("must be > 0 arrivals per second, got {}", t.rate)));
+
+    fn traffic_generator(&mut self, ti: usize, t: &RawTraffic) -> Result<(), ScenarioError> {
+        let (cx, packet_size, duration) = (self.cx, self.packet_size, self.duration);
+        let key = format!("traffic[{ti}]");
+        if t.kind != "poisson" {
+            return Err(cx.err(format!("{key}.kind"), format!("unknown traffic kind '{}' (known: poisson)", t.kind)));
+        }
+        let opts = host_opts(cx, &key, &t.protocol, &t.host_options(), self.handshake, packet_size)?;
+        let ends = endpoints(cx, &key, &t.src, &t.dst, self.names, self.nodes, self.routes)?;
+        if !(t.rate.is_finite() && t.rate > 0.0) {
+            return Err(cx.err(format!("{key}.rate"), format!("must be > 0 arrivals per second, got {}", t.rate)));
+        }
+        let start = time_opt(cx, &format!("{key}.start"), t.start)?.unwrap_or(0);
+        let stop = time_opt(cx, &format!("{key}.stop"), t.stop)?.unwrap_or(duration).min(duration);
+        if start >= stop {
+            return Err(cx.err(format!("{key}.start"), "no time left for arrivals before stop / the end of the run"));
+        }
+        let max_flows = match t.max_flows {
+            None => u64::MAX,
+            Some(m) if m >= 1 => m as u64,
+            Some(m) => return Err(cx.err(format!("{key}.max_flows"), format!("must be >= 1, got {m}"))),
+        };
+        let dist = size_dist(cx, &format!("{key}.size"), &t.size, packet_size)?;
+        let name = t.name.clone().unwrap_or_else(|| format!("traffic{ti}"));
+        let arrivals =
+            traffic::poisson_arrivals(self.seed, &name, t.rate, start, stop, max_flows, &dist, packet_size - 40);
+        for a in arrivals {
+            self.out.push(opts.flow(&name, ends, a.time, None, Some(a.bytes)));
+        }
+        Ok(())
     }
-    let start = time_opt(cx, &format!("{key}.start"), t.start)?.unwrap_or(0);
-    let stop = time_opt(cx, &format!("{key}.stop"), t.stop)?.unwrap_or(duration).min(duration);
-    if start >= stop {
-        return Err(cx.err(format!("{key}.start"), "no time left for arrivals before stop / the end of the run"));
-    }
-    let max_flows = match t.max_flows {
-        None => u64::MAX,
-        Some(m) if m >= 1 => m as u64,
-        Some(m) => return Err(cx.err(format!("{key}.max_flows"), format!("must be >= 1, got {m}"))),
-    };
-    let dist = size_dist(cx, &format!("{key}.size"), &t.size, packet_size)?;
-    let name = t.name.clone().unwrap_or_else(|| format!("traffic{ti}"));
-    let arrivals = traffic::poisson_arrivals(seed, &name, t.rate, start, stop, max_flows, &dist, packet_size - 40);
-    for a in arrivals {
-        out.push(opts.flow(&name, ends, a.time, None, Some(a.bytes)));
-    }
-    Ok(())
 }
 
 fn size_dist(
