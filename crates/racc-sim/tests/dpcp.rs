@@ -233,8 +233,8 @@ fn loss_counters(s: &Simulator) -> (u64, u64, u64) {
 /// 625-packet buffer within an RTT, so the RTT jumps by up to 0.5 s faster than RTTVAR follows
 /// and the RTO fires with nothing lost. Measured on this build (seed 1): no drops anywhere;
 /// 10 timeouts, all found spurious by the echoed timestamp (RFC 3522) and undone, each costing
-/// one retransmission; with `spurious_rto = "off"` the same run goes back N 18 times and
-/// retransmits 1717 packets the receiver already had.
+/// one retransmission; with `spurious_rto = "off"` the same run goes back N 8 times and
+/// retransmits 1448 packets the receiver already had.
 #[test]
 fn spurious_timeouts_are_undone_without_going_back_n() {
     let text = |mode: &str| {
