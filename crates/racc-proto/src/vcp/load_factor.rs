@@ -286,6 +286,26 @@ mod tests {
         assert_eq!(before, (lf.q_l(), lf.rho(), lf.next_tick()));
     }
 
+    /// γ scales the capacity in A1's denominator only: ρ = (λ + k_q·q_l)/(γ·C·t_p). Same
+    /// constants as the trace above, phase 0: a constant 8000 B queue gives q_l = 4000, 6000,
+    /// 7000 at 0, 50 and 100 ms, and 76 000 B arrive in (0, 100]. So ρ = 79 500/(γ·100 000):
+    /// 0.993 75 (code 10) with γ = 0.8 and 0.795 (code 01) with γ = 1. A γ applied anywhere else
+    /// (to λ, or to the queue term) gives other values.
+    #[test]
+    fn hand_computed_gamma() {
+        for (gamma, rho, code) in [(0.8, 0.993_75, 0b10), (1.0, 0.795, 0b01)] {
+            let p = LoadFactorParams { t_p: 0.1, t_q: 0.05, k_q: 0.5, a: 0.5, gamma };
+            let mut lf = LoadFactor::with_phase(&p, 0, 0);
+            lf.on_tick(0, 8000, 8e6);
+            lf.on_arrival(76_000);
+            lf.on_tick(50 * MS, 8000, 8e6);
+            lf.on_tick(100 * MS, 8000, 8e6);
+            assert_eq!(lf.q_l(), 7000.0);
+            assert!((lf.rho() - rho).abs() < 1e-12, "γ {gamma}: ρ {}", lf.rho());
+            assert_eq!(lf.code(), code, "γ {gamma}");
+        }
+    }
+
     #[test]
     fn constant_queue_gives_q_l_equal_to_it() {
         // A2 is a true EWMA: after n samples of a constant q, q_l = q·(1 − aⁿ) → q.
