@@ -31,6 +31,22 @@ pub struct EndpointStats {
     pub spurious_timeouts: u64,
     /// True once a finite flow has all its data acknowledged (sender) or delivered (receiver).
     pub done: bool,
+    /// Chain protocols (DPCP, TPCP, DCP-EW): the sender's exceptions and VCP fallbacks.
+    pub chain: ChainStats,
+}
+
+/// A chain sender's exception handling (seed 000 §3.4), cumulative: all zero for every other
+/// protocol.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChainStats {
+    /// Echoes out of the MSP, LSP, ... order (consecutive MSPs, an LSP after no MSP).
+    pub exceptions: u64,
+    /// Switches to VCP mode (every packet an MSP) after `exception_limit` same positions.
+    pub vcp_fallbacks: u64,
+    /// Retries of chains after `resume_after` RTTs in VCP mode.
+    pub resumes: u64,
+    /// In VCP mode now (for good after `max_resumes` failed retries: a lossy path).
+    pub vcp_mode: bool,
 }
 
 /// A flow endpoint: a sender (with its congestion controller) or a receiver.

@@ -149,6 +149,10 @@ impl Simulation {
         flows.set_item("retransmits", col(py, &fs.retransmits))?;
         flows.set_item("timeouts", col(py, &fs.timeouts))?;
         flows.set_item("spurious_timeouts", col(py, &fs.spurious_timeouts))?;
+        flows.set_item("chain_exceptions", col(py, &fs.chain_exceptions))?;
+        flows.set_item("vcp_fallbacks", col(py, &fs.vcp_fallbacks))?;
+        flows.set_item("chain_resumes", col(py, &fs.chain_resumes))?;
+        flows.set_item("vcp_mode", col(py, &fs.vcp_mode))?;
         out.set_item("flows", flows)?;
 
         // Per-aggregate link shares: group names replace the engine's group indices.

@@ -566,6 +566,10 @@ impl Simulator {
                 s.retransmits.push(st.retransmits);
                 s.timeouts.push(st.timeouts);
                 s.spurious_timeouts.push(st.spurious_timeouts);
+                s.chain_exceptions.push(st.chain.exceptions);
+                s.vcp_fallbacks.push(st.chain.vcp_fallbacks);
+                s.chain_resumes.push(st.chain.resumes);
+                s.vcp_mode.push(st.chain.vcp_mode as u32);
             }
         }
         self.last_sample = now;

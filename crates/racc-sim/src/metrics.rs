@@ -35,6 +35,12 @@ pub struct FlowSeries {
     pub timeouts: Vec<u64>,
     /// Cumulative timeouts found spurious and undone (RFC 3522), a subset of `timeouts`.
     pub spurious_timeouts: Vec<u64>,
+    /// Chain protocols (seed 000 §3.4): cumulative exceptions, VCP fallbacks and resumes, and
+    /// whether the sender is in VCP mode at the sample (0/1); zero for other protocols.
+    pub chain_exceptions: Vec<u64>,
+    pub vcp_fallbacks: Vec<u64>,
+    pub chain_resumes: Vec<u64>,
+    pub vcp_mode: Vec<u32>,
 }
 
 /// One row per (sample, recorded port, flow group that has crossed the port): the bytes each

@@ -414,6 +414,16 @@ def fct_by_loss(results: Mapping[str, Any]) -> dict[tuple[str, str], list[tuple[
     return {k: sorted(v) for k, v in out.items()}
 
 
+def fallbacks_by_loss(results: Mapping[str, Any], protocol: str, direction: str) -> dict[float, int]:
+    """Per loss rate: how often the sender fell back to VCP mode (seed 000 §3.4) in the run."""
+    out = {}
+    for name, res in results.items():
+        head, _, rate = name.partition("-loss")
+        if head == f"{protocol}-{direction}" and "vcp_fallbacks" in res.flows.columns:
+            out[float(rate)] = int(res.flows["vcp_fallbacks"].max() or 0)
+    return dict(sorted(out.items()))
+
+
 def loss_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
     curves = fct_by_loss(results)
     directions = [d for d in LOSS_DIRECTIONS if any(k[1] == d for k in curves)]
@@ -492,6 +502,24 @@ def loss_claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                         "consistent: over 2x the worst 20-30 % FCT",
                     )
                 )
+        fb = fallbacks_by_loss(results, "dpcp", direction)
+        if fb:
+            # §4.3: DPCP "will downgrade to VCP when the link is identified as a lossy link",
+            # which it gives as the reason for the degradation past 35 %, and not below 30 %.
+            first = min((r for r, n in fb.items() if n), default=None)
+            high = [r for r in fb if r >= 0.35]
+            ok = all(n == 0 for r, n in fb.items() if r < 0.30) and bool(high) and all(fb[r] > 0 for r in high)
+            out.append(
+                Claim(
+                    f"{direction} loss: DPCP falls back to VCP mode only at high loss",
+                    "past 35 %",
+                    ("never" if first is None else f"from {first:.0%} on")
+                    + "; fallbacks per rate: "
+                    + ", ".join(f"{r:.0%} {n}" for r, n in fb.items()),
+                    verdict(ok),
+                    "consistent: none below 30 %, at least one at every rate from 35 %",
+                )
+            )
     return out
 
 

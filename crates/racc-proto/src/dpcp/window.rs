@@ -34,7 +34,7 @@ use super::decode::{Action, Decoder, DecoderParams, Episode, Mode};
 use super::levels::Zone;
 use super::ordering::{undo, Anchor, Sequencer};
 use super::params::{DpcpParams, Growth};
-use crate::endpoint::FlowConfig;
+use crate::endpoint::{ChainStats, FlowConfig};
 use crate::packet::{ecn, tcp_checksum, Kind, Packet};
 use crate::tcp::{growth_packets, FastRecovery, RecoveryExit, SenderCtx, WindowControl};
 use crate::time::{secs, to_secs, Dur, Time};
@@ -295,6 +295,16 @@ impl<O: ChainOrder, L: LossResponse> WindowControl for ChainWindow<O, L> {
 
     fn ssthresh_bytes(&self) -> f64 {
         self.recovery.ssthresh().unwrap_or(f64::INFINITY)
+    }
+
+    fn chain_stats(&self) -> ChainStats {
+        let d = self.decoder.stats();
+        ChainStats {
+            exceptions: d.exceptions,
+            vcp_fallbacks: d.fallbacks,
+            resumes: d.resumes,
+            vcp_mode: self.decoder.mode() != Mode::Chains,
+        }
     }
 
     /// ECN 01 and the chain position on every data packet (module docs).

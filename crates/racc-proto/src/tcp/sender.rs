@@ -671,6 +671,7 @@ impl Endpoint for TcpSender {
             retransmits: self.retransmits,
             timeouts: self.timeouts,
             spurious_timeouts: self.spurious_timeouts,
+            chain: self.window.chain_stats(),
             done: self.state == State::Established && self.size.is_some_and(|n| self.snd_una >= n),
         }
     }

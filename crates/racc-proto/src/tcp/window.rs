@@ -82,6 +82,11 @@ pub trait WindowControl: Send {
         None
     }
 
+    /// A chain controller's exception handling, for metrics; zero for the others.
+    fn chain_stats(&self) -> crate::endpoint::ChainStats {
+        crate::endpoint::ChainStats::default()
+    }
+
     /// Bytes this controller's congestion header adds to every data packet; the transport
     /// subtracts them from the MSS so that a full data packet stays `packet_size` on the wire.
     fn header_bytes(&self) -> u32 {
