@@ -1,0 +1,165 @@
+"""Seed 003 (DCP-EW) experiments at reduced scale: what racc reproduces is asserted here, with
+margins that hold on other seeds too. Not asserted, because racc does not reproduce it at this
+scale (`racc reproduce` reports these claims as "differs" or leaves them unchecked):
+
+- dcpew-parking-lot: the fair shares (DPCP's and DCP-EW's L0 long share stays far below the
+  per-flow max-min share, and their L2 long share does not follow the L2 locals), VCP's 15:1
+  bias (VCP nearly stalls under the loss, its locals take little more than the long flows),
+  and DCP-EW's L0 long share at least DPCP's (it is above before the L2 locals start, by a
+  point or a few, and below after, on every seed tried).
+- dcpew-dumbbell-loss at 30 % loss: every protocol is down to a few per cent utilisation and
+  the DCP-EW > DPCP > VCP order depends on the seed.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import needs_core
+
+pytestmark = needs_core
+
+LOSSY = (0.05, 0.10, 0.20)  # the sweep's points below 30 % (see the docstring)
+
+
+def _reproduce(name, tmp_path_factory):
+    from racc import experiments
+
+    return experiments.reproduce(name, out=tmp_path_factory.mktemp(name) / "r", quick=True)
+
+
+@pytest.fixture(scope="module")
+def parking_lot(tmp_path_factory):
+    return _reproduce("dcpew-parking-lot", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def dumbbell_loss(tmp_path_factory):
+    return _reproduce("dcpew-dumbbell-loss", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def ipsec(tmp_path_factory):
+    return _reproduce("dcpew-ipsec", tmp_path_factory)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "figures", "verdict_claim"),
+    [
+        ("parking_lot", ["fig-dcpew-parking-lot-shares.png"], "DCP-EW efficient where DPCP under-utilises"),
+        ("dumbbell_loss", ["fig-utilisation-vs-loss.png"], "loss-free: DCP-EW equals DPCP"),
+        ("ipsec", ["fig-ipsec-queue.png"], "DCP-EW works through the tunnel"),
+    ],
+)
+def test_figures_and_claims_are_produced(fixture, figures, verdict_claim, request):
+    rep = request.getfixturevalue(fixture)
+    assert not rep.skipped, rep.skipped  # every protocol compared is implemented
+    assert [p.name for p in rep.figures] == figures
+    # Only the figures listed: the parking lot renames seed 000's Fig. 2 file, which must not stay.
+    assert sorted(p.name for p in (rep.out / "figures").iterdir()) == figures
+    for p in rep.figures:
+        assert p.stat().st_size > 20_000, p  # something was drawn
+    assert rep.claims
+    for c in rep.claims:
+        assert c.verdict in ("consistent", "differs", "measured"), c
+        assert c.measured, c
+    # The comparative claim each experiment exists for is judged, not just measured.
+    judged = [c for c in rep.claims if c.claim.startswith(verdict_claim)]
+    assert len(judged) == 1 and judged[0].verdict in ("consistent", "differs"), rep.claims
+    assert (rep.out / "claims.json").is_file()
+
+
+def test_dumbbell_loss_has_a_claim_per_lossy_point(dumbbell_loss):
+    from racc.experiments.dcpew import GE_LOSSES
+
+    ordered = [c for c in dumbbell_loss.claims if "DCP-EW > DPCP > VCP" in c.claim]
+    assert len(ordered) == len([x for x in GE_LOSSES if x > 0])
+
+
+# --------------------------------------------------------------------------------------------
+# dcpew-parking-lot (seed 003 §IV)
+
+
+def test_parking_lot_runs_under_five_percent_loss(parking_lot):
+    """The comparison below is only seed 003's if every link really loses about 5 %."""
+    from racc.experiments.base import port_summary
+    from racc.experiments.mpcp import PL_PORTS
+
+    for name, res in parking_lot.results.items():
+        for link, port in PL_PORTS.items():
+            p = port_summary(res, port)
+            assert 0.03 < p["losses"] / p["arrivals"] < 0.07, (name, link, p)
+
+
+def test_parking_lot_dcpew_uses_the_links_best(parking_lot):
+    """Seed 003 §IV: under loss DCP-EW is efficient, DPCP under-utilises, VCP does worse still."""
+    from racc.experiments.dcpew import mean_utilisation
+
+    u = {n: mean_utilisation(r) for n, r in parking_lot.results.items()}
+    print("mean utilisation of L0..L3:", u)
+    # Margins: DCP-EW leads DPCP by 8-9 points and DPCP has about 3x VCP's on seeds 1-3.
+    assert u["dcpew"] > u["dpcp"] + 0.05, u
+    assert u["dpcp"] > 2 * u["vcp"], u
+
+
+def test_parking_lot_long_flows_closer_to_max_min_than_vcp(parking_lot):
+    """Seed 003 §IV (after seed 000 §4.1): DPCP and DCP-EW treat the long flows better than VCP.
+    Judged before the L2 locals start: after it the gap to VCP is only a few points."""
+    from racc.experiments.mpcp import PL_PORTS, l2_locals_start, maxmin_split, mean_share
+
+    gap = {}
+    for name, res in parking_lot.results.items():
+        change = l2_locals_start(res)
+        long = mean_share(res, "L0", change / 2, change).get("long", 0.0)
+        gap[name] = abs(long - maxmin_split(res, PL_PORTS["L0"], change / 2)["long"])
+    print("L0 long share's distance to max-min before the L2 locals:", gap)
+    for name in ("dpcp", "dcpew"):
+        assert gap[name] < gap["vcp"] - 0.05, gap  # 7-11 points closer on seeds 1-3
+
+
+# --------------------------------------------------------------------------------------------
+# dcpew-dumbbell-loss (seed 003 §IV.B, Fig. 6)
+
+
+def test_dumbbell_loss_ordering(dumbbell_loss):
+    """Seed 003 §IV.B: at each loss rate DCP-EW's utilisation is well above DPCP's, DPCP's above
+    VCP's (30 % left out: see the module docstring)."""
+    from racc.experiments.dcpew import utilisation_by_loss
+
+    u = utilisation_by_loss(dumbbell_loss.results)
+    print("bottleneck utilisation by loss:", u)
+    for loss in LOSSY:
+        a, b, c = u["dcpew"][loss], u["dpcp"][loss], u["vcp"][loss]
+        # Ratios on seeds 1-3: DCP-EW/DPCP 1.45-1.85, DPCP/VCP 3.3-7.7.
+        assert a > 1.3 * b, (loss, a, b)
+        assert b > 2 * c, (loss, b, c)
+
+
+def test_dumbbell_loss_free_dcpew_matches_dpcp(dumbbell_loss):
+    """Seed 003 §IV.B: without loss DCP-EW performs as DPCP does."""
+    from racc.experiments.dcpew import utilisation_by_loss
+
+    u = utilisation_by_loss(dumbbell_loss.results)
+    assert abs(u["dcpew"][0.0] - u["dpcp"][0.0]) < 0.03, u  # the claim's own tolerance
+    # ...and "equal" is not two collapsed runs: loss-free is above every lossy point.
+    assert u["dcpew"][0.0] > max(u["dcpew"][x] for x in LOSSY), u
+
+
+# --------------------------------------------------------------------------------------------
+# dcpew-ipsec (seed 003 §III.C)
+
+
+def test_ipsec_dcpew_works_through_the_tunnel(ipsec):
+    """Seed 003 §III.C: DCP-EW's security module keeps the load factor readable inside the tunnel;
+    DPCP's routers cannot order its packets there and it loses utilisation and fairness."""
+    from racc.experiments.base import port_summary
+
+    r = ipsec.results
+    s = {n: port_summary(res, "r->g2") for n, res in r.items()}
+    jain = {n: res.summary["flows"]["jain"] for n, res in r.items()}
+    print({n: (s[n]["utilisation"], s[n]["mean_queue_pkts"], jain[n]) for n in r})
+    # Seeds 1-3: utilisation 9-11 points higher, Jain 0.05-0.18 higher.
+    assert s["dcpew"]["utilisation"] > s["dpcp"]["utilisation"] + 0.05, s
+    assert jain["dcpew"] > jain["dpcp"] + 0.03, jain
+    # The symptom fig-ipsec-queue.png shows (dcpew-ipsec.toml's note): DPCP's misread load
+    # factors leave a standing queue that DCP-EW does not have.
+    assert s["dpcp"]["mean_queue_pkts"] > 5 * s["dcpew"]["mean_queue_pkts"] + 1, s
