@@ -75,16 +75,25 @@ def l2_locals_start(res: Any) -> float:
 def paper_ideal(link: str, change: float) -> list[tuple[float, float, float]]:
     """The paper's "ideal" (§4.1 text), which treats each aggregate as one flow:
     (from time, long share, local share)."""
-    return {"L0": [(0.0, 0.5, 0.5), (change, 0.25, 0.75)], "L2": [(0.0, 1.0, 0.0), (change, 0.5, 0.5)]}[link]
+    # L1 and L3 carry the same aggregates as L0 at the same capacity, so the same ideal.
+    shared = [(0.0, 0.5, 0.5), (change, 0.25, 0.75)]
+    return {"L0": shared, "L1": shared, "L2": [(0.0, 1.0, 0.0), (change, 0.5, 0.5)], "L3": shared}[link]
 
 
-def parking_lot_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
+def parking_lot_figures(
+    results: Mapping[str, Any],
+    out: Path,
+    title: str = "Fig. 2: long vs local flows on each link (window averages)",
+    filename: str = "fig2-parking-lot-shares.png",
+) -> list[Path]:
+    """One row per protocol, one column per link L0..L3 (the paper draws L0 and L2): the long and
+    the local aggregate's share over time, the paper's ideal and the per-flow max-min share."""
     names = list(results)
-    fig, axes = subplots(len(names), 2, figsize=(11, 3.2 * len(names)), sharey=True, squeeze=False)
+    fig, axes = subplots(len(names), len(PL_PORTS), figsize=(20, 3.2 * len(names)), sharey=True, squeeze=False)
     for row, name in enumerate(names):
         res = results[name]
         end = float(res.links["time_s"].max())
-        for col, link in enumerate(["L0", "L2"]):
+        for col, link in enumerate(PL_PORTS):
             ax = axes[row][col]
             sh = group_shares(res, PL_PORTS[link], window_s=max(end / 150, 1.0))
             for agg, color in (("long", "C0"), ("local", "C1")):
@@ -118,8 +127,8 @@ def parking_lot_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
             ax.set_ylim(0, 105)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7, loc="upper right")
-    fig.suptitle("Fig. 2: long vs local flows on L0 and L2 (window averages)")
-    return [save(fig, out / "fig2-parking-lot-shares.png")]
+    fig.suptitle(title)
+    return [save(fig, out / filename)]
 
 
 def mean_share(res: Any, link: str, t0: float, t1: float) -> dict[str, float]:
