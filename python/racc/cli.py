@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--list", action="store_true", help="list the experiments")
     rp.add_argument("--out", metavar="DIR", help="output folder (default: results/<NAME>)")
     rp.add_argument("--quick", action="store_true", help="reduced scale (minutes become seconds; claims qualitative)")
+    rp.add_argument("--seed", type=int, metavar="N", help="run every case with this seed instead of the scenarios' own")
 
     sw = sub.add_parser("sweep", help="run a grid of scenario variants and seeds in parallel on Dask")
     sw.add_argument("file", metavar="FILE", help="base scenario TOML file (or the name of one under scenarios/)")
@@ -197,8 +198,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return 0
     exp = experiments.get(args.name)  # unknown names are refused before anything runs
     out = Path(args.out) if args.out else Path("results") / exp.name
-    rep = experiments.reproduce(exp.name, out=out, quick=args.quick, progress=sys.stderr.isatty())
+    rep = experiments.reproduce(exp.name, out=out, quick=args.quick, progress=sys.stderr.isatty(), seed=args.seed)
     scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
+    scale += f", seed {args.seed}" if args.seed is not None else ""
     t = Table(title=f"{exp.name} ({exp.source}){scale}", title_justify="left")
     for c in ("claim", "paper", "racc", "verdict", "note"):
         t.add_column(c)

@@ -110,12 +110,19 @@ class Reproduction:
 
 
 def reproduce(
-    name: str, *, out: str | os.PathLike | None = None, quick: bool = False, progress: bool = False
+    name: str,
+    *,
+    out: str | os.PathLike | None = None,
+    quick: bool = False,
+    progress: bool = False,
+    seed: int | None = None,
 ) -> Reproduction:
     """Run every case of experiment ``name`` that racc can run, draw its figures, check its claims.
 
     With ``out``: each case's results folder goes to ``out/<case>``, figures to ``out/figures``
-    and ``out/claims.json`` last (its presence marks a complete reproduction).
+    and ``out/claims.json`` last (its presence marks a complete reproduction). ``seed`` replaces
+    every case's scenario seed (default: the scenario files' own), to see how far a claim
+    depends on one random draw.
     """
     from racc.results import check_replaceable
     from racc.runner import run
@@ -132,6 +139,8 @@ def reproduce(
             continue
         # Quick (reduced-scale) settings first, so a case's own overrides win.
         overrides = dict(exp.quick) if quick else {}
+        if seed is not None:
+            overrides["seed"] = seed
         overrides.update(case.overrides)
         folder = None if out_dir is None else out_dir / case.name
         if folder is not None:
@@ -152,6 +161,7 @@ def reproduce(
             "source": exp.source,
             "description": exp.description,
             "quick": quick,
+            "seed": seed,
             "cases_run": sorted(results),
             "cases_skipped": skipped,
             "claims": [c.__dict__ for c in claims],
