@@ -29,7 +29,7 @@ mod tests;
 pub use fast_recovery::FastRecovery;
 pub use newreno::{initial_window_bytes, rfc5681_iw, NewRenoWindow};
 pub use receiver::{AckEcho, TcpReceiver};
-pub use rtt::RttEstimator;
+pub use rtt::{RtoRule, RttEstimator};
 pub use sender::TcpSender;
 pub use seq::SeqSpace;
 pub use window::{RecoveryExit, SenderCtx, WindowControl};
@@ -59,6 +59,9 @@ pub struct TcpParams {
     pub max_rto: f64,
     /// Clock granularity G in RTO = SRTT + max(G, 4·RTTVAR) (RFC 6298 §2.3).
     pub clock_granularity: f64,
+    /// Where the run's min_rto applies: `rfc6298` (default, ns-2) clamps the RTO from below;
+    /// `linux` floors the variance term, RTO = SRTT + max(min_rto, 4·RTTVAR), as Linux does.
+    pub rto_rule: RtoRule,
     /// NewReno partial ACKs restart the RTO timer on the `first` one only (RFC 6582 §3.2,
     /// the "Impatient" variant of RFC 3782 §4; PROTOCOLS.md §10) or on `every` one
     /// ("Slow-but-Steady", ns-2's and Linux's behaviour).
@@ -101,6 +104,7 @@ impl Default for TcpParams {
             initial_rto: 1.0,
             max_rto: 60.0,
             clock_granularity: 0.001,
+            rto_rule: RtoRule::Rfc6298,
             partial_ack_timer: PartialAckTimer::First,
             spurious_rto: SpuriousRto::Eifel,
             limited_transmit: true,
@@ -187,8 +191,9 @@ mod params_tests {
         let p: TcpParams = parse(&serde_json::json!({"dupthresh": 4, "max_rto": 120.0})).unwrap();
         assert_eq!((p.dupthresh, p.max_rto, p.initial_rto), (4, 120.0, 1.0));
         assert_eq!((p.spurious_rto, p.limited_transmit), (SpuriousRto::Eifel, true));
-        let p: TcpParams = parse(&serde_json::json!({"spurious_rto": "off"})).unwrap();
-        assert_eq!(p.spurious_rto, SpuriousRto::Off);
+        let p: TcpParams = parse(&serde_json::json!({"spurious_rto": "off", "rto_rule": "linux"})).unwrap();
+        assert_eq!((p.spurious_rto, p.rto_rule), (SpuriousRto::Off, RtoRule::Linux));
+        assert_eq!(TcpParams::default().rto_rule, RtoRule::Rfc6298);
         let e = parse::<TcpParams>(&serde_json::json!({"spurious_rto": "frto"})).unwrap_err();
         assert!(e.reason.contains("frto"), "{e}");
         let e = parse::<TcpParams>(&serde_json::json!({"dupthres": 4})).unwrap_err();

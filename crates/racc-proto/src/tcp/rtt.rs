@@ -4,12 +4,27 @@
 //! - §2.2: first sample R: SRTT = R, RTTVAR = R/2.
 //! - §2.3: later samples: RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R|, then SRTT = 7/8 SRTT + 1/8 R.
 //! - RTO = SRTT + max(G, 4 RTTVAR), kept within [min_rto, max_rto] (§2.4, §2.5).
+//! - `RtoRule::Linux` instead floors the variance term: RTO = SRTT + max(min_rto, 4 RTTVAR)
+//!   (Linux `tcp_set_rto`, whose RTTVAR never drops below `tcp_rto_min`), so the RTO keeps
+//!   200 ms above SRTT however steady the RTT. Linux's per-RTT decay of its RTTVAR toward the
+//!   largest deviation of the last RTT is not modelled.
 //! - §5.5: on expiry RTO doubles (capped at max_rto); the backed-off value is kept until the
 //!   next valid sample (Karn), which recomputes RTO from SRTT/RTTVAR.
 //!
 //! Integer arithmetic rounds each step to the nearest nanosecond.
 
 use crate::time::Dur;
+
+/// Where `min_rto` applies (TCP param `rto_rule`).
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoRule {
+    /// RFC 6298 (and ns-2): RTO = max(min_rto, SRTT + max(G, 4·RTTVAR)).
+    #[default]
+    Rfc6298,
+    /// Linux: RTO = SRTT + max(min_rto, 4·RTTVAR).
+    Linux,
+}
 
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
@@ -19,13 +34,14 @@ pub struct RttEstimator {
     min_rto: Dur,
     max_rto: Dur,
     granularity: Dur,
+    rule: RtoRule,
     backoffs: u32,
 }
 
 impl RttEstimator {
     /// `min_rto` wins over `max_rto` if a configuration inverts them.
-    pub fn new(initial_rto: Dur, min_rto: Dur, max_rto: Dur, granularity: Dur) -> RttEstimator {
-        let mut e = RttEstimator { srtt: None, rttvar: 0, rto: 0, min_rto, max_rto, granularity, backoffs: 0 };
+    pub fn new(initial_rto: Dur, min_rto: Dur, max_rto: Dur, granularity: Dur, rule: RtoRule) -> RttEstimator {
+        let mut e = RttEstimator { srtt: None, rttvar: 0, rto: 0, min_rto, max_rto, granularity, rule, backoffs: 0 };
         e.rto = e.bound(initial_rto);
         e
     }
@@ -49,7 +65,11 @@ impl RttEstimator {
             }
         }
         let srtt = self.srtt.unwrap_or(0);
-        self.rto = self.bound(srtt.saturating_add(self.granularity.max(self.rttvar.saturating_mul(4))));
+        let floor = match self.rule {
+            RtoRule::Rfc6298 => self.granularity,
+            RtoRule::Linux => self.min_rto.max(self.granularity),
+        };
+        self.rto = self.bound(srtt.saturating_add(floor.max(self.rttvar.saturating_mul(4))));
         self.backoffs = 0;
     }
 
@@ -90,7 +110,7 @@ mod tests {
     const MS: Dur = NS_PER_MS;
 
     fn est() -> RttEstimator {
-        RttEstimator::new(NS_PER_SEC, 200 * MS, 60 * NS_PER_SEC, MS)
+        RttEstimator::new(NS_PER_SEC, 200 * MS, 60 * NS_PER_SEC, MS, RtoRule::Rfc6298)
     }
 
     #[test]
@@ -119,6 +139,26 @@ mod tests {
         assert_eq!(e.rto(), 282_500_000);
     }
 
+    /// Linux floors 4·RTTVAR at min_rto instead of clamping the sum: the same samples as
+    /// `hand_computed_sequence` give 100 + max(200, 200) = 300, 110 + 230 = 340 and
+    /// 110 + max(200, 172.5) = 310 ms (RFC 6298: 282.5); a steady 10 ms path gives 10 + 200
+    /// = 210 ms where RFC 6298 gives its floor of 200 ms; back-off doubles as before.
+    #[test]
+    fn linux_rule_floors_the_variance_term() {
+        let mut e = RttEstimator::new(NS_PER_SEC, 200 * MS, 60 * NS_PER_SEC, MS, RtoRule::Linux);
+        for (sample, rto) in [(100, 300), (180, 340), (110, 310)] {
+            e.sample(sample * MS);
+            assert_eq!(e.rto(), rto * MS, "after {sample} ms");
+        }
+        let mut e = RttEstimator::new(NS_PER_SEC, 200 * MS, 60 * NS_PER_SEC, MS, RtoRule::Linux);
+        for _ in 0..200 {
+            e.sample(10 * MS);
+        }
+        assert_eq!(e.rto(), 210 * MS);
+        e.backoff();
+        assert_eq!(e.rto(), 420 * MS);
+    }
+
     #[test]
     fn clamped_to_min_rto_and_granularity() {
         let mut e = est();
@@ -127,7 +167,7 @@ mod tests {
         assert_eq!(e.rto(), 200 * MS);
         // With min_rto below it, G dominates when RTTVAR is tiny: stable 10 ms samples drive
         // RTTVAR to ~0 and RTO to SRTT + G.
-        let mut e = RttEstimator::new(NS_PER_SEC, 0, 60 * NS_PER_SEC, MS);
+        let mut e = RttEstimator::new(NS_PER_SEC, 0, 60 * NS_PER_SEC, MS, RtoRule::Rfc6298);
         for _ in 0..200 {
             e.sample(10 * MS);
         }

@@ -128,6 +128,7 @@ impl TcpSender {
             cfg.min_rto,
             secs(params.max_rto),
             secs(params.clock_granularity),
+            params.rto_rule,
         );
         TcpSender {
             flow: cfg.flow,
