@@ -345,6 +345,9 @@ impl Decoder {
 }
 
 #[cfg(test)]
+mod chains_of_n;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::time::NS_PER_MS;
