@@ -9,6 +9,7 @@ use crate::rng::SimRng;
 use crate::router::{PortView, RouterModule};
 use crate::time::{Time, NS_PER_MS};
 use crate::vcp::{LoadFactor, LoadFactorParams};
+use levels::MAX_CHAIN;
 
 const MS: Time = NS_PER_MS;
 
@@ -99,7 +100,8 @@ fn replay(n: u8, port: Lf, acks: usize, cwnd0: f64) -> f64 {
 
 #[test]
 fn end_to_end_chain_decodes_every_digit() {
-    for (chain, rho) in [(2u8, 0.1), (2, 0.5), (2, 0.9), (3, 0.05), (3, 0.3), (3, 0.97)] {
+    for (chain, rho) in [(2u8, 0.1), (2, 0.5), (2, 0.9), (3, 0.05), (3, 0.3), (3, 0.97), (4, 0.02), (4, 0.5), (4, 0.93)]
+    {
         let p = DpcpParams { chain, ..Default::default() };
         let mut l = Loop::new(p, rho, false);
         let port = l.router.lf();
@@ -138,7 +140,7 @@ fn end_to_end_with_handshake_and_overload() {
 
 #[test]
 fn lossy_path_delivers_everything_and_falls_back_to_vcp_mode() {
-    for chain in [2u8, 3] {
+    for chain in 2..=MAX_CHAIN {
         let mut rng = SimRng::for_component(3, "dpcp/lossy");
         let p = DpcpParams { chain, ..Default::default() };
         let mut l = Loop::new(p, 0.5, false);
