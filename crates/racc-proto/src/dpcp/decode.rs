@@ -19,7 +19,13 @@
 //!
 //! n-packet generalisation [reconstructed]: an echo is *in sequence* when its position follows
 //! the previous echo's (mod n); every other echo is an exception. For n = 2 an exception is
-//! exactly "the same position twice in a row".
+//! exactly "the same position twice in a row". For n ≥ 3 an exception either jumps ahead (a
+//! gap: the positions in between were lost or are late) or brings one of the positions the
+//! last gap jumped over: a *late* echo, reordering rather than loss. Late echoes count as
+//! exceptions but neither extend the run toward the fallback nor move the sequence on, so one
+//! swapped pair (0 2 1) never sends a chain sender to VCP mode: seed 000 §3.4 wants
+//! reordering (multipath) tolerated. A late MSP starts its chain (MSP, 11, …); a late later
+//! digit is ignored. For n = 2 a late echo is always in sequence, so DPCP is unchanged.
 //!
 //! Decisions no seed fixes (stated here so tests can hold them):
 //! - after a resume, exceptions are not counted until the first in-sequence non-MSP echo,
@@ -125,8 +131,10 @@ pub struct Decoder {
     lf: Lf,
     /// Position of the previous echo (`None` at the start and after a resume).
     last: Option<u8>,
-    /// Back-to-back exceptions.
+    /// Back-to-back exceptions, late echoes not counted.
     run: u32,
+    /// Positions the last gap jumped over (bit k = position k): their echoes are late.
+    skipped: u8,
     mode: Mode,
     warmup: bool,
     resumed_at: Option<Time>,
@@ -147,6 +155,7 @@ impl Decoder {
             lf: Lf::lowest(n),
             last: None,
             run: 0,
+            skipped: 0,
             mode: Mode::Chains,
             warmup: false,
             resumed_at: None,
@@ -230,6 +239,7 @@ impl Decoder {
                 self.mode = Mode::Chains;
                 self.last = None;
                 self.run = 0;
+                self.skipped = 0;
                 self.warmup = true;
                 self.resumed_at = Some(now);
                 self.stats.resumes += 1;
@@ -280,18 +290,35 @@ impl Decoder {
         if in_seq {
             self.lf = if k == 0 { Lf::zone_worst(n, code) } else { self.lf.with_digit(k, code) };
             self.run = 0;
+            self.skipped = 0;
             if k != 0 {
                 self.warmup = false;
             }
         } else if self.warmup && k == 0 {
             // Echoes of packets sent in VCP mode: fresh VCP codes, not exceptions.
             self.lf = Lf::zone_worst(n, code);
+        } else if self.skipped & (1 << k) != 0 {
+            // Late: a position the last gap jumped over (module docs). The sequence stays where
+            // the gap left it.
+            self.stats.exceptions += 1;
+            self.skipped &= !(1 << k);
+            if k == 0 {
+                self.lf = Lf::zone_worst(n, code);
+            }
+            return self.regulate(now, k, rtt, cwnd, false, false);
         } else {
             // The very first echo has nothing to repeat: not an exception, just ignored.
-            if self.last.is_some() {
+            if let Some(l) = self.last {
                 self.stats.exceptions += 1;
                 if !self.warmup {
                     self.run += 1;
+                }
+                // The positions from the expected one up to k (a repeat: all but k).
+                self.skipped = 0;
+                let mut p = (l + 1) % n;
+                while p != k {
+                    self.skipped |= 1 << p;
+                    p = (p + 1) % n;
                 }
             }
             self.lf = if k != 0 {
