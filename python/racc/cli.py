@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", metavar="DIR", help="output folder (default: results/<NAME>)")
     rp.add_argument("--quick", action="store_true", help="reduced scale (minutes become seconds; claims qualitative)")
     rp.add_argument("--seed", type=int, metavar="N", help="run every case with this seed instead of the scenarios' own")
+    rp.add_argument("--workers", type=int, metavar="N", help="run the cases on a local Dask cluster of N processes")
+    rp.add_argument("--scheduler", metavar="ADDR", help="run the cases on this Dask scheduler (tcp://host:8786)")
 
     sw = sub.add_parser("sweep", help="run a grid of scenario variants and seeds in parallel on Dask")
     sw.add_argument("file", metavar="FILE", help="base scenario TOML file (or the name of one under scenarios/)")
@@ -64,8 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="a swept key and its values, e.g. --grid topology.bottleneck.loss.p=0.001,0.01 (repeatable)",
     )
     sw.add_argument("--seeds", metavar="LIST", help="seeds, e.g. 1,2,3 or 1-5 (default: the file's seed)")
-    sw.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a value of the base scenario (repeatable)")
+    sw.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a value of the base scenario (repeatable)",
+    )
     sw.add_argument("--scheduler", metavar="ADDRESS", help="dask.distributed scheduler, e.g. tcp://host:8786")
     sw.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: one per core)")
     sw.add_argument("--out", metavar="DIR", help="write sweep.parquet and each point's results folder here")
@@ -83,8 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     from racc.errors import CoreUnavailable, ResultsError, ScenarioError
 
     try:
-        commands = {"run": cmd_run, "list": cmd_list, "plot": cmd_plot, "reproduce": cmd_reproduce,
-                    "sweep": cmd_sweep, "bench": cmd_bench}
+        commands = {
+            "run": cmd_run,
+            "list": cmd_list,
+            "plot": cmd_plot,
+            "reproduce": cmd_reproduce,
+            "sweep": cmd_sweep,
+            "bench": cmd_bench,
+        }
         return commands[args.command](args)
     except (ScenarioError, ResultsError) as exc:
         return _fail(str(exc), EXIT_INPUT)
@@ -185,6 +199,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from racc import experiments
+    from racc.errors import ScenarioError
 
     console = Console()
     if args.list or not args.name:
@@ -198,7 +213,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return 0
     exp = experiments.get(args.name)  # unknown names are refused before anything runs
     out = Path(args.out) if args.out else Path("results") / exp.name
-    rep = experiments.reproduce(exp.name, out=out, quick=args.quick, progress=sys.stderr.isatty(), seed=args.seed)
+    if args.workers is not None and args.workers < 1:
+        raise ScenarioError(f"--workers must be at least 1, got {args.workers}")
+    rep = experiments.reproduce(
+        exp.name,
+        out=out,
+        quick=args.quick,
+        progress=sys.stderr.isatty(),
+        seed=args.seed,
+        workers=args.workers,
+        scheduler=args.scheduler,
+    )
     scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
     scale += f", seed {args.seed}" if args.seed is not None else ""
     t = Table(title=f"{exp.name} ({exp.source}){scale}", title_justify="left")

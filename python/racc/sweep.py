@@ -10,6 +10,7 @@ finish in, so a sweep is as deterministic as the runs it is made of.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -155,38 +156,54 @@ def sweep(
     return table
 
 
-def _dispatch(base, pts, out, window, scheduler, workers, progress) -> list[dict]:
-    from dask.distributed import Client, LocalCluster, as_completed
+@contextlib.contextmanager
+def dask_client(scheduler: str | None, workers: int | None, tasks: int):
+    """A ``dask.distributed`` client: on the scheduler at ``scheduler`` (a cluster of machines
+    with racc installed), or on a local cluster of ``workers`` single-threaded processes
+    (default: one per core, never more than ``tasks``), closed on exit."""
+    from dask.distributed import Client, LocalCluster
 
     cluster = None
     if scheduler:
         client = Client(scheduler)
     else:
-        n = max(1, min(workers or os.cpu_count() or 1, len(pts)))
+        n = max(1, min(workers or os.cpu_count() or 1, tasks))
         cluster = LocalCluster(
             n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
         )
         client = Client(cluster)
     try:
-        futures = [client.submit(run_point, base, p, out, window, pure=False, key=f"racc-point-{p.index}") for p in pts]
-        rows = []
-        bar = _bar(len(pts)) if progress else None
-        for fut in as_completed(futures):
-            rows.append(fut.result())
-            if bar is not None:
-                bar[0].advance(bar[1])
-        if bar is not None:
-            bar[0].stop()
-        return rows
+        yield client
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
 
 
-def _bar(total: int):
+def gather_as_completed(futures: Sequence[Any], label: str, progress: bool) -> list[Any]:
+    """Each future's result, in completion order, with a progress bar labelled ``label``."""
+    from dask.distributed import as_completed
+
+    out = []
+    bar = _bar(len(futures), label) if progress else None
+    for fut in as_completed(futures):
+        out.append(fut.result())
+        if bar is not None:
+            bar[0].advance(bar[1])
+    if bar is not None:
+        bar[0].stop()
+    return out
+
+
+def _dispatch(base, pts, out, window, scheduler, workers, progress) -> list[dict]:
+    with dask_client(scheduler, workers, len(pts)) as client:
+        futures = [client.submit(run_point, base, p, out, window, pure=False, key=f"racc-point-{p.index}") for p in pts]
+        return gather_as_completed(futures, "sweep", progress)
+
+
+def _bar(total: int, label: str):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    p = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+    p = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
     p.start()
-    return p, p.add_task("sweep", total=total)
+    return p, p.add_task(label, total=total)

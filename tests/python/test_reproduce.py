@@ -107,3 +107,21 @@ def test_reproduce_with_another_seed(tmp_path, cli_env):
     q2 = pl.read_parquet(out / "dpcp" / "links.parquet")["queue_pkts"].to_list()
     q1 = one.results["dpcp"].links["queue_pkts"].to_list()
     assert q1 != q2
+
+
+def test_reproduce_on_dask_matches_the_sequential_run(tmp_path):
+    """``workers=2`` runs the cases on a local Dask cluster; the claims (and every case's
+    results) are the ones of the sequential run, in the experiment's case order."""
+    from racc import experiments
+
+    seq = experiments.reproduce("mpcp-queue", out=tmp_path / "seq", quick=True)
+    par = experiments.reproduce("mpcp-queue", out=tmp_path / "par", quick=True, workers=2)
+    assert list(par.results) == list(seq.results) == [c.name for c in par.experiment.cases]
+    assert [c.__dict__ for c in par.claims] == [c.__dict__ for c in seq.claims]
+    for name in seq.results:
+        assert par.results[name].links.equals(seq.results[name].links), name
+        assert (tmp_path / "par" / name / "summary.json").exists()
+    a = json.loads((tmp_path / "seq" / "claims.json").read_text())
+    b = json.loads((tmp_path / "par" / "claims.json").read_text())
+    assert a == b
+    assert [p.name for p in par.figures] == [p.name for p in seq.figures]

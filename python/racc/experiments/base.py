@@ -116,13 +116,17 @@ def reproduce(
     quick: bool = False,
     progress: bool = False,
     seed: int | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
 ) -> Reproduction:
     """Run every case of experiment ``name`` that racc can run, draw its figures, check its claims.
 
     With ``out``: each case's results folder goes to ``out/<case>``, figures to ``out/figures``
     and ``out/claims.json`` last (its presence marks a complete reproduction). ``seed`` replaces
     every case's scenario seed (default: the scenario files' own), to see how far a claim
-    depends on one random draw.
+    depends on one random draw. With ``workers`` > 1 or a Dask ``scheduler`` address the cases
+    run in parallel on Dask (as ``racc sweep``'s points do); figures and claims are drawn from
+    the results in case order, so they are the same as a sequential run's.
     """
     from racc.results import check_replaceable
     from racc.runner import run
@@ -132,6 +136,7 @@ def reproduce(
     out_dir = Path(out) if out is not None else None
     results: dict[str, Any] = {}
     skipped: dict[str, str] = {}
+    jobs: list[tuple[str, str, dict[str, Any], Path | None]] = []
     for case in exp.cases:
         missing = [r for r in case.requires if r not in have]
         if missing:
@@ -145,9 +150,12 @@ def reproduce(
         folder = None if out_dir is None else out_dir / case.name
         if folder is not None:
             check_replaceable(folder)
-        results[case.name] = run(
-            str(scenario_path(case)), overrides=overrides, out=folder, progress=progress, plots=folder is not None
-        )
+        jobs.append((case.name, str(scenario_path(case)), overrides, folder))
+    if scheduler or (workers or 1) > 1:
+        results = _run_on_dask(jobs, scheduler, workers, progress)
+    else:
+        for case_name, path, overrides, folder in jobs:
+            results[case_name] = run(path, overrides=overrides, out=folder, progress=progress, plots=folder is not None)
     figures: list[Path] = []
     if out_dir is not None and results:
         figures = exp.figures(results, out_dir / "figures")
@@ -171,6 +179,26 @@ def reproduce(
         tmp.write_text(json.dumps(payload, indent=2))
         os.replace(tmp, out_dir / "claims.json")
     return Reproduction(exp, results, skipped, claims, figures, out_dir)
+
+
+def _run_case(path: str, overrides: dict[str, Any], folder: Path | None) -> Any:
+    """One case, on a Dask worker: its Results travel back pickled (polars frames and dicts)."""
+    from racc.runner import run
+
+    return run(path, overrides=overrides, out=folder, plots=folder is not None)
+
+
+def _run_on_dask(jobs: list, scheduler: str | None, workers: int | None, progress: bool) -> dict[str, Any]:
+    from racc.sweep import dask_client, gather_as_completed
+
+    with dask_client(scheduler, workers, len(jobs)) as client:
+        futures = [
+            client.submit(_run_case, path, overrides, folder, pure=False, key=f"racc-case-{name}")
+            for name, path, overrides, folder in jobs
+        ]
+        gather_as_completed(futures, "cases", progress)  # the progress bar; errors surface here
+        # The workers finish in any order; the results keep the experiment's case order.
+        return {name: fut.result() for (name, *_), fut in zip(jobs, futures, strict=True)}
 
 
 def verdict(ok: bool) -> str:
