@@ -53,3 +53,23 @@ def cli_env():
     env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
     env.pop("COLUMNS", None)
     return env
+
+
+@pytest.fixture
+def racc_cli(cli_env):
+    """``racc_cli("run", path, "--out", out)`` runs ``python -m racc ...`` from the source tree and
+    returns the finished process (exit code, stdout and stderr as text), failing or not."""
+    import subprocess
+
+    def run(*args: object, timeout: float = 300, cwd: object = None) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "racc", *map(str, args)],
+            capture_output=True,
+            text=True,
+            env=cli_env,
+            cwd=cwd,
+            timeout=timeout,
+            check=False,
+        )
+
+    return run

@@ -4,8 +4,6 @@ plots and report out; determinism; the CLI's error path; the benchmark line."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import polars as pl
 import pytest
@@ -107,28 +105,14 @@ def test_overrides_reach_the_engine(small_file):
         racc.run(small_file, overrides=["topology.bottleneck.router=droptail"])
 
 
-def test_cli_run_and_bad_input(small_file, tmp_path, cli_env):
+def test_cli_run_and_bad_input(small_file, tmp_path, racc_cli):
     out = tmp_path / "cli"
-    ok = subprocess.run(
-        check=False,
-        args=[sys.executable, "-m", "racc", "run", str(small_file), "--out", str(out), "--no-plots"],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        timeout=300,
-    )
+    ok = racc_cli("run", str(small_file), "--out", str(out), "--no-plots")
     assert ok.returncode == 0, ok.stderr
     assert (out / "summary.json").is_file()
     bad = tmp_path / "bad.toml"
     bad.write_text(SMALL.replace('capacity = "5Mbps"', 'capacity = "-5Mbps"'))
-    r = subprocess.run(
-        check=False,
-        args=[sys.executable, "-m", "racc", "run", str(bad)],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        timeout=300,
-    )
+    r = racc_cli("run", str(bad))
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines() == [
@@ -158,15 +142,8 @@ def scenario_seconds(v) -> float:
     return float(v)
 
 
-def test_bench_prints_one_line_in_the_documented_order(cli_env):
-    r = subprocess.run(
-        check=False,
-        args=[sys.executable, "-m", "racc", "bench", "--flows", "10", "--simtime", "2"],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        timeout=300,
-    )
+def test_bench_prints_one_line_in_the_documented_order(racc_cli):
+    r = racc_cli("bench", "--flows", "10", "--simtime", "2")
     assert r.returncode == 0, r.stderr
     line = [ln for ln in r.stdout.splitlines() if ln.startswith("sim=racc")]
     assert len(line) == 1

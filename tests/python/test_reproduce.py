@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 from conftest import needs_core
@@ -59,39 +57,18 @@ def test_dccp_vcp_t3_quick(tmp_path):
         assert "not implemented" in why, case
 
 
-def test_cli_reproduce_list_and_error(cli_env):
-    r = subprocess.run(
-        check=False,
-        args=[sys.executable, "-m", "racc", "reproduce", "--list"],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        timeout=120,
-    )
+def test_cli_reproduce_list_and_error(racc_cli):
+    r = racc_cli("reproduce", "--list")
     assert r.returncode == 0 and "dccp-vcp-t3" in r.stdout
-    bad = subprocess.run(
-        check=False,
-        args=[sys.executable, "-m", "racc", "reproduce", "nope"],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        timeout=120,
-    )
+    bad = racc_cli("reproduce", "nope")
     assert bad.returncode == 2 and bad.stderr.startswith("error: unknown experiment 'nope'")
 
 
-def test_reproduce_with_another_seed(tmp_path, cli_env):
+def test_reproduce_with_another_seed(tmp_path, racc_cli):
     """``--seed N`` runs every case with seed N (recorded in claims.json and in each case's
     resolved scenario), and a different seed gives a different random draw."""
     out = tmp_path / "s2"
-    r = subprocess.run(
-        check=False,
-        args=[sys.executable, "-m", "racc", "reproduce", "mpcp-queue", "--quick", "--seed", "2", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        timeout=300,
-    )
+    r = racc_cli("reproduce", "mpcp-queue", "--quick", "--seed", "2", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "seed 2" in r.stdout
     data = json.loads((out / "claims.json").read_text())

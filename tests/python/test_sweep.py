@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from conftest import needs_core
 from racc.errors import ScenarioError
@@ -76,39 +73,22 @@ def test_a_bad_point_is_refused_before_dispatch(tmp_path):
 
 
 @needs_core
-def test_cli_sweep(tmp_path, cli_env):
+def test_cli_sweep(tmp_path, racc_cli):
     scn = tmp_path / "base.toml"
     scn.write_text(BASE)
-    r = subprocess.run(
-        check=False,
-        args=[
-            sys.executable,
-            "-m",
-            "racc",
-            "sweep",
-            str(scn),
-            "--grid",
-            "flows.0.protocol=reno,newreno",
-            "--seeds",
-            "1-2",
-            "--workers",
-            "2",
-            "--out",
-            str(tmp_path / "o"),
-        ],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        timeout=300,
+    r = racc_cli(
+        "sweep",
+        scn,
+        "--grid",
+        "flows.0.protocol=reno,newreno",
+        "--seeds",
+        "1-2",
+        "--workers",
+        "2",
+        "--out",
+        tmp_path / "o",
     )
     assert r.returncode == 0, r.stderr
     assert "4 points" in r.stdout
-    bad = subprocess.run(
-        check=False,
-        args=[sys.executable, "-m", "racc", "sweep", str(scn), "--seeds", "x"],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        timeout=300,
-    )
+    bad = racc_cli("sweep", str(scn), "--seeds", "x")
     assert bad.returncode == 2 and bad.stderr.startswith("error: --seeds")
