@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from matplotlib import ticker
 
 from racc.experiments.base import Case, Claim, Experiment, port_summary, register, verdict
 from racc.experiments.figures import panels, port_series, save, subplots
@@ -439,17 +440,22 @@ def loss_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
     fig, axes = subplots(1, len(directions), figsize=(6 * len(directions), 4), squeeze=False)
     for ax, direction in zip(axes[0], directions):
         mine = {proto: pts for (proto, d), pts in sorted(curves.items()) if d == direction}
-        # Unfinished transfers are drawn above every finished one, at one height per panel.
+        # Unfinished transfers are drawn above every finished one, one height per protocol so
+        # that neither hides the other.
         top = 2 * max((f for pts in mine.values() for _, f in pts if f is not None), default=1.0)
-        for proto, pts in mine.items():
+        for i, (proto, pts) in enumerate(mine.items()):
             done = [(r * 100, f) for r, f in pts if f is not None]
             (line,) = ax.plot([x[0] for x in done], [x[1] for x in done], marker="o", label=proto.upper())
             lost = [r * 100 for r, f in pts if f is None]
             if lost:
-                ax.plot(lost, [top] * len(lost), "x", color=line.get_color(), label=f"{proto.upper()}: not finished")
+                y = top * 1.4**i
+                ax.plot(lost, [y] * len(lost), "x", color=line.get_color(), label=f"{proto.upper()}: not finished")
         ax.set_xlabel(f"packet loss rate on the {direction} path (%)")
         ax.set_ylabel("FTP completion time (s)")
         ax.set_yscale("log")
+        # Plain seconds on the log axis (3, 10, 30 rather than 3x10^0).
+        ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
         ax.grid(alpha=0.3)
         ax.legend()
         ax.set_title(f"Fig. 4: 1 MB FTP completion time, {direction} loss")
