@@ -338,6 +338,15 @@ def queue_claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 verdict(q["tpcp"][1] < q["dpcp"][1]),
             )
         )
+        out.append(
+            Claim(
+                "TPCP's standing queue slightly higher than DPCP's",
+                "slightly higher",
+                f"{q['tpcp'][0]:.0f} vs {q['dpcp'][0]:.0f} pkts",
+                verdict(q["dpcp"][0] <= q["tpcp"][0] <= 1.5 * q["dpcp"][0]),
+                "consistent: between 1x and 1.5x DPCP's",
+            )
+        )
     return out
 
 
