@@ -241,16 +241,25 @@ def smoothed_utilisation(res: Any, window_s: float = 1.0) -> tuple[list[float], 
     return out_t, out_u
 
 
-def transition_time(res: Any, fraction: float = 0.9) -> float | None:
-    """First time the 1 s-averaged utilisation reaches `fraction` of its steady level (the mean
-    over the second half of the run). The paper does not define its "transition time"; this is
-    our reading of Fig. 3 [reconstructed]."""
-    t, u = smoothed_utilisation(res)
+def transition_time(res: Any, fraction: float = 0.9, window_s: float = 1.0) -> float | None:
+    """First sample time t at which the utilisation averaged over (t − 1 s, t] reaches `fraction`
+    of its steady level (the mean over the second half of the run). The paper does not define
+    its "transition time"; this is our reading of Fig. 3 [reconstructed]. A sliding window read
+    at every sample, not 1 s blocks, so the time has the samples' resolution (100 ms)."""
+    t, u = port_series(res, BOTTLENECK, "utilisation")
     if not t:
         return None
     tail = [ui for ti, ui in zip(t, u) if ti > t[-1] / 2]
     steady = sum(tail) / len(tail)
-    return next((ti for ti, ui in zip(t, u) if ui >= fraction * steady), None)
+    lo, acc = 0, 0.0
+    for hi, (ti, ui) in enumerate(zip(t, u)):
+        acc += ui
+        while t[lo] <= ti - window_s + 1e-9:
+            acc -= u[lo]
+            lo += 1
+        if ti >= window_s - 1e-9 and acc / (hi - lo + 1) >= fraction * steady:
+            return ti
+    return None
 
 
 def dumbbell_figures(results: Mapping[str, Any], out: Path) -> list[Path]:
@@ -273,7 +282,7 @@ def dumbbell_claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     for n in results:
         paper = {"vcp": "≈20 s", "dpcp": "< 4 s"}.get(n, "")
         t = tt[n]
-        # "under 4 s", read at the 1 s resolution of the averaged series
+        # "under 4 s" (the sliding 1 s mean read every 100 ms sample)
         ok = t is not None and (t <= 4.0 if n == "dpcp" else 10.0 <= t <= 30.0)
         out.append(
             Claim(
