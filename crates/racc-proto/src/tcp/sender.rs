@@ -847,8 +847,7 @@ mod tests {
         let mut c = cfg();
         c.initial_window = Some(6);
         c.sack = true;
-        let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams { limited_transmit: false, ..Default::default() });
-        s.start(0);
+        let mut s = sender(&c, Recovery::NewReno);
         assert_eq!(drain(&mut s, 0).len(), 6);
         // 0, 2000, 3000 and 4000 lost: two duplicates only, so the timer repairs it.
         s.on_packet(100 * MS, &sack_ack(0, &[(1000, 2000)]));
@@ -1061,9 +1060,7 @@ mod tests {
         let mut c = cfg();
         c.initial_window = Some(10);
         c.ecn = true;
-        let params = TcpParams { limited_transmit: false, ..Default::default() };
-        let mut s = TcpSender::new(&c, Recovery::NewReno, &params);
-        s.start(0);
+        let mut s = sender(&c, Recovery::NewReno);
         drain(&mut s, 0);
         s.on_packet(100 * MS, &ack(1000, 0, 0));
         drain(&mut s, 100 * MS);
@@ -1082,8 +1079,7 @@ mod tests {
         }
         assert!(s.in_recovery());
         // An ACK that signals congestion itself is never the occasion of an undo.
-        let mut s = TcpSender::new(&c, Recovery::NewReno, &params);
-        s.start(0);
+        let mut s = sender(&c, Recovery::NewReno);
         drain(&mut s, 0);
         s.on_packet(100 * MS, &ack(1000, 0, 0));
         drain(&mut s, 100 * MS);
