@@ -104,13 +104,9 @@ def test_parking_lot_dcpew_uses_the_links_best(parking_lot):
 def test_parking_lot_long_flows_closer_to_max_min_than_vcp(parking_lot):
     """Seed 003 §IV (after seed 000 §4.1): DPCP and DCP-EW treat the long flows better than VCP.
     Judged before the L2 locals start: after it the gap to VCP is only a few points."""
-    from racc.experiments.mpcp import PL_PORTS, l2_locals_start, maxmin_split, mean_share
+    from racc.experiments.mpcp import phase_shares
 
-    gap = {}
-    for name, res in parking_lot.results.items():
-        change = l2_locals_start(res)
-        long = mean_share(res, "L0", change / 2, change).get("long", 0.0)
-        gap[name] = abs(long - maxmin_split(res, PL_PORTS["L0"], change / 2)["long"])
+    gap = {name: phase_shares(res).gaps[0] for name, res in parking_lot.results.items()}
     print("L0 long share's distance to max-min before the L2 locals:", gap)
     for name in ("dpcp", "dcpew"):
         assert gap[name] < gap["vcp"] - 0.05, gap  # 7-11 points closer on seeds 1-3

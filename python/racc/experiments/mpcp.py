@@ -4,6 +4,7 @@ sweep of §4.3 (Fig. 4) and the queue comparison of §5 (Fig. 5), for VCP, DPCP 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,44 @@ def mean_share(res: Any, link: str, t0: float, t1: float) -> dict[str, float]:
     return {r["agg"]: r["share"] for r in sh.group_by("agg").agg(pl.col("share").mean()).iter_rows(named=True)}
 
 
+@dataclass(frozen=True)
+class PhaseShares:
+    """A parking-lot run's long-flow shares in the steady half of each phase (before / after the
+    L2 locals start), next to the per-flow max-min shares, as fractions of capacity."""
+
+    l0_long_before: float
+    l0_long_after: float
+    l0_local_after: float
+    l2_long_before: float
+    l2_long_after: float
+    maxmin_before: float
+    maxmin_after: float
+    maxmin_l2: float
+
+    @property
+    def gaps(self) -> tuple[float, float]:
+        """Distance of the L0 long share to max-min, before and after the change."""
+        return abs(self.l0_long_before - self.maxmin_before), abs(self.l0_long_after - self.maxmin_after)
+
+
+def phase_shares(res: Any) -> PhaseShares:
+    end = float(res.links["time_s"].max())
+    change = l2_locals_start(res)
+    # Steady windows: the second half of each phase.
+    before, after = (change / 2, change), ((change + end) / 2, end)
+    l0_after = mean_share(res, "L0", *after)
+    return PhaseShares(
+        l0_long_before=mean_share(res, "L0", *before).get("long", 0.0),
+        l0_long_after=l0_after.get("long", 0.0),
+        l0_local_after=l0_after.get("local", 0.0),
+        l2_long_before=mean_share(res, "L2", *before).get("long", 0.0),
+        l2_long_after=mean_share(res, "L2", *after).get("long", 0.0),
+        maxmin_before=maxmin_split(res, PL_PORTS["L0"], change / 2)["long"],
+        maxmin_after=maxmin_split(res, PL_PORTS["L0"], end)["long"],
+        maxmin_l2=maxmin_split(res, PL_PORTS["L2"], end)["long"],
+    )
+
+
 def parking_lot_claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     """Seed 000 §4.1: VCP splits L0 about 15:1 for the locals and its L2 split does not move when
     the L2 locals start; DPCP splits fairly and follows the change. "Fair" is judged against the
@@ -145,26 +184,15 @@ def parking_lot_claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     out = []
     gaps: dict[str, tuple[float, float]] = {}  # distance of the L0 long share to max-min, per phase
     for name, res in results.items():
-        end = float(res.links["time_s"].max())
-        change = l2_locals_start(res)
-        biased = name == "vcp"  # the paper's claim for VCP is the bias itself
-        # Steady windows: the second half of each phase.
-        before = mean_share(res, "L0", change / 2, change).get("long", 0.0)
-        after = mean_share(res, "L0", (change + end) / 2, end)
-        l2_before = mean_share(res, "L2", change / 2, change).get("long", 0.0)
-        l2_after = mean_share(res, "L2", (change + end) / 2, end).get("long", 0.0)
-        mm_before = maxmin_split(res, PL_PORTS["L0"], change / 2)["long"]
-        mm_after = maxmin_split(res, PL_PORTS["L0"], end)["long"]
-        mm_l2 = maxmin_split(res, PL_PORTS["L2"], end)["long"]
-        long_after = after.get("long", 0.0)
-        gaps[name] = (abs(before - mm_before), abs(long_after - mm_after))
-        ratio = after.get("local", 0.0) / max(long_after, 1e-9)
-        if biased:
+        ps = phase_shares(res)
+        gaps[name] = ps.gaps
+        ratio = ps.l0_local_after / max(ps.l0_long_after, 1e-9)
+        if name == "vcp":  # the paper's claim for VCP is the bias itself
             out.append(
                 Claim(
                     f"{name}: L0 local:long split",
                     "≈15:1",
-                    f"{ratio:.1f}:1 (long {long_after:.0%})",
+                    f"{ratio:.1f}:1 (long {ps.l0_long_after:.0%})",
                     verdict(ratio >= 5),
                     "consistent: a bias of at least 5:1",
                 )
@@ -173,35 +201,35 @@ def parking_lot_claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 Claim(
                     f"{name}: L2 long share when L2 locals start",
                     "does not move",
-                    f"{l2_before:.0%} → {l2_after:.0%}",
-                    verdict(abs(l2_before - l2_after) < 0.1),
+                    f"{ps.l2_long_before:.0%} → {ps.l2_long_after:.0%}",
+                    verdict(abs(ps.l2_long_before - ps.l2_long_after) < 0.1),
                 )
             )
         else:
             out.append(
                 Claim(
                     f"{name}: L0 long share before L2 locals start",
-                    f"fair (max-min {mm_before:.0%})",
-                    f"{before:.0%}",
-                    verdict(abs(before - mm_before) <= 0.1),
+                    f"fair (max-min {ps.maxmin_before:.0%})",
+                    f"{ps.l0_long_before:.0%}",
+                    verdict(abs(ps.l0_long_before - ps.maxmin_before) <= 0.1),
                     "within 10 points",
                 )
             )
             out.append(
                 Claim(
                     f"{name}: L0 long share after L2 locals start",
-                    f"fair (max-min {mm_after:.0%})",
-                    f"{long_after:.0%}",
-                    verdict(abs(long_after - mm_after) <= 0.1),
+                    f"fair (max-min {ps.maxmin_after:.0%})",
+                    f"{ps.l0_long_after:.0%}",
+                    verdict(abs(ps.l0_long_after - ps.maxmin_after) <= 0.1),
                     "within 10 points",
                 )
             )
             out.append(
                 Claim(
                     f"{name}: L2 long share follows the L2 locals",
-                    f"100 % → 50 % (paper's ideal); max-min → {mm_l2:.0%}",
-                    f"{l2_before:.0%} → {l2_after:.0%}",
-                    verdict(l2_before - l2_after >= 0.15),
+                    f"100 % → 50 % (paper's ideal); max-min → {ps.maxmin_l2:.0%}",
+                    f"{ps.l2_long_before:.0%} → {ps.l2_long_after:.0%}",
+                    verdict(ps.l2_long_before - ps.l2_long_after >= 0.15),
                 )
             )
     if "vcp" in gaps:
@@ -412,6 +440,13 @@ def loss_case_name(protocol: str, direction: str, rate: float) -> str:
     return f"{protocol}-{direction}-loss{rate:.2f}"
 
 
+def parse_loss_case_name(name: str) -> tuple[str, str, float]:
+    """The inverse of `loss_case_name`: (protocol, direction, loss rate)."""
+    head, _, rate = name.partition("-loss")
+    proto, _, direction = head.partition("-")
+    return proto, direction, float(rate)
+
+
 def loss_cases() -> list[Case]:
     out = []
     for direction, link_dir in LOSS_DIRECTIONS.items():
@@ -435,10 +470,9 @@ def fct_by_loss(results: Mapping[str, Any]) -> dict[tuple[str, str], list[tuple[
     did not finish within the run)."""
     out: dict[tuple[str, str], list[tuple[float, float | None]]] = {}
     for name, res in results.items():
-        head, _, rate = name.partition("-loss")
-        proto, _, direction = head.partition("-")
+        proto, direction, rate = parse_loss_case_name(name)
         fct = res.completions["fct_s"].to_list()
-        out.setdefault((proto, direction), []).append((float(rate), fct[0] if fct else None))
+        out.setdefault((proto, direction), []).append((rate, fct[0] if fct else None))
     return {k: sorted(v) for k, v in out.items()}
 
 
@@ -446,9 +480,9 @@ def fallbacks_by_loss(results: Mapping[str, Any], protocol: str, direction: str)
     """Per loss rate: how often the sender fell back to VCP mode (seed 000 §3.4) in the run."""
     out = {}
     for name, res in results.items():
-        head, _, rate = name.partition("-loss")
-        if head == f"{protocol}-{direction}" and "vcp_fallbacks" in res.flows.columns:
-            out[float(rate)] = int(res.flows["vcp_fallbacks"].max() or 0)
+        proto, dirn, rate = parse_loss_case_name(name)
+        if (proto, dirn) == (protocol, direction) and "vcp_fallbacks" in res.flows.columns:
+            out[rate] = int(res.flows["vcp_fallbacks"].max() or 0)
     return dict(sorted(out.items()))
 
 
