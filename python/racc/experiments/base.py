@@ -129,12 +129,10 @@ def reproduce(
     the results in case order, so they are the same as a sequential run's.
     """
     from racc.results import check_replaceable
-    from racc.runner import run
 
     exp = get(name)
     have = available()
     out_dir = Path(out) if out is not None else None
-    results: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     jobs: list[tuple[str, str, dict[str, Any], Path | None]] = []
     for case in exp.cases:
@@ -152,10 +150,9 @@ def reproduce(
             check_replaceable(folder)
         jobs.append((case.name, str(scenario_path(case)), overrides, folder))
     if scheduler or (workers or 1) > 1:
-        results = _run_on_dask(jobs, scheduler, workers, progress)
+        results: dict[str, Any] = _run_on_dask(jobs, scheduler, workers, progress)
     else:
-        for case_name, path, overrides, folder in jobs:
-            results[case_name] = run(path, overrides=overrides, out=folder, progress=progress, plots=folder is not None)
+        results = {name: _run_case(path, overrides, folder, progress) for name, path, overrides, folder in jobs}
     figures: list[Path] = []
     if out_dir is not None and results:
         figures = exp.figures(results, out_dir / "figures")
@@ -181,11 +178,12 @@ def reproduce(
     return Reproduction(exp, results, skipped, claims, figures, out_dir)
 
 
-def _run_case(path: str, overrides: dict[str, Any], folder: Path | None) -> Any:
-    """One case, on a Dask worker: its Results travel back pickled (polars frames and dicts)."""
+def _run_case(path: str, overrides: dict[str, Any], folder: Path | None, progress: bool = False) -> Any:
+    """One case, here or on a Dask worker (whence its Results travel back pickled: polars frames
+    and dicts); plots only when it has a folder to draw them in."""
     from racc.runner import run
 
-    return run(path, overrides=overrides, out=folder, plots=folder is not None)
+    return run(path, overrides=overrides, out=folder, progress=progress, plots=folder is not None)
 
 
 def _run_on_dask(jobs: list, scheduler: str | None, workers: int | None, progress: bool) -> dict[str, Any]:
