@@ -106,10 +106,18 @@ def frame(name: str, columns: Any) -> pl.DataFrame:
 
 
 def _column(name: str, v: Any) -> Any:
-    if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
+    """A column from the engine: ``(dtype, buffer)``, or ``(dtype, buffer, presence)`` for a
+    protocol's named metric, whose rows with presence 0 (flows whose protocol does not report
+    it) become nulls."""
+    if isinstance(v, tuple) and len(v) in (2, 3) and isinstance(v[0], str):
         import numpy as np
 
-        return pl.Series(name, np.frombuffer(v[1], dtype=np.dtype(v[0])))
+        s = pl.Series(name, np.frombuffer(v[1], dtype=np.dtype(v[0])))
+        if len(v) == 3:
+            present = pl.Series(np.frombuffer(v[2], dtype=np.bool_))
+            if not present.all():
+                s = pl.select(pl.when(present).then(s).otherwise(None).alias(name)).to_series()
+        return s
     return v
 
 

@@ -105,10 +105,11 @@ def test_ack_path_loss_barely_slows_dpcp():
         res = racc.run(REPO / "scenarios" / case.scenario, overrides={**case.overrides, "duration": "120s"})
         assert res.completions.height == 1, (p, rate)
         fct[(p, rate)] = res.completions["fct_s"][0]
-        fallbacks[(p, rate)] = res.flows["vcp_fallbacks"].max()
-    # The flows table carries the chain sender's exception handling: broken echo pairs make
-    # DPCP fall back to VCP mode, a clean path does not, and VCP has no chains to fall back from.
-    assert fallbacks == {("dpcp", 0.0): 0, ("dpcp", 0.25): fallbacks[("dpcp", 0.25)], ("vcp", 0.25): 0}
+        fallbacks[(p, rate)] = res.flows["vcp_fallbacks"].max() if "vcp_fallbacks" in res.flows.columns else None
+    # The flows table carries the chain sender's exception handling (its named metrics): broken
+    # echo pairs make DPCP fall back to VCP mode, a clean path does not, and VCP, which has no
+    # chains to fall back from, reports no such metric.
+    assert fallbacks == {("dpcp", 0.0): 0, ("dpcp", 0.25): fallbacks[("dpcp", 0.25)], ("vcp", 0.25): None}
     assert fallbacks[("dpcp", 0.25)] >= 1, fallbacks
     assert fct[("dpcp", 0.25)] < 3 * fct[("dpcp", 0.0)], fct
     assert fct[("dpcp", 0.25)] < fct[("vcp", 0.25)], fct

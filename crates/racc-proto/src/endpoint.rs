@@ -8,6 +8,7 @@
 //!    drain again. `poll_timeout` may move later between calls (an RTO restarted by an ACK):
 //!    engines are free to fire early, since `on_timeout` ignores expiries not yet due.
 
+use crate::metrics::MetricSink;
 use crate::packet::Packet;
 use crate::time::Time;
 
@@ -19,7 +20,7 @@ pub struct EndpointStats {
     pub bytes: u64,
     /// Congestion window in bytes (0 where the protocol has none).
     pub cwnd_bytes: f64,
-    /// Pacing or allowed sending rate in bytes/s (0 where the protocol is window-based only).
+    /// Pacing or allowed sending rate in bits/s (0 where the protocol is window-based only).
     pub rate_bps: f64,
     /// Smoothed RTT in ns (0 before the first sample).
     pub srtt: Time,
@@ -31,22 +32,6 @@ pub struct EndpointStats {
     pub spurious_timeouts: u64,
     /// True once a finite flow has all its data acknowledged (sender) or delivered (receiver).
     pub done: bool,
-    /// Chain protocols (DPCP, TPCP, DCP-EW): the sender's exceptions and VCP fallbacks.
-    pub chain: ChainStats,
-}
-
-/// A chain sender's exception handling (seed 000 §3.4), cumulative: all zero for every other
-/// protocol.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ChainStats {
-    /// Echoes out of the MSP, LSP, ... order (consecutive MSPs, an LSP after no MSP).
-    pub exceptions: u64,
-    /// Switches to VCP mode (every packet an MSP) after `exception_limit` same positions.
-    pub vcp_fallbacks: u64,
-    /// Retries of chains after `resume_after` RTTs in VCP mode.
-    pub resumes: u64,
-    /// In VCP mode now (for good after `max_resumes` failed retries: a lossy path).
-    pub vcp_mode: bool,
 }
 
 /// A flow endpoint: a sender (with its congestion controller) or a receiver.
@@ -64,8 +49,11 @@ pub trait Endpoint: Send {
     fn poll_timeout(&self) -> Option<Time>;
     /// A timer expired (possibly early: do nothing that is not due).
     fn on_timeout(&mut self, now: Time);
-    /// Counters for metrics.
+    /// Counters every endpoint has, for metrics.
     fn stats(&self) -> EndpointStats;
+    /// The protocol's own counters and gauges, by name (a congestion controller's, for a
+    /// sender), sampled with `stats`. Default: none.
+    fn metrics(&self, _out: &mut dyn MetricSink) {}
 }
 
 /// What every sender and receiver is built from, whatever its protocol. The scenario layer

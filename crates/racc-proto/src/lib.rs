@@ -5,8 +5,10 @@
 //!
 //! - [`packet`]: the packet model (ECN bits, IP ID, TCP/DCCP fields, congestion header, outer IPsec header)
 //! - [`endpoint`]: the sender/receiver interface engines drive
+//! - [`cc`]: the congestion-controller interface every sender's "how much" implements
+//! - [`metrics`]: named counters and gauges a protocol reports to any engine
 //! - [`router`]: the per-output-port router module interface
-//! - [`tcp`]: TCP Reno/NewReno transport with pluggable window control (RFC 5681, 6582, 6298)
+//! - [`tcp`]: TCP Reno/NewReno transport driving any congestion controller (RFC 5681, 6582, 6298)
 //! - [`aqm`]: DropTail and RED (gentle, packet/byte mode, drop or ECN mark)
 //! - [`loss`]: Bernoulli and Gilbert-Elliott loss processes
 //! - [`ipsec`]: ESP tunnel-mode encapsulation (outer ECN bits and IP ID only)
@@ -15,11 +17,13 @@
 //! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
 
 pub mod aqm;
+pub mod cc;
 pub mod dcpew;
 pub mod dpcp;
 pub mod endpoint;
 pub mod ipsec;
 pub mod loss;
+pub mod metrics;
 pub mod packet;
 pub mod params;
 pub mod registry;

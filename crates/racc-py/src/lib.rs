@@ -6,6 +6,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use racc_proto::registry::{self, Regulation};
+use racc_sim::metrics::{ColumnValues, NamedColumn};
 use racc_sim::scenario::{self, ScenarioError as RsScenarioError};
 use racc_sim::{bench as std_bench, Simulator};
 use std::sync::Mutex;
@@ -42,6 +43,24 @@ impl Column for u32 {
     fn put(self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.to_le_bytes());
     }
+}
+
+impl Column for bool {
+    const DTYPE: &'static str = "|b1";
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(self as u8);
+    }
+}
+
+/// A named metric column: `(dtype, values, presence)`, presence one byte per row (0 = the
+/// flow's protocol does not report this metric: a null in the table).
+fn named_col<'py>(py: Python<'py>, c: &NamedColumn) -> (&'static str, Bound<'py, PyBytes>, Bound<'py, PyBytes>) {
+    let (dtype, values) = match &c.values {
+        ColumnValues::Count(v) => col(py, v),
+        ColumnValues::Gauge(v) => col(py, v),
+        ColumnValues::Flag(v) => col(py, v),
+    };
+    (dtype, values, col(py, &c.present).1)
 }
 
 fn col<'py, T: Column>(py: Python<'py>, v: &[T]) -> (&'static str, Bound<'py, PyBytes>) {
@@ -149,10 +168,12 @@ impl Simulation {
         flows.set_item("retransmits", col(py, &fs.retransmits))?;
         flows.set_item("timeouts", col(py, &fs.timeouts))?;
         flows.set_item("spurious_timeouts", col(py, &fs.spurious_timeouts))?;
-        flows.set_item("chain_exceptions", col(py, &fs.chain_exceptions))?;
-        flows.set_item("vcp_fallbacks", col(py, &fs.vcp_fallbacks))?;
-        flows.set_item("chain_resumes", col(py, &fs.chain_resumes))?;
-        flows.set_item("vcp_mode", col(py, &fs.vcp_mode))?;
+        // Each protocol's own metrics, by the names and units it reports them under.
+        let units = PyDict::new(py);
+        for c in &fs.named.columns {
+            flows.set_item(c.name, named_col(py, c))?;
+            units.set_item(c.name, c.unit)?;
+        }
         out.set_item("flows", flows)?;
 
         // Per-aggregate link shares: group names replace the engine's group indices.
@@ -254,6 +275,7 @@ impl Simulation {
             plist.append(d)?;
         }
         summary.set_item("ports", plist)?;
+        summary.set_item("flow_metric_units", units)?;
         out.set_item("summary", summary)?;
         Ok(out)
     }

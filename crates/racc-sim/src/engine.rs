@@ -560,16 +560,16 @@ impl Simulator {
                 s.flow.push(f as u32);
                 s.goodput_bps.push(if dt > 0.0 { delta as f64 * 8.0 / dt } else { 0.0 });
                 s.cwnd_bytes.push(st.cwnd_bytes);
-                s.rate_bps.push(st.rate_bps * 8.0);
+                s.rate_bps.push(st.rate_bps);
                 s.srtt_s.push(st.srtt as f64 * 1e-9);
                 s.acked_bytes.push(st.bytes);
                 s.retransmits.push(st.retransmits);
                 s.timeouts.push(st.timeouts);
                 s.spurious_timeouts.push(st.spurious_timeouts);
-                s.chain_exceptions.push(st.chain.exceptions);
-                s.vcp_fallbacks.push(st.chain.vcp_fallbacks);
-                s.chain_resumes.push(st.chain.resumes);
-                s.vcp_mode.push(st.chain.vcp_mode as u32);
+                if let Some(snd) = fl.sender.as_ref() {
+                    snd.metrics(&mut s.named);
+                }
+                s.named.end_row();
             }
         }
         self.last_sample = now;

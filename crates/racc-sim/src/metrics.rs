@@ -1,6 +1,7 @@
 //! Metrics: counters sampled at a fixed interval into column vectors (no per-packet log),
 //! handed to Python as columns for Parquet; plus the end-of-run summary.
 
+use racc_proto::metrics::{MetricSink, MetricValue};
 use racc_proto::time::Time;
 
 /// One row per (sample, port).
@@ -35,12 +36,111 @@ pub struct FlowSeries {
     pub timeouts: Vec<u64>,
     /// Cumulative timeouts found spurious and undone (RFC 3522), a subset of `timeouts`.
     pub spurious_timeouts: Vec<u64>,
-    /// Chain protocols (seed 000 §3.4): cumulative exceptions, VCP fallbacks and resumes, and
-    /// whether the sender is in VCP mode at the sample (0/1); zero for other protocols.
-    pub chain_exceptions: Vec<u64>,
-    pub vcp_fallbacks: Vec<u64>,
-    pub chain_resumes: Vec<u64>,
-    pub vcp_mode: Vec<u32>,
+    /// Each sender's own metrics (`Endpoint::metrics`), one column per name, in order of
+    /// first report; missing where a flow's protocol does not report the name.
+    pub named: NamedColumns,
+}
+
+/// The values of one named metric column.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnValues {
+    Count(Vec<u64>),
+    Gauge(Vec<f64>),
+    Flag(Vec<bool>),
+}
+
+impl ColumnValues {
+    fn len(&self) -> usize {
+        match self {
+            ColumnValues::Count(v) => v.len(),
+            ColumnValues::Gauge(v) => v.len(),
+            ColumnValues::Flag(v) => v.len(),
+        }
+    }
+
+    /// Append `v`, converted to this column's kind (the kind of the first report of the name).
+    fn push(&mut self, v: MetricValue) {
+        let (n, x, b) = match v {
+            MetricValue::Count(n) => (n, n as f64, n != 0),
+            MetricValue::Gauge(x) => (x as u64, x, x != 0.0),
+            MetricValue::Flag(b) => (b as u64, b as u8 as f64, b),
+        };
+        match self {
+            ColumnValues::Count(c) => c.push(n),
+            ColumnValues::Gauge(c) => c.push(x),
+            ColumnValues::Flag(c) => c.push(b),
+        }
+    }
+
+    fn push_missing(&mut self) {
+        match self {
+            ColumnValues::Count(c) => c.push(0),
+            ColumnValues::Gauge(c) => c.push(f64::NAN),
+            ColumnValues::Flag(c) => c.push(false),
+        }
+    }
+}
+
+/// One named metric: its unit, values and which rows have one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedColumn {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub values: ColumnValues,
+    pub present: Vec<bool>,
+}
+
+/// Named metric columns aligned with a series' rows.
+#[derive(Default, Debug, Clone, PartialEq)]
+pub struct NamedColumns {
+    pub columns: Vec<NamedColumn>,
+    /// Rows so far (the series' length once a row is closed).
+    rows: usize,
+}
+
+impl NamedColumns {
+    /// The column named `name`, if any flow reported it.
+    pub fn get(&self, name: &str) -> Option<&NamedColumn> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    /// Close the current row: every column without a value for it gets a missing one.
+    pub fn end_row(&mut self) {
+        self.rows += 1;
+        for c in &mut self.columns {
+            if c.values.len() < self.rows {
+                c.values.push_missing();
+                c.present.push(false);
+            }
+        }
+    }
+}
+
+impl MetricSink for NamedColumns {
+    /// A value for the current row. A name first seen now gets a column whose earlier rows
+    /// are missing.
+    fn put(&mut self, name: &'static str, unit: &'static str, value: MetricValue) {
+        let i = match self.columns.iter().position(|c| c.name == name) {
+            Some(i) => i,
+            None => {
+                let mut values = match value {
+                    MetricValue::Count(_) => ColumnValues::Count(Vec::new()),
+                    MetricValue::Gauge(_) => ColumnValues::Gauge(Vec::new()),
+                    MetricValue::Flag(_) => ColumnValues::Flag(Vec::new()),
+                };
+                for _ in 0..self.rows {
+                    values.push_missing();
+                }
+                self.columns.push(NamedColumn { name, unit, values, present: vec![false; self.rows] });
+                self.columns.len() - 1
+            }
+        };
+        let c = &mut self.columns[i];
+        if c.values.len() == self.rows {
+            c.values.push(value);
+            c.present.push(true);
+        }
+    }
 }
 
 /// One row per (sample, recorded port, flow group that has crossed the port): the bytes each

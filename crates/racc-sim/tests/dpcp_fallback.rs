@@ -11,6 +11,7 @@
 
 mod common;
 use common::sim;
+use racc_sim::metrics::ColumnValues;
 use racc_sim::Simulator;
 
 const LOSS_SWEEP: &str = include_str!("../../../scenarios/mpcp-loss-sweep.toml");
@@ -33,10 +34,14 @@ fn run(ack_loss: f64) -> Simulator {
 /// Flow 0's samples: (time s, exceptions, fallbacks, resumes, in VCP mode).
 fn chain_series(s: &Simulator) -> Vec<(f64, u64, u64, u64, bool)> {
     let fs = &s.flow_series;
-    (0..fs.time_s.len())
-        .filter(|&i| fs.flow[i] == 0)
-        .map(|i| (fs.time_s[i], fs.chain_exceptions[i], fs.vcp_fallbacks[i], fs.chain_resumes[i], fs.vcp_mode[i] == 1))
-        .collect()
+    // The chain senders' own metrics, by the names DPCP reports them under.
+    let count = |name: &str| match &fs.named.get(name).expect(name).values {
+        ColumnValues::Count(v) => v.clone(),
+        other => panic!("{name}: {other:?}"),
+    };
+    let (exc, fb, res) = (count("chain_exceptions"), count("vcp_fallbacks"), count("chain_resumes"));
+    let ColumnValues::Flag(mode) = &fs.named.get("vcp_mode").expect("vcp_mode").values else { panic!("a flag") };
+    (0..fs.time_s.len()).filter(|&i| fs.flow[i] == 0).map(|i| (fs.time_s[i], exc[i], fb[i], res[i], mode[i])).collect()
 }
 
 #[test]

@@ -6,13 +6,14 @@
 //! 11 (MD 0.43 instead of 0.875), 10 01 as 10 10.
 
 use super::*;
+use crate::cc::{Ack, CongestionControl, SenderCtx};
 use crate::dpcp::levels::Lf;
 use crate::dpcp::{DpcpParams, DpcpRouter, DpcpRouterParams, DpcpWindow};
 use crate::endpoint::Endpoint;
 use crate::ipsec::{decapsulate, Tunnel};
 use crate::packet::{flags, tcp_checksum, Kind, Packet, TcpHeader};
 use crate::router::{PortView, RouterModule};
-use crate::tcp::{SenderCtx, TcpReceiver, WindowControl};
+use crate::tcp::TcpReceiver;
 use crate::time::{Time, NS_PER_MS};
 use crate::vcp::{LoadFactor, LoadFactorParams};
 
@@ -51,7 +52,7 @@ fn dpcp_router(lf: Lf) -> Box<dyn RouterModule> {
 
 /// Send `n` packets per flow (flows interleaved packet by packet) through g1 → r → g2 with a
 /// tunnel from g1 to g2, ACK each at once; returns the windows.
-fn through_tunnel<W: WindowControl>(windows: &mut [W], routers: [Box<dyn RouterModule>; 3], n: u32) {
+fn through_tunnel<W: CongestionControl>(windows: &mut [W], routers: [Box<dyn RouterModule>; 3], n: u32) {
     let [mut g1, mut r, mut g2] = routers;
     let port = PortView { capacity_bps: 8e6, limit_pkts: 100, limit_bytes: u64::MAX, ..Default::default() };
     let mut t = Tunnel::new(1, 12_345);
@@ -80,8 +81,8 @@ fn through_tunnel<W: WindowControl>(windows: &mut [W], routers: [Box<dyn RouterM
             g2.on_departure(now, &mut p, &port);
             rx[f].on_packet(now, &p);
             let mut a = rx[f].poll_transmit(now).expect("an ACK per packet");
-            w.on_wire_arrival(now, &mut a);
-            w.on_new_ack(1000, &a, &ctx(now));
+            w.on_wire_arrival(&mut a, &SenderCtx { cwnd: w.window(), ..ctx(now) });
+            w.on_ack(&Ack { packet: &a, acked_bytes: 1000, reported_pkts: 1.0 }, &ctx(now));
         }
     }
 }
@@ -157,7 +158,7 @@ fn without_a_tunnel_positions_come_from_the_inner_id() {
             assert_eq!(pk.ecn, want, "{mode:?}: the half the ID selects");
             rx.on_packet(0, &pk);
             let mut a = rx.poll_transmit(0).unwrap();
-            w.on_wire_arrival(0, &mut a);
+            w.on_wire_arrival(&mut a, &SenderCtx { cwnd: w.window(), ..ctx(0) });
             lsp_seen |= w.decoder().lf() == truth;
         }
         assert!(lsp_seen, "{mode:?}");

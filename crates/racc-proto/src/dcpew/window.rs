@@ -27,6 +27,7 @@ use crate::dpcp::decode::Decoder;
 use crate::dpcp::levels::VCP_BETA;
 use crate::dpcp::window::{ChainWindow, LossResponse};
 use crate::endpoint::FlowConfig;
+use crate::metrics::{MetricSink, MetricValue};
 use crate::time::{Dur, Time};
 
 /// Loss-differentiation counters.
@@ -125,9 +126,16 @@ impl LossResponse for LossDifferentiation {
         self.stats.rtos_kept += keep as u64;
         keep
     }
+
+    fn metrics(&self, out: &mut dyn MetricSink) {
+        out.put("congestion_losses", "events", MetricValue::Count(self.stats.congestion_losses));
+        out.put("error_losses", "events", MetricValue::Count(self.stats.error_losses));
+        out.put("loss_mds", "events", MetricValue::Count(self.stats.loss_mds));
+        out.put("rtos_kept", "events", MetricValue::Count(self.stats.rtos_kept));
+    }
 }
 
-/// DCP-EW's `WindowControl`.
+/// DCP-EW's congestion controller.
 pub type DcpewWindow = ChainWindow<IpIdSource, LossDifferentiation>;
 
 impl DcpewWindow {
@@ -151,13 +159,14 @@ impl DcpewWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::{Ack, CongestionControl, SenderCtx, Signal};
     use crate::dcpew::ordering::id_position;
     use crate::dcpew::params::IpIdMode;
     use crate::dpcp::decode::Mode;
     use crate::dpcp::levels::Lf;
     use crate::dpcp::ordering::{impose, wire_position, Position};
     use crate::packet::{ecn, tcp_checksum, Kind, Packet, TcpHeader};
-    use crate::tcp::{RecoveryExit, SenderCtx, WindowControl};
+    use crate::tcp::recovery::drive;
     use crate::time::NS_PER_MS;
 
     const MS: Time = NS_PER_MS;
@@ -201,8 +210,8 @@ mod tests {
     /// Echo `code` at `pos` on a new ACK of one packet.
     fn echo(w: &mut DcpewWindow, now: Time, i: u32, code: u8, pos: Position) {
         let mut a = ack(i * MSS, code, pos);
-        w.on_wire_arrival(now, &mut a);
-        w.on_new_ack(MSS as u64, &a, &ctx(now));
+        w.on_wire_arrival(&mut a, &SenderCtx { cwnd: w.window(), ..ctx(now) });
+        w.on_ack(&Ack { packet: &a, acked_bytes: MSS as u64, reported_pkts: 1.0 }, &ctx(now));
     }
 
     #[test]
@@ -295,12 +304,10 @@ mod tests {
             echo(&mut w, 0, i, 0b01, if i % 2 == 0 { Position::MSP } else { Position::LSP });
         }
         let c = w.cwnd_pkts();
-        let a = ack(0, 0b01, Position::MSP);
-        w.on_fast_retransmit(&a, &ctx(MS));
-        assert!(w.in_recovery());
-        assert!((w.cwnd_bytes() - (c + 3.0) * MSS as f64).abs() < 1e-6, "ssthresh = cwnd, inflated by 3");
-        w.on_recovery_dupack(&a, &ctx(MS));
-        w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(MS));
+        let mut r = drive::loss(&mut w, &ctx(MS));
+        assert!((r.cwnd() - (c + 3.0) * MSS as f64).abs() < 1e-6, "ssthresh = cwnd, inflated by 3");
+        r.on_dupack();
+        drive::exit(&mut w, &r, 20_000);
         assert!((w.cwnd_pkts() - c).abs() < 1e-9, "error loss: cwnd kept");
         assert_eq!(w.loss_stats().error_losses, 1);
         // CF set: 16 overload ACKs in a row. The first overload echo already cut (decoder MD),
@@ -310,26 +317,26 @@ mod tests {
         assert!(w.bit_map().cf());
         let after_echo_md = w.cwnd_pkts();
         assert!(after_echo_md < 100.0);
-        w.on_fast_retransmit(&a, &ctx(10 * MS));
-        w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(10 * MS));
+        let r = drive::loss(&mut w, &ctx(10 * MS));
+        drive::exit(&mut w, &r, 20_000);
         assert_eq!(w.cwnd_pkts(), after_echo_md, "within the hold: no second cut");
         assert_eq!(w.loss_stats(), LossStats { congestion_losses: 1, lsp_echoes: 8, ..Default::default() });
         // After the hold: the loss cuts by the saved level's factor (11 11: 0.43), or ½.
-        w.on_fast_retransmit(&a, &ctx(1_000 * MS));
-        w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(1_000 * MS));
+        let r = drive::loss(&mut w, &ctx(1_000 * MS));
+        drive::exit(&mut w, &r, 20_000);
         assert!((w.cwnd_pkts() - 0.43 * after_echo_md).abs() < 1e-9, "{}", w.cwnd_pkts());
         let mut w = window(&DcpewParams { ew_loss_md: LossMd::Half, ..Default::default() }, 100.0);
         overload_acks(&mut w, 0, 16);
         let c = w.cwnd_pkts();
-        w.on_fast_retransmit(&a, &ctx(1_000 * MS));
-        w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(1_000 * MS));
+        let r = drive::loss(&mut w, &ctx(1_000 * MS));
+        drive::exit(&mut w, &r, 20_000);
         assert!((w.cwnd_pkts() - 0.5 * c).abs() < 1e-9);
         // T boundary: 15 overload ACKs after a low one is an error loss.
         let mut w = window(&DcpewParams::default(), 100.0);
         echo(&mut w, 0, 0, 0b01, Position::MSP);
         overload_acks(&mut w, 0, 15);
         assert!(!w.bit_map().cf());
-        w.on_fast_retransmit(&a, &ctx(1_000 * MS));
+        drive::loss(&mut w, &ctx(1_000 * MS));
         assert_eq!(w.loss_stats().error_losses, 1);
     }
 
@@ -339,12 +346,11 @@ mod tests {
         // loss at 1 s, after that episode (hold 200 ms + rtt 200 ms), cuts by the level (11 11:
         // 0.43) and starts a new episode in the decoder: overload echoes within its hold do
         // nothing, then AI for one rtt, and only after hold + rtt cut again (PROTOCOLS.md §4).
-        let a = ack(0, 0b01, Position::MSP);
         let mut w = window(&DcpewParams::default(), 100.0);
         overload_acks(&mut w, 0, 16);
         let before = w.cwnd_pkts();
-        w.on_fast_retransmit(&a, &ctx(1_000 * MS));
-        w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(1_000 * MS));
+        let r = drive::loss(&mut w, &ctx(1_000 * MS));
+        drive::exit(&mut w, &r, 20_000);
         let after_loss = w.cwnd_pkts();
         assert!((after_loss - 0.43 * before).abs() < 1e-9, "{after_loss}");
         assert_eq!((w.loss_stats().loss_mds, w.decoder().stats().mds), (1, 1));
@@ -361,8 +367,8 @@ mod tests {
         assert_eq!(w.decoder().stats().mds, 2);
         // A second loss inside the new episode does not cut either.
         let c = w.cwnd_pkts();
-        w.on_fast_retransmit(&a, &ctx(1_500 * MS));
-        w.on_recovery_exit(RecoveryExit::FullAck, &a, &ctx(1_500 * MS));
+        let r = drive::loss(&mut w, &ctx(1_500 * MS));
+        drive::exit(&mut w, &r, 20_000);
         assert_eq!(w.cwnd_pkts(), c);
         assert_eq!((w.loss_stats().congestion_losses, w.loss_stats().loss_mds), (2, 1));
     }
@@ -370,13 +376,13 @@ mod tests {
     #[test]
     fn rto_is_tcp_unless_applied() {
         let mut w = window(&DcpewParams::default(), 30.0);
-        w.on_rto(&ctx(0));
+        drive::signal(&mut w, Signal::Timeout, &ctx(0));
         assert_eq!(w.cwnd_pkts(), 1.0);
         let mut w = window(&DcpewParams { ew_apply_to_rto: true, ..Default::default() }, 30.0);
-        w.on_rto(&ctx(0));
+        drive::signal(&mut w, Signal::Timeout, &ctx(0));
         assert_eq!(w.cwnd_pkts(), 30.0);
         overload_acks(&mut w, 0, 16);
-        w.on_rto(&ctx(0));
+        drive::signal(&mut w, Signal::Timeout, &ctx(0));
         assert_eq!(w.cwnd_pkts(), 1.0, "CF set: TCP's RTO");
     }
 

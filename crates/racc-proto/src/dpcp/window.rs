@@ -22,8 +22,9 @@
 //!   zone, the AI term alone in the high zone.
 //! - **Overload**: the decoder's MD (0.43 on an MSP alone, β_k·cwnd_pre once the LSP
 //!   arrives), VCP's hold and AI-for-one-rtt (PROTOCOLS.md §2).
-//! - **Fast recovery** is NewReno's ([`FastRecovery`]); on its exit the chain laws resume
-//!   without slow start [checked for VCP; same for DPCP, reconstructed].
+//! - **Fast recovery** is the TCP transport's (NewReno's, `tcp/recovery.rs`), around TCP's
+//!   halving or the loss response's window; on its exit the chain laws resume without slow
+//!   start [checked for VCP; same for DPCP, reconstructed].
 //!
 //! Choices [reconstructed]: growth and MD act on new ACKs; a duplicate ACK outside recovery
 //! applies an MD (its echo is as fresh as any) but never grows; during fast recovery the
@@ -34,9 +35,10 @@ use super::decode::{Action, Decoder, DecoderParams, Episode, Mode};
 use super::levels::Zone;
 use super::ordering::{undo, Anchor, Sequencer};
 use super::params::{DpcpParams, Growth};
-use crate::endpoint::{ChainStats, FlowConfig};
+use crate::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
+use crate::endpoint::FlowConfig;
+use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{ecn, tcp_checksum, Kind, Packet};
-use crate::tcp::{growth_packets, FastRecovery, RecoveryExit, SenderCtx, WindowControl};
 use crate::time::{secs, to_secs, Dur, Time};
 use crate::vcp::{ai_step, mi_step, MdHold};
 
@@ -61,6 +63,9 @@ pub trait LossResponse: Clone + std::fmt::Debug + Send + 'static {
 
     /// An RTO: true keeps cwnd, false is TCP's (cwnd = 1 packet).
     fn keeps_cwnd_on_rto(&mut self) -> bool;
+
+    /// The loss response's own counters, for the results.
+    fn metrics(&self, _out: &mut dyn MetricSink) {}
 }
 
 /// DPCP/TPCP's position: a per-packet counter, imposed by Alg. 1 (n = 2) or the checksum
@@ -161,15 +166,15 @@ enum Pending {
     Act(Action),
 }
 
-/// The chain window's `WindowControl`, generic over the ordering and the loss response.
+/// The chain window's congestion controller, generic over the ordering and the loss response.
 #[derive(Clone, Debug)]
 pub struct ChainWindow<O: ChainOrder, L: LossResponse> {
     laws: ChainLaws,
     mss: f64,
     /// Congestion window, packets.
     cwnd: f64,
-    recovery: FastRecovery,
-    /// The window (packets) the running recovery returns to, if the loss response chose one.
+    /// The window (packets) the transport's running recovery returns to, if the loss response
+    /// chose one: kept here exact, since bytes ÷ MSS would not round-trip.
     exit_to: Option<f64>,
     /// cwnd (packets) and the MD episode before the first RTO of a timeout episode, for a
     /// spurious-RTO undo.
@@ -210,7 +215,6 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
             laws: *laws,
             mss: mss.max(1) as f64,
             cwnd: cfg.initial_window.map_or(laws.iw, |w| w.max(1) as f64),
-            recovery: FastRecovery::default(),
             exit_to: None,
             before_rto: None,
             decoder: Decoder::new(dp),
@@ -225,9 +229,9 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
         }
     }
 
-    /// Congestion window in packets (NewReno's during fast recovery).
+    /// Congestion window in packets (outside the transport's fast recovery).
     pub fn cwnd_pkts(&self) -> f64 {
-        self.cwnd_bytes() / self.mss
+        self.cwnd
     }
 
     pub fn decoder(&self) -> &Decoder {
@@ -241,10 +245,6 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
     /// ACK echoes decoded as LSPs in sequence.
     pub fn lsp_echoes(&self) -> u64 {
         self.lsp_echoes
-    }
-
-    pub fn in_recovery(&self) -> bool {
-        self.recovery.active()
     }
 
     /// Set cwnd (packets) outside recovery: tests of the window laws start from a given window.
@@ -288,22 +288,65 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
     }
 }
 
-impl<O: ChainOrder, L: LossResponse> WindowControl for ChainWindow<O, L> {
-    fn cwnd_bytes(&self) -> f64 {
-        self.recovery.cwnd().unwrap_or(self.cwnd * self.mss)
+impl<O: ChainOrder, L: LossResponse> CongestionControl for ChainWindow<O, L> {
+    fn window(&self) -> f64 {
+        self.cwnd * self.mss
     }
 
-    fn ssthresh_bytes(&self) -> f64 {
-        self.recovery.ssthresh().unwrap_or(f64::INFINITY)
+    /// The window after the transport's recovery (the one the loss response chose, exact in
+    /// packets, else NewReno's exit window) or after a timeout, back into packets.
+    fn set_window(&mut self, window: f64, _ssthresh: f64) {
+        self.pending = Pending::Nothing;
+        self.cwnd = self.exit_to.take().unwrap_or(window / self.mss).max(1.0);
     }
 
-    fn chain_stats(&self) -> ChainStats {
-        let d = self.decoder.stats();
-        ChainStats {
-            exceptions: d.exceptions,
-            vcp_fallbacks: d.fallbacks,
-            resumes: d.resumes,
-            vcp_mode: self.decoder.mode() != Mode::Chains,
+    /// Growth and MD act on new ACKs; a duplicate applies an MD but never grows (k = 0).
+    fn on_ack(&mut self, ack: &Ack<'_>, ctx: &SenderCtx) {
+        self.note_rtt(ctx);
+        self.apply(ack.reported_pkts);
+    }
+
+    /// A loss: the loss response's window (DCP-EW) or TCP's halving (DPCP/TPCP); a timeout:
+    /// one packet unless the loss response keeps cwnd; a lost SYN: one packet. ECN-Echo is
+    /// not the chain protocols' signal.
+    fn on_congestion(&mut self, signal: Signal, ctx: &SenderCtx) -> Response {
+        match signal {
+            Signal::Loss => {
+                self.pending = Pending::Nothing;
+                self.exit_to = self.loss.on_fast_retransmit(ctx.now, self.cwnd, self.rtt, &mut self.decoder);
+                match self.exit_to {
+                    None => Response::Halve,
+                    Some(w) => Response::SetWindow(w * self.mss),
+                }
+            }
+            Signal::Timeout => {
+                if ctx.consecutive_rtos == 0 {
+                    self.before_rto = Some((self.cwnd, self.decoder.episode()));
+                }
+                self.pending = Pending::Nothing;
+                self.exit_to = None;
+                if self.loss.keeps_cwnd_on_rto() {
+                    Response::Keep
+                } else {
+                    Response::SetWindow(self.mss)
+                }
+            }
+            Signal::SynTimeout => Response::SetWindow(self.mss),
+            Signal::EcnEcho => Response::Keep,
+        }
+    }
+
+    /// The timeout was spurious (RFC 3522; the transport never undoes one that came during
+    /// fast recovery): back to the window and the MD episode it found. An MD that an echo
+    /// started on the one-packet window since then is forgotten with it;
+    /// otherwise its hold would keep the restored window from the next overload's MD, and its
+    /// refinement would set the restored window to β times one packet. The detecting ACK's own
+    /// action was decided on the one-packet window too, and is dropped.
+    fn on_spurious_timeout(&mut self, _ctx: &SenderCtx) {
+        if let Some((cwnd, episode)) = self.before_rto.take() {
+            self.cwnd = cwnd;
+            self.decoder.restore_episode(episode);
+            self.pending = Pending::Nothing;
         }
     }
 
@@ -322,14 +365,17 @@ impl<O: ChainOrder, L: LossResponse> WindowControl for ChainWindow<O, L> {
     }
 
     /// Restore the ACK's fields and decode its echo (module docs).
-    fn on_wire_arrival(&mut self, now: Time, pkt: &mut Packet) {
+    fn on_wire_arrival(&mut self, pkt: &mut Packet, ctx: &SenderCtx) {
+        let now = ctx.now;
         if pkt.kind == Kind::SynAck {
             self.peer_seq = pkt.tcp_hdr().map(|h| h.seq.wrapping_add(1));
         }
         if pkt.kind != Kind::Ack {
             return;
         }
-        let cwnd = self.cwnd_pkts();
+        // The window in force: during the transport's recovery, its window [as before the
+        // controller interface; the decoder's MD base].
+        let cwnd = ctx.cwnd / self.mss;
         let Some(h) = pkt.tcp_hdr_mut() else { return };
         let pos = undo(h, self.n, Anchor::Ack { near: self.anchor, other: self.peer_seq });
         if self.peer_seq.is_none() && tcp_checksum(h) == h.checksum {
@@ -349,76 +395,16 @@ impl<O: ChainOrder, L: LossResponse> WindowControl for ChainWindow<O, L> {
         self.loss.on_echo(self.decoder.lf().zone() == Zone::Over);
     }
 
-    fn on_syn_timeout(&mut self, _ctx: &SenderCtx) {
-        self.cwnd = 1.0;
+    /// Seed 000 §3.4's exception handling, and the loss response's own counters.
+    fn metrics(&self, out: &mut dyn MetricSink) {
+        let d = self.decoder.stats();
+        out.put("chain_exceptions", "events", MetricValue::Count(d.exceptions));
+        out.put("vcp_fallbacks", "events", MetricValue::Count(d.fallbacks));
+        out.put("chain_resumes", "events", MetricValue::Count(d.resumes));
+        out.put("vcp_mode", "", MetricValue::Flag(self.decoder.mode() != Mode::Chains));
+        out.put("lsp_echoes", "packets", MetricValue::Count(self.lsp_echoes));
+        self.loss.metrics(out);
     }
-
-    fn on_new_ack(&mut self, acked: u64, _ack: &Packet, ctx: &SenderCtx) {
-        self.note_rtt(ctx);
-        // k: the packets this ACK reports delivered for the first time (`growth_packets`).
-        let k = growth_packets(acked, ctx);
-        self.apply(k);
-    }
-
-    fn on_dupack(&mut self, _ack: &Packet, ctx: &SenderCtx) {
-        self.note_rtt(ctx);
-        self.apply(0.0);
-    }
-
-    fn on_fast_retransmit(&mut self, ack: &Packet, ctx: &SenderCtx) {
-        self.pending = Pending::Nothing;
-        let smss = self.mss as u32;
-        self.exit_to = self.loss.on_fast_retransmit(ctx.now, self.cwnd, self.rtt, &mut self.decoder);
-        match self.exit_to {
-            None => self.recovery.start_halving(self.cwnd * self.mss, smss, ack, ctx),
-            Some(w) => self.recovery.start_at(w * self.mss, smss, ctx),
-        }
-    }
-
-    fn on_recovery_dupack(&mut self, ack: &Packet, ctx: &SenderCtx) {
-        self.pending = Pending::Nothing;
-        self.recovery.on_dupack(ack, ctx);
-    }
-
-    fn on_partial_ack(&mut self, acked: u64, ack: &Packet, ctx: &SenderCtx) {
-        self.pending = Pending::Nothing;
-        self.recovery.on_partial_ack(acked, ack, ctx);
-    }
-
-    /// NewReno's exit window, or the one the loss response chose, back into packets.
-    fn on_recovery_exit(&mut self, how: RecoveryExit, ack: &Packet, ctx: &SenderCtx) {
-        self.pending = Pending::Nothing;
-        if let Some(bytes) = self.recovery.exit(how, ack, ctx) {
-            self.cwnd = self.exit_to.unwrap_or(bytes / self.mss).max(1.0);
-        }
-    }
-
-    fn on_rto(&mut self, ctx: &SenderCtx) {
-        if ctx.consecutive_rtos == 0 {
-            self.before_rto = Some((self.cwnd, self.decoder.episode()));
-        }
-        self.pending = Pending::Nothing;
-        self.recovery.abort();
-        if !self.loss.keeps_cwnd_on_rto() {
-            self.cwnd = 1.0;
-        }
-    }
-
-    /// The timeout was spurious (RFC 3522; the transport never undoes one that came during
-    /// fast recovery): back to the window and the MD episode it found. An MD that an echo
-    /// started on the one-packet window since then is forgotten with it;
-    /// otherwise its hold would keep the restored window from the next overload's MD, and its
-    /// refinement would set the restored window to β times one packet. The detecting ACK's own
-    /// action was decided on the one-packet window too, and is dropped.
-    fn on_spurious_rto(&mut self, _ctx: &SenderCtx) {
-        if let Some((cwnd, episode)) = self.before_rto.take() {
-            self.cwnd = cwnd;
-            self.decoder.restore_episode(episode);
-            self.pending = Pending::Nothing;
-        }
-    }
-
-    fn on_ecn_echo(&mut self, _ack: &Packet, _ctx: &SenderCtx) {}
 }
 
 #[cfg(test)]
@@ -427,6 +413,7 @@ mod tests {
     use crate::dpcp::levels::Lf;
     use crate::dpcp::ordering::{impose, wire_position, Position};
     use crate::packet::TcpHeader;
+    use crate::tcp::{FastRecovery, RecoveryExit};
     use crate::time::NS_PER_MS;
 
     const MS: Time = NS_PER_MS;
@@ -435,6 +422,23 @@ mod tests {
 
     fn ctx(now: Time, rtt_ms: u64) -> SenderCtx {
         SenderCtx { now, mss: MSS, srtt: Some(rtt_ms * MS), latest_rtt: Some(rtt_ms * MS), ..Default::default() }
+    }
+
+    /// The ACK as the transport hands it: new (`acked` bytes, one packet each) or duplicate.
+    fn on_ack(w: &mut DpcpWindow, acked: u64, a: &Packet, c: &SenderCtx) {
+        w.on_ack(&Ack { packet: a, acked_bytes: acked, reported_pkts: acked.div_ceil(MSS as u64) as f64 }, c);
+    }
+
+    fn arrive(w: &mut DpcpWindow, now: Time, a: &mut Packet) {
+        let c = SenderCtx { now, mss: MSS, cwnd: w.window(), ..Default::default() };
+        w.on_wire_arrival(a, &c);
+    }
+
+    /// A timeout as the transport applies the window's response.
+    fn timeout(w: &mut DpcpWindow, c: &SenderCtx) {
+        if let Response::SetWindow(x) = w.on_congestion(Signal::Timeout, c) {
+            w.set_window(x, f64::INFINITY);
+        }
     }
 
     fn window(p: &DpcpParams, cwnd: f64) -> DpcpWindow {
@@ -465,9 +469,9 @@ mod tests {
         let mut p = data(off);
         w.on_send(&mut p, &ctx(now, 200));
         let mut a = ack(w.n, off + MSS, code, pos);
-        w.on_wire_arrival(now, &mut a);
+        arrive(w, now, &mut a);
         assert_eq!(a.tcp_hdr().unwrap().ack, ISN.wrapping_add(off + MSS), "ACK restored");
-        w.on_new_ack(MSS as u64, &a, &ctx(now, 200));
+        on_ack(w, MSS as u64, &a, &ctx(now, 200));
         p
     }
 
@@ -531,14 +535,14 @@ mod tests {
         // A duplicate ACK with an overload MSP applies the MD but a low one never grows.
         let mut w = window(&DpcpParams::default(), 100.0);
         let mut a = ack(2, 0, 0b01, Position::MSP);
-        w.on_wire_arrival(0, &mut a);
-        w.on_dupack(&a, &ctx(0, 200));
+        arrive(&mut w, 0, &mut a);
+        on_ack(&mut w, 0, &a, &ctx(0, 200));
         assert_eq!(w.cwnd, 100.0);
         let mut a = ack(2, 0, 0b11, Position::LSP);
-        w.on_wire_arrival(0, &mut a);
+        arrive(&mut w, 0, &mut a);
         let mut a = ack(2, 0, 0b11, Position::MSP);
-        w.on_wire_arrival(0, &mut a);
-        w.on_dupack(&a, &ctx(0, 200));
+        arrive(&mut w, 0, &mut a);
+        on_ack(&mut w, 0, &a, &ctx(0, 200));
         assert!((w.cwnd - 43.0).abs() < 1e-9);
     }
 
@@ -557,18 +561,18 @@ mod tests {
     #[test]
     fn loss_is_newreno_then_dpcp_resumes() {
         let mut w = window(&DpcpParams::default(), 20.0);
-        let a = ack(2, 0, 0b01, Position::MSP);
         let mut c = ctx(0, 200);
         c.flight = 20_000;
         c.dupacks = 3;
-        w.on_fast_retransmit(&a, &c);
-        assert!(w.in_recovery());
-        assert_eq!(w.cwnd_bytes(), 13_000.0, "ssthresh 10 000 + 3 MSS");
-        c.flight = 0;
-        w.on_recovery_exit(RecoveryExit::FullAck, &a, &c);
+        assert_eq!(w.on_congestion(Signal::Loss, &c), Response::Halve);
+        // The transport's recovery: ssthresh 10 000 + 3 MSS, exit with nothing outstanding.
+        let r = FastRecovery::halving(c.flight, 3, MSS, false);
+        assert_eq!(r.cwnd(), 13_000.0);
+        w.set_window(r.exit(RecoveryExit::FullAck, 0), r.ssthresh());
         assert!((w.cwnd_pkts() - 2.0).abs() < 1e-12);
-        w.on_rto(&c);
+        timeout(&mut w, &c);
         assert_eq!(w.cwnd_pkts(), 1.0);
+        assert_eq!(w.on_congestion(Signal::EcnEcho, &c), Response::Keep);
     }
 
     #[test]
@@ -577,15 +581,15 @@ mod tests {
         // on the one-packet window (the transport undoes at the first new ACK, so only
         // duplicates reach the window in between).
         let mut w = window(&DpcpParams::default(), 100.0);
-        w.on_rto(&ctx(0, 200));
+        timeout(&mut w, &ctx(0, 200));
         assert_eq!(w.cwnd, 1.0);
         let mut a = ack(2, 0, 0b11, Position::MSP);
-        w.on_wire_arrival(MS, &mut a);
-        w.on_dupack(&a, &ctx(MS, 200));
+        arrive(&mut w, MS, &mut a);
+        on_ack(&mut w, 0, &a, &ctx(MS, 200));
         assert_eq!((w.cwnd, w.decoder().stats().mds), (1.0, 1));
         // The undo brings back 100 packets and no episode: the chain's LSP does not "refine"
         // the restored window to β·1 packet; level 11 01 starts a fresh MD of the restored one.
-        w.on_spurious_rto(&ctx(2 * MS, 200));
+        w.on_spurious_timeout(&ctx(2 * MS, 200));
         assert_eq!(w.cwnd, 100.0);
         round(&mut w, 3 * MS, MSS, 0b01, Position::LSP);
         assert!((w.cwnd - 87.5).abs() < 1e-9, "0.875 · 100, not 0.875 · 1: {}", w.cwnd);
@@ -596,8 +600,8 @@ mod tests {
         round(&mut w, 0, 0, 0b11, Position::MSP);
         round(&mut w, MS, MSS, 0b01, Position::LSP);
         assert!((w.cwnd - 87.5).abs() < 1e-9);
-        w.on_rto(&ctx(50 * MS, 200));
-        w.on_spurious_rto(&ctx(60 * MS, 200));
+        timeout(&mut w, &ctx(50 * MS, 200));
+        w.on_spurious_timeout(&ctx(60 * MS, 200));
         assert!((w.cwnd - 87.5).abs() < 1e-9);
         round(&mut w, 70 * MS, 2 * MSS, 0b11, Position::MSP);
         assert!((w.cwnd - 87.5).abs() < 1e-9, "hold: {}", w.cwnd);

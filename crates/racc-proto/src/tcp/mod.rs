@@ -2,38 +2,36 @@
 //!
 //! - [`seq`]: u64 byte offsets inside, wrapping u32 on the wire
 //! - [`rtt`]: RFC 6298 estimator
-//! - [`window`]: the `WindowControl` trait later protocols plug in (VCP, QFCP, XCP)
-//! - [`newreno`]: NewReno's window rules
-//! - [`fast_recovery`]: NewReno's recovery borrowed by windows with their own laws (VCP, DPCP, DCP-EW)
+//! - [`newreno`]: NewReno's congestion controller (a `cc::CongestionControl`, as VCP's, DPCP's, ...)
+//! - [`recovery`]: the transport's fast-recovery window (inflation, deflation, exit)
 //! - [`ranges`]: sorted byte ranges above a cumulative point (out-of-order data, SACKed data)
 //! - [`scoreboard`]: RFC 6675's SACK scoreboard (IsLost, NextSeg, pipe)
-//! - [`sender`]: the transport (recovery, RTO, go-back-N, Karn, ECN, SACK)
+//! - [`sender`]: the transport (loss detection and recovery, RTO, go-back-N, Karn, ECN, SACK)
 //! - [`receiver`]: cumulative/delayed ACKs, out-of-order buffer, echo hook
 //!
 //! Units: cwnd and ssthresh in bytes; MSS = packet_size − 40 (IPv4 + TCP) − the congestion
 //! header, if any; data packets are payload + 40 (+ header) bytes on the wire, ACK/SYN 40.
 
-pub mod fast_recovery;
 pub mod newreno;
 pub mod ranges;
 pub mod receiver;
+pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 pub mod seq;
-pub mod window;
 
 #[cfg(test)]
 mod tests;
 
-pub use fast_recovery::FastRecovery;
 pub use newreno::{initial_window_bytes, rfc5681_iw, NewRenoWindow};
 pub use receiver::{AckEcho, TcpReceiver};
+pub use recovery::{FastRecovery, RecoveryExit};
 pub use rtt::{RtoRule, RttEstimator};
 pub use sender::TcpSender;
 pub use seq::SeqSpace;
-pub use window::{RecoveryExit, SenderCtx, WindowControl};
 
+use crate::cc::CongestionControl;
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::packet::hdr;
 use crate::params::{positive, ParamError};
@@ -137,19 +135,19 @@ pub fn mss_for(cfg: &FlowConfig, cong_header: u32) -> u32 {
 
 /// Packets whose delivery one ACK of `acked` new bytes reports for the first time: the
 /// packets it newly acknowledges (a short last segment counts as one) less those the receiver
-/// already reported with duplicate ACKs (`ctx.dupacks_covered`), at least one. The VCP family
+/// already reported with duplicate ACKs (`dupacks_covered`), at least one. The VCP family
 /// grows per reported packet, so that growth does not depend on the ACK ratio or on lost ACKs
 /// (PROTOCOLS.md §2); counting the covered packets again would let the cumulative ACK that
 /// repairs a hole (after a timeout's go-back-N, hundreds of packets at once) multiply cwnd in
 /// one step: at ξ = 1 and rtt/t_p ≥ 2.5 each packet adds 4.7, so one ACK for 300 packets
 /// added 1400 and the next window overflowed every buffer.
 #[inline]
-pub fn growth_packets(acked: u64, ctx: &SenderCtx) -> f64 {
+pub fn growth_packets(acked: u64, mss: u32, dupacks_covered: u64) -> f64 {
     if acked == 0 {
         return 0.0;
     }
-    let k = acked.div_ceil(ctx.mss.max(1) as u64);
-    k.saturating_sub(ctx.dupacks_covered).max(1) as f64
+    let k = acked.div_ceil(mss.max(1) as u64);
+    k.saturating_sub(dupacks_covered).max(1) as f64
 }
 
 /// A Reno or NewReno sender.
@@ -162,15 +160,15 @@ pub fn tcp_receiver(cfg: &FlowConfig) -> Box<dyn Endpoint> {
     Box::new(TcpReceiver::new(cfg))
 }
 
-/// The TCP transport driving another protocol's window arithmetic (VCP, QFCP, XCP over TCP).
-/// Build `window` for `mss_for(cfg, window.header_bytes())`-byte segments.
+/// The TCP transport driving another protocol's congestion controller (VCP, DPCP, ... over
+/// TCP). Build `cc` for `mss_for(cfg, cc.header_bytes())`-byte segments.
 pub fn tcp_sender_with(
     cfg: &FlowConfig,
     recovery: Recovery,
     params: &TcpParams,
-    window: Box<dyn WindowControl>,
+    cc: Box<dyn CongestionControl>,
 ) -> Box<dyn Endpoint> {
-    Box::new(TcpSender::with_window(cfg, recovery, params, window))
+    Box::new(TcpSender::with_controller(cfg, recovery, params, cc))
 }
 
 /// A TCP receiver whose ACKs carry a protocol's feedback.
@@ -208,14 +206,13 @@ mod params_tests {
 
     #[test]
     fn growth_counts_the_packets_an_ack_reports_first() {
-        let c = |dupacks_covered| SenderCtx { mss: 1000, dupacks_covered, ..Default::default() };
-        assert_eq!(growth_packets(0, &c(0)), 0.0);
-        assert_eq!(growth_packets(1, &c(0)), 1.0, "a short segment is one packet");
-        assert_eq!(growth_packets(1000, &c(0)), 1.0);
-        assert_eq!(growth_packets(2000, &c(0)), 2.0, "a delayed ACK");
-        assert_eq!(growth_packets(5000, &c(0)), 5.0, "after four lost ACKs");
-        assert_eq!(growth_packets(300_000, &c(299)), 1.0, "the ACK that repairs a hole");
-        assert_eq!(growth_packets(300_000, &c(500)), 1.0, "at least one");
+        assert_eq!(growth_packets(0, 1000, 0), 0.0);
+        assert_eq!(growth_packets(1, 1000, 0), 1.0, "a short segment is one packet");
+        assert_eq!(growth_packets(1000, 1000, 0), 1.0);
+        assert_eq!(growth_packets(2000, 1000, 0), 2.0, "a delayed ACK");
+        assert_eq!(growth_packets(5000, 1000, 0), 5.0, "after four lost ACKs");
+        assert_eq!(growth_packets(300_000, 1000, 299), 1.0, "the ACK that repairs a hole");
+        assert_eq!(growth_packets(300_000, 1000, 500), 1.0, "at least one");
     }
 
     #[test]

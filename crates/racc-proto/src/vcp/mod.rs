@@ -3,21 +3,27 @@
 //!
 //! - [`load_factor`]: the per-port load-factor estimator (A1, A2), reusable by DPCP and DCP-EW
 //! - [`router`]: [`VcpRouter`], the router module (counts arrivals, marks at dequeue)
-//! - [`window`]: [`VcpWindow`], MI/AI/MD (A3–A5) as a `WindowControl` of the TCP transport
+//! - [`laws`]: [`VcpLaws`], MI/AI/MD (A3–A5) on a window in packets, for any transport
+//! - [`window`]: [`VcpWindow`], those laws as the TCP transport's congestion controller
+//! - [`params`]: [`VcpParams`], a VCP flow's parameter table and the family's shared checks
 //! - [`echo`]: [`VcpEcho`], the receiver's echo of the largest code into each ACK
 //!
 //! The 2-bit code travels in the IP ECN bits (01 low, 10 high, 11 overload; 00 = not VCP) and
 //! back in the ACK's reserved-bit echo field.
 
 pub mod echo;
+pub mod laws;
 pub mod load_factor;
+pub mod params;
 pub mod router;
 pub mod window;
 
 pub use echo::VcpEcho;
+pub use laws::{ai_step, mi_step, MdEpisode, VcpLaws};
 pub use load_factor::{load_factor, queue_ewma, vcp_code, LoadFactor, LoadFactorParams, RHO_HIGH, RHO_OVERLOAD};
+pub use params::{check_window_laws, MdHold, VcpParams};
 pub use router::{VcpRouter, VcpRouterParams};
-pub use window::{ai_step, check_window_laws, mi_step, MdHold, VcpParams, VcpWindow};
+pub use window::VcpWindow;
 
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::ParamError;

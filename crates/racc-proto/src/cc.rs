@@ -1,0 +1,159 @@
+//! The congestion controller: the small part of a sender that decides *how much* it may send,
+//! independent of the transport that decides *which* bytes go (TCP today, DCCP next).
+//!
+//! A transport owns sequence space, loss detection and loss recovery (for TCP: duplicate ACKs,
+//! NewReno's inflation and deflation during fast recovery, the retransmission timer, spurious
+//! timeout detection). It tells the controller three things and asks it one question:
+//! - [`CongestionControl::on_ack`]: an acknowledgement the controller's window governs (bytes
+//!   newly acked, the packets it reports first, the feedback it carries; 0 bytes for a
+//!   duplicate). ACKs that arrive while the transport runs a loss recovery are not passed on:
+//!   the recovery owns the window until it ends.
+//! - [`CongestionControl::on_congestion`]: a congestion signal (a loss found by duplicate ACKs,
+//!   a timeout, an ECN echo, a lost SYN), answered with a [`Response`] the transport applies
+//!   the same way for every controller: TCP's halving, a window of the controller's choosing,
+//!   or nothing.
+//! - [`CongestionControl::set_window`]: the window (and threshold) that applying a response or
+//!   ending a recovery gives.
+//!
+//! On the send side the controller writes its ECN bits and congestion header into each packet
+//! (`on_send`), and may ask for a pacing rate and a timer of its own (rate-based control).
+//! Everything it wants reported reaches the results through [`CongestionControl::metrics`].
+//! The shape follows ns-3's split between `TcpCongestionOps` (the controller) and
+//! `TcpRecoveryOps` (the transport's recovery), with quinn-proto's controller-owned window.
+
+use crate::metrics::MetricSink;
+use crate::packet::Packet;
+use crate::time::{Dur, Time};
+
+/// Transport state handed to every controller call, in transport-neutral terms.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SenderCtx {
+    pub now: Time,
+    /// Maximum segment size: payload bytes of a full data packet.
+    pub mss: u32,
+    /// The window in force, bytes: the controller's own, or the transport's while it runs a
+    /// loss recovery (the only way a controller sees the recovery's window).
+    pub cwnd: f64,
+    /// Bytes in flight (RFC 5681 FlightSize) as the transport counts them for this event.
+    pub flight: u64,
+    /// Smoothed RTT, `None` before the first sample.
+    pub srtt: Option<Dur>,
+    /// Latest RTT sample, `None` before the first.
+    pub latest_rtt: Option<Dur>,
+    /// Duplicate ACKs counted since the last new ACK (QFCP's num_dupACK).
+    pub dupacks: u32,
+    /// Timeouts since the last ACK of new data, not counting the current one (RFC 5681 §3.1:
+    /// ssthresh is held on repeated timeouts of the same segment).
+    pub consecutive_rtos: u32,
+}
+
+/// One acknowledgement, as the controller sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Ack<'a> {
+    /// The ACK itself, after the controller's own `on_wire_arrival` restored its fields.
+    pub packet: &'a Packet,
+    /// Payload bytes it newly acknowledges; 0 for a duplicate ACK.
+    pub acked_bytes: u64,
+    /// Packets whose delivery it reports for the first time: those it covers less those
+    /// duplicate ACKs already reported, at least one for a new ACK, 0 for a duplicate
+    /// (`tcp::growth_packets`). Per-packet laws (the VCP family) grow by this, so that growth
+    /// depends neither on the ACK ratio nor on lost ACKs.
+    pub reported_pkts: f64,
+}
+
+impl Ack<'_> {
+    pub fn is_duplicate(&self) -> bool {
+        self.acked_bytes == 0
+    }
+}
+
+/// A congestion signal the transport detected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// The dupthresh-th duplicate ACK (or RFC 6675's IsLost): the transport retransmits and
+    /// runs its loss recovery around the window the response gives.
+    Loss,
+    /// The retransmission timer expired with data outstanding; the transport goes back N.
+    Timeout,
+    /// An ECN-Echo, gated by the transport to one reaction per window (RFC 3168 §6.1.2).
+    EcnEcho,
+    /// The connection request timed out and is sent again.
+    SynTimeout,
+}
+
+/// What the transport does about a [`Signal`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Response {
+    /// Nothing: the controller has adjusted its own state, or ignores the signal.
+    Keep,
+    /// TCP's decrease, ssthresh = max(FlightSize/2, 2·MSS) (RFC 5681 eq. 4). After a loss the
+    /// transport recovers around it (with NewReno's exit window); after an ECN echo the window
+    /// becomes ssthresh; after a timeout the window restarts at one segment, ssthresh held on
+    /// a repeated timeout of one segment; after a lost SYN the window is one segment.
+    Halve,
+    /// A window in bytes of the controller's choosing. After a loss the transport recovers
+    /// around it (ssthresh = it) and returns to it; after any other signal the window becomes
+    /// it and ssthresh stays.
+    SetWindow(f64),
+}
+
+/// A sender's congestion controller. Window figures are bytes (f64, so that per-ACK
+/// increments accumulate without rounding).
+pub trait CongestionControl: Send {
+    /// The window the transport may have in flight, bytes.
+    fn window(&self) -> f64;
+
+    /// Slow-start threshold in bytes (`f64::INFINITY` where there is none).
+    fn ssthresh(&self) -> f64 {
+        f64::INFINITY
+    }
+
+    /// The transport applies a [`Response`] or ends its loss recovery: the window and the
+    /// slow-start threshold are now these (bytes). A controller that keeps its window in other
+    /// units converts, or keeps the exact value it chose in its last `SetWindow`.
+    fn set_window(&mut self, window: f64, ssthresh: f64);
+
+    /// An acknowledgement outside the transport's loss recovery (module docs).
+    fn on_ack(&mut self, ack: &Ack<'_>, ctx: &SenderCtx);
+
+    /// A congestion signal; the transport applies the response.
+    fn on_congestion(&mut self, signal: Signal, ctx: &SenderCtx) -> Response;
+
+    /// The last timeout was spurious (RFC 3522: the first ACK of new data after it echoes a
+    /// timestamp older than the retransmission): undo what `on_congestion(Timeout)` changed
+    /// for the first timeout of the episode (Linux `tcp_try_undo_loss`). Called before that
+    /// ACK's `on_ack`. Default: keep the reduction.
+    fn on_spurious_timeout(&mut self, _ctx: &SenderCtx) {}
+
+    /// Every packet the sender emits, after the transport filled its fields (ECT(0) on new
+    /// data when ECN is on). May set ECN bits and the congestion header; the transport then
+    /// sizes the packet.
+    fn on_send(&mut self, _pkt: &mut Packet, _ctx: &SenderCtx) {}
+
+    /// Every arriving packet, before the transport reads any field: a protocol that
+    /// rearranges header fields on the wire puts them back here (DPCP's seq/ack order and
+    /// TPCP's checksum offsets, seed 000 §3.2, §5), and may read its feedback.
+    fn on_wire_arrival(&mut self, _pkt: &mut Packet, _ctx: &SenderCtx) {}
+
+    /// Bytes the congestion header adds to every data packet (taken from the MSS so that a
+    /// full data packet stays `packet_size` on the wire).
+    fn header_bytes(&self) -> u32 {
+        0
+    }
+
+    /// Pace data packets at this many wire bytes per second; `None` = ACK-clocked only.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+
+    /// The controller's own timer (a rate-based control interval), if it wants one.
+    fn poll_timer(&self) -> Option<Time> {
+        None
+    }
+
+    /// The controller's timer expired (possibly early: do nothing that is not due).
+    fn on_timer(&mut self, _ctx: &SenderCtx) {}
+
+    /// The controller's own counters and gauges, by name, for the results.
+    fn metrics(&self, _out: &mut dyn MetricSink) {}
+}

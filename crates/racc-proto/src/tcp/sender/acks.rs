@@ -1,0 +1,161 @@
+//! What an arriving ACK does to the sender: the SYN-ACK, new and partial ACKs, duplicates,
+//! fast recovery's entry and exit, ECN-Echo; and how a controller's response to a congestion
+//! signal is applied, the same for every controller.
+
+use super::{State, TcpSender};
+use crate::cc::{Ack, Response, SenderCtx, Signal};
+use crate::packet::{flags, Packet, TcpHeader};
+use crate::tcp::recovery::{self, FastRecovery, RecoveryExit};
+use crate::tcp::{growth_packets, PartialAckTimer, Recovery};
+use crate::time::{Time, NEVER};
+
+impl TcpSender {
+    pub(super) fn on_syn_ack(&mut self, now: Time, h: &TcpHeader) {
+        if self.state != State::SynSent {
+            return;
+        }
+        self.state = State::Established;
+        self.syn_pending = false;
+        // The SYN/SYN-ACK exchange gives the first RTT sample, unless the SYN was resent (Karn).
+        if !self.syn_retransmitted {
+            self.sample_rtt(now.saturating_sub(h.ts_ecr));
+        }
+        self.ecn_on = self.ecn_wanted && h.flags & flags::ECE != 0;
+        self.rto_deadline = NEVER;
+        self.consecutive_rtos = 0;
+    }
+
+    pub(super) fn on_ack(&mut self, now: Time, pkt: &Packet, h: &TcpHeader) {
+        let ack = self.seq.unwrap(h.ack, self.snd_una);
+        if ack > self.snd_max || ack < self.snd_una {
+            return; // acks unsent data, or an old ACK
+        }
+        if self.sack {
+            for (l, r) in h.sack.iter() {
+                let (start, end) = (self.seq.unwrap(l, self.snd_una), self.seq.unwrap(r, self.snd_una));
+                if ack <= start && start < end && end <= self.snd_max {
+                    self.board.add(start, end);
+                }
+            }
+            self.board.advance(ack);
+        }
+        if ack > self.snd_una {
+            // RFC 4015 §3.2: no undo when the detecting ACK signals congestion itself.
+            if let Some(u) = self.rto_undo.take() {
+                if h.ts_ecr < u.retransmit_ts && h.flags & flags::ECE == 0 {
+                    self.undo_spurious_rto(now, h, u);
+                }
+            }
+            self.on_new_ack(now, ack, pkt, h);
+        } else if self.snd_max > self.snd_una && pkt.payload == 0 {
+            self.on_dup_ack(now, pkt);
+        }
+        // RFC 3168 §6.1.2: react to ECE at most once per window of data, never in recovery.
+        if self.ecn_on && h.flags & flags::ECE != 0 && !self.in_recovery() && ack > self.ecn_high {
+            self.ecn_high = self.snd_max;
+            self.cwr_pending = true;
+            self.ecn_reactions += 1;
+            let ctx = self.ctx(now);
+            let response = self.cc.on_congestion(Signal::EcnEcho, &ctx);
+            self.apply(response, Signal::EcnEcho, &ctx);
+        }
+    }
+
+    fn on_new_ack(&mut self, now: Time, ack: u64, pkt: &Packet, h: &TcpHeader) {
+        let acked = ack - self.snd_una;
+        let old_una = self.snd_una;
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.consecutive_rtos = 0;
+        // Karn (RFC 6298 §3): sample only from ACKs that cover no retransmitted byte.
+        if old_una >= self.retx_hi {
+            self.sample_rtt(now.saturating_sub(h.ts_ecr));
+        }
+        let mut restart = true;
+        if let Some(mut fr) = self.fast_recovery {
+            if ack >= self.recover || self.recovery == Recovery::Reno {
+                self.fast_recovery = None;
+                self.retx_pending = false;
+                let how = if self.recovery == Recovery::Reno { RecoveryExit::Reno } else { RecoveryExit::FullAck };
+                self.dupacks = 0;
+                let flight = self.snd_nxt - self.snd_una;
+                self.cc.set_window(fr.exit(how, flight), fr.ssthresh());
+            } else {
+                // RFC 6582 §3.2 step 4: retransmit the next hole; restart the timer only on
+                // the first partial ACK. With SACK, NextSeg finds the lost holes; the one at
+                // snd_una still goes at once if this recovery has not resent it (fewer than
+                // DupThresh segments may have been SACKed above it).
+                self.retx_pending = !self.sack || self.snd_una >= self.high_rxt;
+                restart = !self.partial_seen || self.partial_ack_timer == PartialAckTimer::Every || self.sack;
+                self.partial_seen = true;
+                fr.on_partial_ack(acked);
+                self.fast_recovery = Some(fr);
+            }
+        } else {
+            self.dupacks = 0;
+            let ctx = self.ctx(now);
+            let reported_pkts = growth_packets(acked, self.mss, self.dupacks_covered);
+            self.cc.on_ack(&Ack { packet: pkt, acked_bytes: acked, reported_pkts }, &ctx);
+        }
+        // Up to all but one of the packets this ACK covered had been reported by duplicates.
+        let covered = acked.div_ceil(self.mss.max(1) as u64);
+        self.dupacks_covered = self.dupacks_covered.saturating_sub(covered.saturating_sub(1));
+        // RFC 6298 §5.2/5.3.
+        if self.snd_una >= self.snd_max {
+            self.rto_deadline = NEVER;
+        } else if restart {
+            self.arm_rto(now);
+        }
+    }
+
+    fn on_dup_ack(&mut self, now: Time, pkt: &Packet) {
+        self.dupacks = self.dupacks.saturating_add(1);
+        self.dupacks_covered += 1;
+        if self.dupacks == 1 {
+            self.snd_max_at_first_dupack = self.snd_max;
+        }
+        // RFC 6675 §5 step 2 (C): with SACK, loss is also declared once IsLost(snd_una),
+        // though duplicates (or the ACKs that carried them) fell short of DupThresh.
+        let sack_lost = self.sack
+            && self.dupacks < self.dupthresh
+            && self.board.next_lost(self.snd_una, self.lost_threshold()) == Some(self.snd_una);
+        if let Some(fr) = self.fast_recovery.as_mut() {
+            fr.on_dupack();
+        } else if (self.dupacks == self.dupthresh || sack_lost) && self.snd_una >= self.recover {
+            // RFC 5681 §3.2 step 2 with RFC 6582 §3.2 step 1: only if the ACK covers more
+            // than `recover` (so not for the old window after an RTO or a Reno exit).
+            self.partial_seen = false;
+            self.recover = self.snd_max;
+            self.high_rxt = self.snd_una;
+            self.retx_pending = true;
+            // Time the retransmission from now, as Linux (tcp_xmit_retransmit_queue re-arms
+            // the timer for the head segment) and ns-2 (dupack_action: reset_rtx_timer) do.
+            // Otherwise, when the queue is full and RTTVAR small, the RTO set by the last new
+            // ACK expires before the retransmission can be acknowledged one queue-full RTT
+            // later: a spurious timeout and a go-back-N burst.
+            self.arm_rto(now);
+            if self.ecn_on {
+                self.ecn_high = self.snd_max;
+                self.cwr_pending = true;
+            }
+            let mut ctx = self.ctx(now);
+            if self.limited_transmit {
+                ctx.flight = ctx.flight.min(self.snd_max_at_first_dupack.saturating_sub(self.snd_una));
+            }
+            let response = self.cc.on_congestion(Signal::Loss, &ctx);
+            self.apply(response, Signal::Loss, &ctx);
+        } else {
+            let ctx = self.ctx(now);
+            self.cc.on_ack(&Ack { packet: pkt, acked_bytes: 0, reported_pkts: 0.0 }, &ctx);
+        }
+    }
+
+    /// Carry out a controller's response to `signal`: a loss starts the transport's recovery.
+    pub(super) fn apply(&mut self, response: Response, signal: Signal, ctx: &SenderCtx) {
+        if signal == Signal::Loss {
+            self.fast_recovery = Some(FastRecovery::start(response, ctx, self.cc.window(), self.sack));
+        } else {
+            recovery::apply(self.cc.as_mut(), response, signal, ctx);
+        }
+    }
+}

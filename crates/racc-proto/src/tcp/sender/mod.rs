@@ -1,0 +1,474 @@
+//! The TCP data sender: sequence bookkeeping, handshake, duplicate-ACK counting, fast
+//! retransmit / fast recovery (Reno, RFC 5681 §3.2; NewReno, RFC 6582; the window of the
+//! recovery in `recovery.rs`), the RFC 6298 timer with go-back-N on expiry, Karn's rule,
+//! spurious-timeout detection (RFC 3522), ECN (RFC 3168), and, when the flow uses SACK,
+//! RFC 6675 loss recovery over the scoreboard of `scoreboard.rs`. How much to send outside a
+//! recovery is a [`CongestionControl`]'s (`cc.rs`).
+//!
+//! - this file: the state, the send path (`poll_transmit`) and the `Endpoint` face
+//! - [`acks`]: what an arriving ACK does (new, partial, duplicate; recovery entry and exit;
+//!   ECN-Echo) and how a controller's [`Response`](crate::cc::Response) is applied
+//! - [`timeout`]: the retransmission timer's expiry and the spurious-timeout undo
+//! - [`sack`]: RFC 6675's transmission rule during a SACK recovery
+//!
+//! Offsets are absolute payload-byte counts from the first data byte (`seq.rs`); `recover` is
+//! held *exclusive*: one past RFC 6582's "highest sequence number transmitted".
+
+mod acks;
+mod sack;
+mod timeout;
+
+#[cfg(test)]
+mod tests;
+
+use super::newreno::NewRenoWindow;
+use super::recovery::FastRecovery;
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use super::seq::SeqSpace;
+use super::{mss_for, PartialAckTimer, Recovery, SpuriousRto, TcpParams};
+use crate::cc::{CongestionControl, SenderCtx};
+use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
+use crate::metrics::MetricSink;
+use crate::packet::{ecn, flags, hdr, tcp_checksum, Kind, Packet, TcpHeader};
+use crate::time::{secs, Time, NEVER};
+use timeout::RtoUndo;
+
+const HDRS: u32 = hdr::IPV4 + hdr::TCP;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    SynSent,
+    Established,
+}
+
+pub struct TcpSender {
+    flow: u32,
+    mss: u32,
+    seq: SeqSpace,
+    size: Option<u64>,
+    handshake: bool,
+    ecn_wanted: bool,
+    recovery: Recovery,
+    dupthresh: u32,
+    cc: Box<dyn CongestionControl>,
+    rtt: RttEstimator,
+    latest_rtt: Option<Time>,
+    state: State,
+
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// No new data at or beyond this offset (set by `stop`).
+    app_limit: u64,
+    recover: u64,
+    /// The window while fast recovery runs (`Some` exactly while in recovery).
+    fast_recovery: Option<FastRecovery>,
+    partial_seen: bool,
+    partial_ack_timer: PartialAckTimer,
+    dupacks: u32,
+    /// Duplicate ACKs since snd_una last advanced, timeouts included, less the packets new
+    /// ACKs have covered since: the delivered packets the receiver has already reported, which
+    /// the next new ACK covers again (`tcp::growth_packets`).
+    dupacks_covered: u64,
+    /// Retransmit the segment at `snd_una` at the next poll, whatever the window.
+    retx_pending: bool,
+    /// One past the highest retransmitted byte (Karn: no RTT sample from ACKs below it).
+    retx_hi: u64,
+    syn_pending: bool,
+    syn_retransmitted: bool,
+    rto_deadline: Time,
+    consecutive_rtos: u32,
+    /// Detect spurious timeouts (RFC 3522).
+    eifel: bool,
+    /// RFC 3042.
+    limited_transmit: bool,
+    /// SACK (RFC 2018) and RFC 6675 recovery.
+    sack: bool,
+    board: Scoreboard,
+    /// RFC 6675 HighRxt, exclusive: one past the highest byte retransmitted in this recovery.
+    high_rxt: u64,
+    /// Set by the first timeout of an episode outside fast recovery, taken by the next ACK of
+    /// new data.
+    rto_undo: Option<RtoUndo>,
+    /// snd_max when the first duplicate ACK of a run arrived: what Limited Transmit sends after
+    /// it stays out of the FlightSize that sets ssthresh (RFC 5681 §3.2 step 2, RFC 3042).
+    snd_max_at_first_dupack: u64,
+
+    ecn_on: bool,
+    /// ECE on ACKs up to here belongs to a window already reacted to (RFC 3168 §6.1.2).
+    ecn_high: u64,
+    cwr_pending: bool,
+
+    pace_next: Time,
+    ip_id: u16,
+
+    data_pkts_sent: u64,
+    retransmits: u64,
+    timeouts: u64,
+    spurious_timeouts: u64,
+    ecn_reactions: u64,
+}
+
+impl TcpSender {
+    /// Reno or NewReno with NewReno's congestion control.
+    pub fn new(cfg: &FlowConfig, recovery: Recovery, params: &TcpParams) -> TcpSender {
+        let mss = mss_for(cfg, 0);
+        TcpSender::with_controller(cfg, recovery, params, Box::new(NewRenoWindow::new(cfg, mss)))
+    }
+
+    /// The transport with another protocol's congestion controller, which must be built for
+    /// `mss_for(cfg, cc.header_bytes())` bytes per segment.
+    pub fn with_controller(
+        cfg: &FlowConfig,
+        recovery: Recovery,
+        params: &TcpParams,
+        cc: Box<dyn CongestionControl>,
+    ) -> TcpSender {
+        let mss = mss_for(cfg, cc.header_bytes());
+        let rtt = RttEstimator::new(
+            secs(params.initial_rto),
+            cfg.min_rto,
+            secs(params.max_rto),
+            secs(params.clock_granularity),
+            params.rto_rule,
+        );
+        TcpSender {
+            flow: cfg.flow,
+            mss,
+            seq: SeqSpace::new(cfg.isn),
+            size: cfg.size_bytes,
+            handshake: cfg.handshake,
+            ecn_wanted: cfg.ecn,
+            recovery,
+            dupthresh: params.dupthresh.max(1),
+            partial_ack_timer: params.partial_ack_timer,
+            cc,
+            rtt,
+            latest_rtt: None,
+            state: State::Idle,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_limit: u64::MAX,
+            recover: 0,
+            fast_recovery: None,
+            partial_seen: false,
+            dupacks: 0,
+            dupacks_covered: 0,
+            retx_pending: false,
+            retx_hi: 0,
+            syn_pending: false,
+            syn_retransmitted: false,
+            rto_deadline: NEVER,
+            consecutive_rtos: 0,
+            eifel: params.spurious_rto == SpuriousRto::Eifel,
+            limited_transmit: params.limited_transmit,
+            sack: cfg.sack,
+            board: Scoreboard::with_capacity(if cfg.sack { 16 } else { 0 }),
+            high_rxt: 0,
+            rto_undo: None,
+            snd_max_at_first_dupack: 0,
+            ecn_on: false,
+            ecn_high: 0,
+            cwr_pending: false,
+            pace_next: 0,
+            ip_id: 0,
+            data_pkts_sent: 0,
+            retransmits: 0,
+            timeouts: 0,
+            spurious_timeouts: 0,
+            ecn_reactions: 0,
+        }
+    }
+
+    /// The congestion controller.
+    pub fn controller(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
+    }
+
+    /// The window in force, bytes: the recovery's while fast recovery runs, else the
+    /// controller's.
+    #[inline]
+    pub fn cwnd(&self) -> f64 {
+        match &self.fast_recovery {
+            Some(r) => r.cwnd(),
+            None => self.cc.window(),
+        }
+    }
+
+    /// The slow-start threshold in force, bytes (the recovery's while it runs).
+    pub fn ssthresh(&self) -> f64 {
+        match &self.fast_recovery {
+            Some(r) => r.ssthresh(),
+            None => self.cc.ssthresh(),
+        }
+    }
+
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.fast_recovery.is_some()
+    }
+
+    pub fn rto(&self) -> Time {
+        self.rtt.rto()
+    }
+
+    /// Armed retransmission deadline (`None` when the timer is off).
+    pub fn rto_deadline(&self) -> Option<Time> {
+        (self.rto_deadline != NEVER).then_some(self.rto_deadline)
+    }
+
+    /// Congestion reactions to ECN-Echo so far.
+    pub fn ecn_reactions(&self) -> u64 {
+        self.ecn_reactions
+    }
+
+    fn ctx(&self, now: Time) -> SenderCtx {
+        SenderCtx {
+            now,
+            mss: self.mss,
+            cwnd: self.cwnd(),
+            flight: self.snd_nxt - self.snd_una,
+            srtt: self.rtt.srtt(),
+            latest_rtt: self.latest_rtt,
+            dupacks: self.dupacks,
+            consecutive_rtos: self.consecutive_rtos,
+        }
+    }
+
+    /// End of the data the application offers.
+    #[inline]
+    fn data_end(&self) -> u64 {
+        self.size.unwrap_or(u64::MAX).min(self.app_limit)
+    }
+
+    fn arm_rto(&mut self, now: Time) {
+        self.rto_deadline = now.saturating_add(self.rtt.rto());
+    }
+
+    fn sample_rtt(&mut self, r: Time) {
+        self.rtt.sample(r);
+        self.latest_rtt = Some(r);
+    }
+
+    fn next_ip_id(&mut self) -> u16 {
+        let id = self.ip_id;
+        self.ip_id = self.ip_id.wrapping_add(1);
+        id
+    }
+
+    /// Stamp, let the controller see it, and size the packet.
+    fn finish(&mut self, now: Time, mut pkt: Packet) -> Packet {
+        pkt.ip_id = self.next_ip_id();
+        if let Some(h) = pkt.tcp_hdr_mut() {
+            h.checksum = tcp_checksum(h);
+        }
+        let ctx = self.ctx(now);
+        self.cc.on_send(&mut pkt, &ctx);
+        pkt.size = HDRS + pkt.payload + pkt.cong.wire_len();
+        pkt
+    }
+
+    fn syn(&mut self, now: Time) -> Packet {
+        // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR; the SYN itself is Not-ECT.
+        let f = flags::SYN | if self.ecn_wanted { flags::ECE | flags::CWR } else { 0 };
+        let h = TcpHeader { seq: self.seq.syn_seq(), flags: f, window: u16::MAX, ts_val: now, ..Default::default() };
+        let pkt = Packet::tcp(self.flow, Kind::Syn, HDRS, 0, h);
+        if self.rto_deadline == NEVER {
+            self.arm_rto(now);
+        }
+        self.finish(now, pkt)
+    }
+
+    /// One data segment starting at `off`.
+    fn segment(&mut self, now: Time, off: u64) -> Packet {
+        let len = (self.data_end().max(self.snd_max) - off).min(self.mss as u64) as u32;
+        let retx = off < self.snd_max;
+        let mut f = flags::ACK;
+        // RFC 3168 §6.1.2: CWR on the first new data packet after a window reduction.
+        if !retx && self.cwr_pending {
+            f |= flags::CWR;
+            self.cwr_pending = false;
+        }
+        let h = TcpHeader { seq: self.seq.wire(off), flags: f, window: u16::MAX, ts_val: now, ..Default::default() };
+        let mut pkt = Packet::tcp(self.flow, Kind::Data, HDRS + len, len, h);
+        // RFC 3168 §6.1.5: retransmissions are Not-ECT.
+        if self.ecn_on && !retx {
+            pkt.ecn = ecn::ECT0;
+        }
+        let end = off + len as u64;
+        if retx {
+            self.retransmits += 1;
+            self.retx_hi = self.retx_hi.max(end);
+            if self.in_recovery() {
+                self.high_rxt = self.high_rxt.max(end);
+            }
+        }
+        self.snd_max = self.snd_max.max(end);
+        self.data_pkts_sent += 1;
+        // RFC 6298 §5.1: start the timer if it is not running.
+        if self.rto_deadline == NEVER {
+            self.arm_rto(now);
+        }
+        self.finish(now, pkt)
+    }
+
+    /// The next new (or go-back-N) segment's length if the window allows it now: the whole
+    /// segment must fit (RFC 5681 §2: never beyond snd_una + cwnd), plus one segment for each
+    /// of the first two duplicate ACKs outside recovery (RFC 3042 Limited Transmit; new data
+    /// only). With nothing in flight one segment may always go, so that a window below one MSS
+    /// cannot stall the ACK clock.
+    fn window_allows(&self) -> Option<u32> {
+        let end = self.data_end().max(self.snd_max);
+        if self.snd_nxt >= end {
+            return None;
+        }
+        let len = (end - self.snd_nxt).min(self.mss as u64);
+        let flight = self.snd_nxt - self.snd_una;
+        let limited = self.limited_transmit
+            && !self.in_recovery()
+            && self.dupacks < self.dupthresh
+            && self.snd_nxt >= self.snd_max;
+        let extra = if limited { self.dupacks.min(2) as f64 * self.mss as f64 } else { 0.0 };
+        (flight == 0 || (flight + len) as f64 <= self.cwnd() + extra).then_some(len as u32)
+    }
+
+    /// The controller's own timer, if it asked for one.
+    fn cc_timer(&self) -> Time {
+        self.cc.poll_timer().unwrap_or(NEVER)
+    }
+}
+
+impl Endpoint for TcpSender {
+    fn start(&mut self, _now: Time) {
+        if self.state != State::Idle {
+            return;
+        }
+        if self.handshake {
+            self.state = State::SynSent;
+            self.syn_pending = true;
+        } else {
+            self.state = State::Established;
+            self.ecn_on = self.ecn_wanted;
+        }
+    }
+
+    fn stop(&mut self, _now: Time) {
+        self.app_limit = self.app_limit.min(self.snd_max);
+    }
+
+    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        // The controller may restore fields rearranged on the wire before anything reads them.
+        let mut wire = *pkt;
+        let ctx = self.ctx(now);
+        self.cc.on_wire_arrival(&mut wire, &ctx);
+        let pkt = &wire;
+        let Some(h) = pkt.tcp_hdr() else { return };
+        let h = *h;
+        match pkt.kind {
+            Kind::SynAck => self.on_syn_ack(now, &h),
+            Kind::Ack if self.state == State::Established => self.on_ack(now, pkt, &h),
+            _ => {}
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        match self.state {
+            State::Idle => None,
+            State::SynSent => {
+                if self.syn_pending {
+                    self.syn_pending = false;
+                    Some(self.syn(now))
+                } else {
+                    None
+                }
+            }
+            State::Established => {
+                // Fast retransmit / partial-ACK hole first, outside the window (RFC 5681 §3.2).
+                if self.retx_pending {
+                    self.retx_pending = false;
+                    if self.snd_una < self.snd_max {
+                        return Some(self.segment(now, self.snd_una));
+                    }
+                }
+                if self.sack {
+                    if self.in_recovery() {
+                        return self.sack_transmit(now);
+                    }
+                    // Going back N after a timeout: skip what the receiver has SACKed.
+                    if let Some(end) = self.board.sacked_end(self.snd_nxt) {
+                        self.snd_nxt = end.min(self.snd_max);
+                    }
+                }
+                self.window_allows()?;
+                if let Some(rate) = self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0) {
+                    if now < self.pace_next {
+                        return None;
+                    }
+                    let wire = HDRS + self.mss + self.cc.header_bytes();
+                    self.pace_next = self.pace_next.max(now).saturating_add(secs(wire as f64 / rate));
+                }
+                let off = self.snd_nxt;
+                let pkt = self.segment(now, off);
+                self.snd_nxt = off + pkt.payload as u64;
+                Some(pkt)
+            }
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        let mut t = self.rto_deadline.min(self.cc_timer());
+        if self.cc.pacing_rate().is_some() && self.pace_next > 0 && self.window_allows().is_some() {
+            t = t.min(self.pace_next);
+        }
+        (t != NEVER).then_some(t)
+    }
+
+    fn on_timeout(&mut self, now: Time) {
+        // Engines may fire early: only an RTO or a controller timer that is due does anything.
+        // A pacing wake-up needs no work here; the engine drains poll_transmit afterwards.
+        if self.rto_deadline != NEVER && now >= self.rto_deadline {
+            self.rto_deadline = NEVER;
+            self.on_rto(now);
+        }
+        if now >= self.cc_timer() {
+            let ctx = self.ctx(now);
+            self.cc.on_timer(&ctx);
+        }
+    }
+
+    fn stats(&self) -> EndpointStats {
+        EndpointStats {
+            bytes: self.snd_una,
+            cwnd_bytes: self.cwnd(),
+            rate_bps: self.cc.pacing_rate().map_or(0.0, |r| r * 8.0),
+            srtt: self.rtt.srtt().unwrap_or(0),
+            data_pkts_sent: self.data_pkts_sent,
+            retransmits: self.retransmits,
+            timeouts: self.timeouts,
+            spurious_timeouts: self.spurious_timeouts,
+            done: self.state == State::Established && self.size.is_some_and(|n| self.snd_una >= n),
+        }
+    }
+
+    fn metrics(&self, out: &mut dyn MetricSink) {
+        self.cc.metrics(out);
+    }
+}

@@ -1,0 +1,654 @@
+//! The transport's state machine against hand-computed sequences (RFC 5681, 6582, 6298, 3042,
+//! 3168, 3522, 6675).
+
+use super::*;
+use crate::cc::{Ack, Response, Signal};
+use crate::time::{NS_PER_MS, NS_PER_SEC};
+
+const MS: Time = NS_PER_MS;
+const ISN: u32 = u32::MAX - 2500; // wraps inside the third segment
+
+fn cfg() -> FlowConfig {
+    let mut c = FlowConfig::new(7, 1040); // MSS 1000
+    c.isn = ISN;
+    c
+}
+
+/// RFC 5681 / 6582 as written: the recovery arithmetic below is checked without RFC 3042,
+/// which has its own test.
+fn sender(c: &FlowConfig, r: Recovery) -> TcpSender {
+    let mut s = TcpSender::new(c, r, &TcpParams { limited_transmit: false, ..Default::default() });
+    s.start(0);
+    s
+}
+
+fn drain(s: &mut TcpSender, now: Time) -> Vec<Packet> {
+    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+}
+
+/// Offsets of data packets.
+fn offs(pkts: &[Packet]) -> Vec<u64> {
+    let sp = SeqSpace::new(ISN);
+    pkts.iter().map(|p| sp.unwrap(p.tcp_hdr().unwrap().seq, 0)).collect()
+}
+
+fn ack(off: u64, ts_ecr: Time, f: u8) -> Packet {
+    let h =
+        TcpHeader { seq: 0, ack: SeqSpace::new(ISN).wire(off), flags: flags::ACK | f, ts_ecr, ..Default::default() };
+    Packet::tcp(7, Kind::Ack, 40, 0, h)
+}
+
+fn cwnd(s: &TcpSender) -> f64 {
+    s.cwnd()
+}
+
+#[test]
+fn initial_window_and_slow_start_per_ack() {
+    let mut s = sender(&cfg(), Recovery::NewReno);
+    let p = drain(&mut s, 0);
+    // RFC 5681 IW for SMSS 1000 is 4 segments; wire size = payload + 40.
+    assert_eq!(offs(&p), vec![0, 1000, 2000, 3000]);
+    assert!(p.iter().all(|p| p.kind == Kind::Data && p.size == 1040 && p.payload == 1000));
+    assert!(p.iter().all(|p| p.ecn == ecn::NOT_ECT));
+    assert_eq!(p[2].tcp_hdr().unwrap().seq, u32::MAX - 500);
+    assert_eq!(p[3].tcp_hdr().unwrap().seq, 499, "wrapped");
+    let h = p[0].tcp_hdr().unwrap();
+    assert_eq!(h.checksum, tcp_checksum(&TcpHeader { checksum: 0, ..*h }));
+    // Each ACK in slow start adds one SMSS and releases two segments.
+    s.on_packet(50 * MS, &ack(1000, 0, 0));
+    assert_eq!(cwnd(&s), 5000.0);
+    assert_eq!(offs(&drain(&mut s, 50 * MS)), vec![4000, 5000]);
+    assert_eq!(s.stats().srtt, 50 * MS);
+    s.on_packet(51 * MS, &ack(3000, 1, 0)); // stretch ACK: + min(2000, SMSS)
+    assert_eq!(cwnd(&s), 6000.0);
+    assert_eq!(offs(&drain(&mut s, 51 * MS)), vec![6000, 7000, 8000]);
+    assert_eq!(s.stats().bytes, 3000);
+}
+
+#[test]
+fn congestion_avoidance_through_transport() {
+    let mut c = cfg();
+    c.initial_window = Some(4);
+    c.initial_ssthresh = Some(4000);
+    let mut s = sender(&c, Recovery::NewReno);
+    drain(&mut s, 0);
+    s.on_packet(10 * MS, &ack(1000, 0, 0));
+    assert_eq!(cwnd(&s), 4250.0); // 4000 + 1000²/4000
+    assert_eq!(drain(&mut s, 10 * MS).len(), 1);
+}
+
+/// Send 10 segments, ACK the first (cwnd 11 000 → 2 more), then three duplicates.
+fn into_recovery(r: Recovery) -> TcpSender {
+    let mut c = cfg();
+    c.initial_window = Some(10);
+    let mut s = sender(&c, r);
+    assert_eq!(drain(&mut s, 0).len(), 10);
+    s.on_packet(100 * MS, &ack(1000, 0, 0));
+    assert_eq!(offs(&drain(&mut s, 100 * MS)), vec![10_000, 11_000]);
+    for i in 1..=2 {
+        s.on_packet(101 * MS, &ack(1000, 0, 0));
+        assert!(!s.in_recovery(), "dupack {i}");
+        assert!(drain(&mut s, 101 * MS).is_empty());
+    }
+    s.on_packet(102 * MS, &ack(1000, 0, 0));
+    assert!(s.in_recovery());
+    s
+}
+
+/// An ACK for `off` carrying SACK blocks given as offsets.
+fn sack_ack(off: u64, blocks: &[(u64, u64)]) -> Packet {
+    sack_ack_ts(off, 0, blocks)
+}
+
+fn sack_ack_ts(off: u64, ts_ecr: Time, blocks: &[(u64, u64)]) -> Packet {
+    let mut p = ack(off, ts_ecr, 0);
+    let sp = SeqSpace::new(ISN);
+    let h = p.tcp_hdr_mut().unwrap();
+    for &(l, r) in blocks {
+        h.sack.push(sp.wire(l), sp.wire(r));
+    }
+    p
+}
+
+fn sack_sender(iw: u32) -> TcpSender {
+    let mut c = cfg();
+    c.initial_window = Some(iw);
+    c.sack = true;
+    let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams::default());
+    s.start(0);
+    s
+}
+
+/// Ten segments out; 0 and 4000 are lost. With SACK the second hole is resent as soon as
+/// three segments above it are SACKed (RFC 6675 IsLost), not one RTT later on the partial
+/// ACK, and the window is held at ssthresh instead of inflating.
+#[test]
+fn sack_recovery_repairs_a_second_hole_within_the_same_round_trip() {
+    let mut s = sack_sender(10);
+    assert_eq!(drain(&mut s, 0).len(), 10);
+    let t = 100 * MS;
+    s.on_packet(t, &sack_ack(0, &[(1000, 2000)]));
+    s.on_packet(t, &sack_ack(0, &[(1000, 3000)]));
+    assert_eq!(offs(&drain(&mut s, t)), vec![10_000, 11_000], "Limited Transmit");
+    s.on_packet(t, &sack_ack(0, &[(1000, 4000)]));
+    assert!(s.in_recovery());
+    // ssthresh from the 10 000 bytes in flight before Limited Transmit (RFC 5681 §3.2
+    // step 2); no inflation.
+    assert_eq!((s.ssthresh(), cwnd(&s)), (5000.0, 5000.0));
+    assert_eq!(offs(&drain(&mut s, t)), vec![0], "fast retransmit");
+    // Segments 5000.. arrive: after three SACKed segments above it, 4000 is lost.
+    s.on_packet(t, &sack_ack(0, &[(5000, 6000), (1000, 4000)]));
+    s.on_packet(t, &sack_ack(0, &[(5000, 7000), (1000, 4000)]));
+    s.on_packet(t, &sack_ack(0, &[(5000, 8000), (1000, 4000)]));
+    assert!(drain(&mut s, t).is_empty(), "pipe 5000 = cwnd");
+    s.on_packet(t, &sack_ack(0, &[(5000, 9000), (1000, 4000)]));
+    assert_eq!(offs(&drain(&mut s, t)), vec![4000], "NextSeg: the lost second hole, pipe 4000");
+    assert_eq!(cwnd(&s), 5000.0);
+    // Further SACKs free the pipe for new data.
+    s.on_packet(t, &sack_ack(0, &[(5000, 10_000), (1000, 4000)]));
+    assert_eq!(offs(&drain(&mut s, t)), vec![12_000]);
+    s.on_packet(t, &sack_ack(0, &[(5000, 12_000), (1000, 4000)]));
+    assert_eq!(offs(&drain(&mut s, t)), vec![13_000, 14_000]);
+    // The retransmission of 0 is acknowledged (a partial ACK; 4000 was already resent),
+    // then that of 4000: recovery ends one window of data later, without a timeout.
+    s.on_packet(200 * MS, &sack_ack(4000, &[(5000, 12_000)]));
+    assert!(s.in_recovery());
+    assert_eq!(s.stats().retransmits, 2);
+    s.on_packet(201 * MS, &sack_ack(15_000, &[]));
+    assert!(!s.in_recovery());
+    assert_eq!(s.stats().timeouts, 0);
+}
+
+#[test]
+fn go_back_n_after_a_timeout_skips_sacked_data() {
+    let mut c = cfg();
+    c.initial_window = Some(6);
+    c.sack = true;
+    let mut s = sender(&c, Recovery::NewReno);
+    assert_eq!(drain(&mut s, 0).len(), 6);
+    // 0, 2000, 3000 and 4000 lost: two duplicates only, so the timer repairs it.
+    s.on_packet(100 * MS, &sack_ack(0, &[(1000, 2000)]));
+    s.on_packet(100 * MS, &sack_ack(0, &[(5000, 6000), (1000, 2000)]));
+    assert!(!s.in_recovery());
+    let deadline = s.rto_deadline().unwrap();
+    s.on_timeout(deadline);
+    assert_eq!(offs(&drain(&mut s, deadline)), vec![0]);
+    // The retransmission fills 0..2000 (its ACK echoes its timestamp: not spurious); slow
+    // start from one segment resends the holes.
+    let t = deadline + 100 * MS;
+    s.on_packet(t, &sack_ack_ts(2000, deadline, &[(5000, 6000)]));
+    assert_eq!(offs(&drain(&mut s, t)), vec![2000, 3000]);
+    // Go-back-N reaches the SACKed 5000 and steps over it.
+    s.on_packet(t + 100 * MS, &sack_ack_ts(4000, t, &[(5000, 6000)]));
+    assert_eq!(offs(&drain(&mut s, t + 100 * MS)), vec![4000, 6000]);
+    assert_eq!(s.stats().retransmits, 4, "0, 2000, 3000, 4000; never 1000 or 5000");
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
+    let mut c = cfg();
+    c.initial_window = Some(4);
+    let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams::default());
+    s.start(0);
+    assert_eq!(drain(&mut s, 0).len(), 4);
+    // The first segment is lost: three duplicates come back for the others.
+    s.on_packet(100 * MS, &ack(0, 0, 0));
+    assert_eq!(offs(&drain(&mut s, 100 * MS)), vec![4000], "dupack 1: one new segment");
+    s.on_packet(101 * MS, &ack(0, 0, 0));
+    assert_eq!(offs(&drain(&mut s, 101 * MS)), vec![5000], "dupack 2: one more");
+    assert_eq!(cwnd(&s), 4000.0, "cwnd itself is unchanged");
+    s.on_packet(102 * MS, &ack(0, 0, 0));
+    assert!(s.in_recovery());
+    // RFC 5681 §3.2 step 2: FlightSize 4000 before Limited Transmit, halved.
+    assert_eq!(s.ssthresh(), 2000.0);
+    assert_eq!(offs(&drain(&mut s, 102 * MS)), vec![0], "fast retransmit");
+    // Without it, a window of 4 with two losses would have only one duplicate in reserve.
+    let mut s = sender(&c, Recovery::NewReno);
+    drain(&mut s, 0);
+    s.on_packet(100 * MS, &ack(0, 0, 0));
+    assert!(drain(&mut s, 100 * MS).is_empty());
+}
+
+#[test]
+fn fast_retransmit_on_third_dupack_and_inflation() {
+    let mut s = into_recovery(Recovery::NewReno);
+    // ssthresh = max(FlightSize/2, 2 SMSS) = 11 000/2; cwnd = ssthresh + 3 SMSS.
+    assert_eq!(s.ssthresh(), 5500.0);
+    assert_eq!(cwnd(&s), 8500.0);
+    let p = drain(&mut s, 102 * MS);
+    assert_eq!(offs(&p), vec![1000], "retransmit the segment at snd_una, outside the window");
+    assert_eq!(s.stats().retransmits, 1);
+    // Each further duplicate inflates by SMSS; new data once flight + SMSS <= cwnd.
+    for (i, want) in [(4, 9500.0), (5, 10_500.0), (6, 11_500.0)] {
+        s.on_packet(103 * MS, &ack(1000, 0, 0));
+        assert_eq!(cwnd(&s), want, "dupack {i}");
+        assert!(drain(&mut s, 103 * MS).is_empty());
+    }
+    s.on_packet(104 * MS, &ack(1000, 0, 0));
+    assert_eq!(cwnd(&s), 12_500.0);
+    assert_eq!(offs(&drain(&mut s, 104 * MS)), vec![12_000]);
+}
+
+#[test]
+fn newreno_partial_ack_then_full_ack() {
+    let mut s = into_recovery(Recovery::NewReno);
+    drain(&mut s, 102 * MS);
+    let rto0 = s.rto_deadline().unwrap();
+    // Partial ACK (a second hole at 4000): deflate 8500 - 3000 + 1000, retransmit 4000,
+    // restart the timer (first partial ACK only).
+    s.on_packet(200 * MS, &ack(4000, 0, 0));
+    assert!(s.in_recovery());
+    assert_eq!(cwnd(&s), 6500.0);
+    assert_eq!(offs(&drain(&mut s, 200 * MS)), vec![4000]);
+    assert_eq!(s.rto_deadline(), Some(200 * MS + s.rto()));
+    assert!(s.rto_deadline().unwrap() > rto0);
+    // A second partial ACK does not restart the timer.
+    s.on_packet(210 * MS, &ack(5000, 0, 0));
+    assert_eq!(offs(&drain(&mut s, 210 * MS)), vec![5000]);
+    assert_eq!(s.rto_deadline(), Some(200 * MS + s.rto()));
+    // Karn: ACKs covering retransmitted data gave no RTT sample (only the first ACK did).
+    assert_eq!(s.stats().srtt, 100 * MS);
+    // Full ACK (≥ recover = 12 000) leaving nothing outstanding:
+    // cwnd = min(ssthresh 5500, max(0, SMSS) + SMSS) = 2000.
+    s.on_packet(300 * MS, &ack(12_000, 0, 0));
+    assert!(!s.in_recovery());
+    assert_eq!(cwnd(&s), 2000.0);
+    assert_eq!(s.rto_deadline(), None, "all data acknowledged");
+    assert_eq!(offs(&drain(&mut s, 300 * MS)), vec![12_000, 13_000]);
+    assert_eq!(s.stats().retransmits, 3);
+}
+
+#[test]
+fn newreno_full_ack_with_data_outstanding() {
+    let mut s = into_recovery(Recovery::NewReno);
+    drain(&mut s, 102 * MS);
+    for _ in 0..4 {
+        s.on_packet(103 * MS, &ack(1000, 0, 0)); // cwnd 12 500, sends 12 000
+    }
+    assert_eq!(offs(&drain(&mut s, 103 * MS)), vec![12_000]);
+    s.on_packet(200 * MS, &ack(12_000, 0, 0));
+    // FlightSize after the ACK is 1000: min(5500, 1000 + 1000).
+    assert_eq!(cwnd(&s), 2000.0);
+}
+
+#[test]
+fn reno_exits_at_first_new_ack_then_times_out() {
+    let mut s = into_recovery(Recovery::Reno);
+    drain(&mut s, 102 * MS);
+    s.on_packet(200 * MS, &ack(4000, 0, 0));
+    assert!(!s.in_recovery());
+    assert_eq!(cwnd(&s), 5500.0, "cwnd = ssthresh");
+    assert!(drain(&mut s, 200 * MS).is_empty(), "no hole retransmission, flight 8000 > cwnd");
+    // Three more duplicates below `recover` do not start another fast retransmit.
+    for _ in 0..3 {
+        s.on_packet(210 * MS, &ack(4000, 0, 0));
+    }
+    assert!(!s.in_recovery());
+    assert!(drain(&mut s, 210 * MS).is_empty());
+    // The hole is recovered by the timer.
+    let t = s.poll_timeout().unwrap();
+    s.on_timeout(t);
+    assert_eq!(s.stats().timeouts, 1);
+    assert_eq!(offs(&drain(&mut s, t)), vec![4000]);
+}
+
+#[test]
+fn rto_go_back_n_backoff_and_karn() {
+    let mut s = sender(&cfg(), Recovery::NewReno);
+    assert_eq!(drain(&mut s, 0).len(), 4);
+    // Initial RTO 1 s; an early (lazy) timer fire does nothing.
+    assert_eq!(s.poll_timeout(), Some(NS_PER_SEC));
+    s.on_timeout(500 * MS);
+    assert_eq!(s.stats().timeouts, 0);
+    s.on_timeout(NS_PER_SEC);
+    assert_eq!(s.stats().timeouts, 1);
+    assert_eq!((s.ssthresh(), cwnd(&s)), (2000.0, 1000.0));
+    assert_eq!(s.snd_nxt(), 0);
+    let p = drain(&mut s, NS_PER_SEC);
+    assert_eq!(offs(&p), vec![0], "go-back-N from snd_una, one segment");
+    assert_eq!(s.poll_timeout(), Some(3 * NS_PER_SEC), "backed off to 2 s");
+    // Second expiry: ssthresh held, RTO 4 s.
+    s.on_timeout(3 * NS_PER_SEC);
+    assert_eq!((s.ssthresh(), cwnd(&s)), (2000.0, 1000.0));
+    assert_eq!(offs(&drain(&mut s, 3 * NS_PER_SEC)), vec![0]);
+    assert_eq!(s.poll_timeout(), Some(7 * NS_PER_SEC));
+    // The receiver had 0..2000: the ACK jumps; no RTT sample (Karn), RTO stays backed off.
+    let t = 3 * NS_PER_SEC + 100 * MS;
+    s.on_packet(t, &ack(2000, 3 * NS_PER_SEC, 0));
+    assert_eq!(s.stats().srtt, 0);
+    assert_eq!(s.rto(), 4 * NS_PER_SEC);
+    assert_eq!(s.poll_timeout(), Some(t + 4 * NS_PER_SEC));
+    assert_eq!(cwnd(&s), 2000.0);
+    // Go-back-N resends 2000 and 3000 (retransmissions), nothing beyond the window.
+    assert_eq!(offs(&drain(&mut s, t)), vec![2000, 3000]);
+    assert_eq!(s.stats().retransmits, 4);
+    s.on_packet(t + 100 * MS, &ack(4000, t, 0));
+    assert_eq!(s.stats().srtt, 0, "covers retransmitted bytes");
+    // New data, then a clean ACK: a valid sample resets the back-off.
+    let p = drain(&mut s, t + 100 * MS);
+    assert_eq!(cwnd(&s), 2500.0, "cwnd reached ssthresh: congestion avoidance, 2000 + 1000²/2000");
+    assert_eq!(offs(&p), vec![4000, 5000]);
+    s.on_packet(t + 200 * MS, &ack(5000, t + 100 * MS, 0));
+    assert_eq!(s.stats().srtt, 100 * MS);
+    assert_eq!(s.rto(), 300 * MS);
+}
+
+/// Ten segments at t = 0, the first ACKed at 100 ms (two more go out), then the RTO at
+/// 400 ms retransmits offset 1000 stamped 400 ms.
+fn after_rto(params: &TcpParams) -> TcpSender {
+    let mut c = cfg();
+    c.initial_window = Some(10);
+    let mut s = TcpSender::new(&c, Recovery::NewReno, params);
+    s.start(0);
+    assert_eq!(drain(&mut s, 0).len(), 10);
+    s.on_packet(100 * MS, &ack(1000, 0, 0));
+    assert_eq!(drain(&mut s, 100 * MS).len(), 2);
+    assert_eq!(s.poll_timeout(), Some(400 * MS), "SRTT 100 ms + max(G, 4·50 ms)");
+    s.on_timeout(400 * MS);
+    assert_eq!((cwnd(&s), s.ssthresh()), (1000.0, 5500.0));
+    let p = drain(&mut s, 400 * MS);
+    assert_eq!(offs(&p), vec![1000]);
+    assert_eq!(p[0].tcp_hdr().unwrap().ts_val, 400 * MS);
+    s
+}
+
+#[test]
+fn eifel_undoes_a_spurious_timeout_and_resumes_with_new_data() {
+    let mut s = after_rto(&TcpParams::default());
+    // The ACK echoes the original transmission (sent at 0, before the retransmission at
+    // 400 ms): the segments were only delayed (RFC 3522).
+    s.on_packet(450 * MS, &ack(3000, 0, 0));
+    assert_eq!((s.stats().timeouts, s.stats().spurious_timeouts), (1, 1));
+    // Undo: cwnd 11 000 and ssthresh ∞ again, then slow start's + SMSS for this ACK.
+    assert_eq!((cwnd(&s), s.ssthresh()), (12_000.0, f64::INFINITY));
+    // No go-back-N: flight 12 000 − 3000 leaves room for three new segments.
+    assert_eq!(offs(&drain(&mut s, 450 * MS)), vec![12_000, 13_000, 14_000]);
+    assert_eq!(s.stats().retransmits, 1);
+    // The echoed timestamp names the original, so the 450 ms sample is taken (and the
+    // back-off dropped): SRTT (7·100 + 450)/8.
+    assert_eq!(s.stats().srtt, 143_750_000);
+    // Later ACKs do not undo again.
+    s.on_packet(460 * MS, &ack(4000, 0, 0));
+    assert_eq!(s.stats().spurious_timeouts, 1);
+}
+
+#[test]
+fn after_an_undo_a_real_loss_gets_fast_retransmit_and_ece_is_heard() {
+    let mut c = cfg();
+    c.initial_window = Some(10);
+    c.ecn = true;
+    let mut s = sender(&c, Recovery::NewReno);
+    drain(&mut s, 0);
+    s.on_packet(100 * MS, &ack(1000, 0, 0));
+    drain(&mut s, 100 * MS);
+    s.on_timeout(400 * MS);
+    assert_eq!(offs(&drain(&mut s, 400 * MS)), vec![1000]);
+    s.on_packet(450 * MS, &ack(3000, 0, 0));
+    assert_eq!(s.stats().spurious_timeouts, 1);
+    drain(&mut s, 450 * MS);
+    // ECE on the restored window is a congestion signal again.
+    s.on_packet(451 * MS, &ack(4000, 0, flags::ECE));
+    assert_eq!(s.ecn_reactions(), 1);
+    // A loss in the restored window: three duplicates start fast retransmit (the timeout's
+    // `recover` was put back).
+    for i in 0..3 {
+        s.on_packet(452 * MS + i, &ack(4000, 0, 0));
+    }
+    assert!(s.in_recovery());
+    // An ACK that signals congestion itself is never the occasion of an undo.
+    let mut s = sender(&c, Recovery::NewReno);
+    drain(&mut s, 0);
+    s.on_packet(100 * MS, &ack(1000, 0, 0));
+    drain(&mut s, 100 * MS);
+    s.on_timeout(400 * MS);
+    drain(&mut s, 400 * MS);
+    s.on_packet(450 * MS, &ack(3000, 0, flags::ECE));
+    assert_eq!(s.stats().spurious_timeouts, 0);
+}
+
+#[test]
+fn a_timeout_inside_fast_recovery_is_never_undone() {
+    let mut s = into_recovery(Recovery::NewReno);
+    drain(&mut s, 102 * MS);
+    // Partial ACK: the hole at 4000 is retransmitted at 200 ms.
+    s.on_packet(200 * MS, &ack(4000, 0, 0));
+    assert_eq!(offs(&drain(&mut s, 200 * MS)), vec![4000]);
+    // The impatient timer fires before that retransmission is acknowledged: go-back-N.
+    let t = s.rto_deadline().unwrap();
+    s.on_timeout(t);
+    assert_eq!(offs(&drain(&mut s, t)), vec![4000]);
+    // The ACK for the 200 ms retransmission predates the timeout's, but the timeout is
+    // NewReno's exit from one hole per RTT: no undo, go-back-N goes on.
+    s.on_packet(t + 10 * MS, &ack(5000, 200 * MS, 0));
+    assert_eq!(s.stats().spurious_timeouts, 0);
+    assert!(!s.in_recovery());
+    assert_eq!(cwnd(&s), 2000.0);
+    assert_eq!(offs(&drain(&mut s, t + 10 * MS)), vec![5000, 6000]);
+}
+
+#[test]
+fn a_genuine_loss_or_eifel_off_keeps_the_timeout() {
+    // The ACK echoes the retransmission: the original was lost.
+    let mut s = after_rto(&TcpParams::default());
+    s.on_packet(450 * MS, &ack(3000, 400 * MS, 0));
+    assert_eq!(s.stats().spurious_timeouts, 0);
+    assert_eq!(cwnd(&s), 2000.0, "slow start from one segment");
+    assert_eq!(offs(&drain(&mut s, 450 * MS)), vec![3000, 4000], "go-back-N");
+    // Detection off (ns-2): the same late original ACK leaves the timeout's reduction.
+    let mut s = after_rto(&TcpParams { spurious_rto: SpuriousRto::Off, ..Default::default() });
+    s.on_packet(450 * MS, &ack(3000, 0, 0));
+    assert_eq!((s.stats().spurious_timeouts, cwnd(&s)), (0, 2000.0));
+    assert_eq!(offs(&drain(&mut s, 450 * MS)), vec![3000, 4000]);
+    assert_eq!(s.stats().retransmits, 3);
+}
+
+#[test]
+fn handshake_first_rtt_sample_and_syn_retransmission() {
+    let mut c = cfg();
+    c.handshake = true;
+    let mut s = sender(&c, Recovery::NewReno);
+    let p = drain(&mut s, 0);
+    assert_eq!(p.len(), 1);
+    assert_eq!((p[0].kind, p[0].size), (Kind::Syn, 40));
+    assert_eq!(p[0].tcp_hdr().unwrap().seq, ISN - 1);
+    // The SYN-ACK after 80 ms gives SRTT 80 ms, RTO max(80 + 160, 200) = 240 ms.
+    let sa = TcpHeader { ack: ISN, flags: flags::SYN | flags::ACK, ts_ecr: 0, ..Default::default() };
+    s.on_packet(80 * MS, &Packet::tcp(7, Kind::SynAck, 40, 0, sa));
+    assert_eq!(s.stats().srtt, 80 * MS);
+    assert_eq!(s.rto(), 240 * MS);
+    assert_eq!(drain(&mut s, 80 * MS).len(), 4);
+
+    // Lost SYN: retransmitted on the RTO; no sample from the SYN-ACK (Karn); IW = 1 SMSS.
+    let mut s = sender(&c, Recovery::NewReno);
+    drain(&mut s, 0);
+    s.on_timeout(NS_PER_SEC);
+    let p = drain(&mut s, NS_PER_SEC);
+    assert_eq!((p.len(), p[0].kind), (1, Kind::Syn));
+    assert_eq!(s.poll_timeout(), Some(3 * NS_PER_SEC));
+    s.on_packet(NS_PER_SEC + 80 * MS, &Packet::tcp(7, Kind::SynAck, 40, 0, sa));
+    assert_eq!(s.stats().srtt, 0);
+    assert_eq!(s.stats().timeouts, 1);
+    assert_eq!(s.poll_timeout(), None);
+    assert_eq!(drain(&mut s, NS_PER_SEC + 80 * MS).len(), 1);
+    // A duplicate SYN-ACK changes nothing.
+    s.on_packet(NS_PER_SEC + 90 * MS, &Packet::tcp(7, Kind::SynAck, 40, 0, sa));
+    assert_eq!(s.snd_nxt(), 1000);
+}
+
+#[test]
+fn ecn_reaction_once_per_window_and_cwr() {
+    let mut c = cfg();
+    c.ecn = true;
+    c.initial_window = Some(10);
+    let mut s = sender(&c, Recovery::NewReno);
+    let p = drain(&mut s, 0);
+    assert!(p.iter().all(|p| p.ecn == ecn::ECT0));
+    // ECE: halve like a loss (flight after the ACK 9000 → 4500), no retransmission.
+    s.on_packet(100 * MS, &ack(1000, 0, flags::ECE));
+    assert_eq!(s.ecn_reactions(), 1);
+    assert_eq!((s.ssthresh(), cwnd(&s)), (4500.0, 4500.0));
+    assert!(drain(&mut s, 100 * MS).is_empty());
+    assert_eq!(s.stats().retransmits, 0);
+    // More ECE within the same window (acks ≤ 10 000): ignored.
+    for a in (2000..=6000).step_by(1000) {
+        s.on_packet(101 * MS, &ack(a, 0, flags::ECE));
+    }
+    assert_eq!(s.ecn_reactions(), 1);
+    // The first new data packet carries CWR, later ones do not.
+    let p = drain(&mut s, 101 * MS);
+    assert!(!p.is_empty());
+    assert_eq!(offs(&p)[0], 10_000);
+    assert!(p[0].tcp_hdr().unwrap().flags & flags::CWR != 0);
+    assert!(p[1..].iter().all(|p| p.tcp_hdr().unwrap().flags & flags::CWR == 0));
+    // ECE on an ACK beyond the reacted window: a new reaction.
+    s.on_packet(200 * MS, &ack(11_000, 0, flags::ECE));
+    assert_eq!(s.ecn_reactions(), 2);
+}
+
+#[test]
+fn ecn_retransmissions_are_not_ect_and_ecn_needs_syn_ack_agreement() {
+    let mut c = cfg();
+    c.ecn = true;
+    let mut s = sender(&c, Recovery::NewReno);
+    drain(&mut s, 0);
+    s.on_timeout(NS_PER_SEC);
+    let p = drain(&mut s, NS_PER_SEC);
+    assert_eq!(p[0].ecn, ecn::NOT_ECT);
+    // Handshake: SYN asks with ECE|CWR; a SYN-ACK without ECE leaves ECN off.
+    c.handshake = true;
+    let mut s = sender(&c, Recovery::NewReno);
+    let syn = drain(&mut s, 0);
+    assert_eq!(syn[0].tcp_hdr().unwrap().flags, flags::SYN | flags::ECE | flags::CWR);
+    let sa = TcpHeader { ack: ISN, flags: flags::SYN | flags::ACK, ..Default::default() };
+    s.on_packet(MS, &Packet::tcp(7, Kind::SynAck, 40, 0, sa));
+    assert!(drain(&mut s, MS).iter().all(|p| p.ecn == ecn::NOT_ECT));
+}
+
+#[test]
+fn finite_flow_done_and_stop() {
+    let mut c = cfg();
+    c.size_bytes = Some(2500);
+    let mut s = sender(&c, Recovery::NewReno);
+    let p = drain(&mut s, 0);
+    assert_eq!(p.iter().map(|p| p.payload).collect::<Vec<_>>(), vec![1000, 1000, 500]);
+    assert_eq!(p[2].size, 540);
+    s.on_packet(MS, &ack(2000, 0, 0));
+    assert!(!s.stats().done);
+    s.on_packet(MS, &ack(2500, 0, 0));
+    assert!(s.stats().done);
+    assert_eq!(s.stats().bytes, 2500);
+    assert_eq!(s.poll_timeout(), None);
+    // Unbounded flow: after stop nothing new, but the outstanding data is still recovered.
+    let mut s = sender(&cfg(), Recovery::NewReno);
+    drain(&mut s, 0);
+    s.stop(MS);
+    s.on_packet(10 * MS, &ack(1000, 0, 0));
+    assert!(drain(&mut s, 10 * MS).is_empty());
+    s.on_timeout(10 * MS + s.rto());
+    assert_eq!(offs(&drain(&mut s, 2 * NS_PER_SEC)), vec![1000]);
+    assert!(!s.stats().done);
+}
+
+/// The `CongestionControl` hooks a test controller hands to the NewReno controller in its
+/// field 0 unchanged.
+macro_rules! newreno_rules {
+    () => {
+        fn window(&self) -> f64 {
+            self.0.window()
+        }
+        fn set_window(&mut self, w: f64, s: f64) {
+            self.0.set_window(w, s)
+        }
+        fn on_congestion(&mut self, sig: Signal, c: &SenderCtx) -> Response {
+            self.0.on_congestion(sig, c)
+        }
+    };
+}
+
+/// A controller that paces, to check the transport honours `pacing_rate`.
+struct Paced(NewRenoWindow);
+impl CongestionControl for Paced {
+    newreno_rules!();
+    fn pacing_rate(&self) -> Option<f64> {
+        Some(1_040_000.0) // one 1040-byte packet per ms
+    }
+    fn header_bytes(&self) -> u32 {
+        20
+    }
+    fn on_send(&mut self, pkt: &mut Packet, ctx: &SenderCtx) {
+        if pkt.kind == Kind::Data {
+            pkt.cong = crate::packet::CongHeader::Xcp {
+                rtt_us: 0,
+                cwnd: self.0.window() as u32,
+                feedback: f32::INFINITY,
+                reverse_feedback: 0.0,
+            };
+            assert_eq!(ctx.mss, 980);
+        }
+    }
+    fn on_ack(&mut self, a: &Ack<'_>, c: &SenderCtx) {
+        self.0.on_ack(a, c)
+    }
+}
+
+/// NewReno's rules, recording each new ACK's `reported_pkts`.
+struct ReportedRecorder(NewRenoWindow, std::sync::Arc<std::sync::Mutex<Vec<f64>>>);
+impl CongestionControl for ReportedRecorder {
+    newreno_rules!();
+    fn on_ack(&mut self, a: &Ack<'_>, c: &SenderCtx) {
+        if !a.is_duplicate() {
+            self.1.lock().unwrap().push(a.reported_pkts);
+        }
+        self.0.on_ack(a, c)
+    }
+}
+
+#[test]
+fn new_acks_see_the_duplicates_that_already_reported_their_packets() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut c = cfg();
+    c.initial_window = Some(5);
+    let w = ReportedRecorder(NewRenoWindow::new(&c, 1000), seen.clone());
+    let params = TcpParams { limited_transmit: false, ..Default::default() };
+    let mut s = TcpSender::with_controller(&c, Recovery::NewReno, &params, Box::new(w));
+    s.start(0);
+    drain(&mut s, 0);
+    // Segment 0 lost, 1000..4999 arrive: two duplicates, then the timer (a timeout does
+    // not forget them), then the ACK of everything once 0 is resent.
+    s.on_packet(100 * MS, &ack(0, 0, 0));
+    s.on_packet(100 * MS, &ack(0, 0, 0));
+    let t = s.rto_deadline().unwrap();
+    s.on_timeout(t);
+    drain(&mut s, t);
+    s.on_packet(t + 100 * MS, &ack(5000, t, 0));
+    assert_eq!(*seen.lock().unwrap(), vec![3.0], "five packets covered, two already reported");
+    // The count is spent: the next plain ACK reports its packet afresh.
+    drain(&mut s, t + 100 * MS);
+    s.on_packet(t + 200 * MS, &ack(6000, t, 0));
+    assert_eq!(*seen.lock().unwrap(), vec![3.0, 1.0]);
+}
+
+#[test]
+fn window_below_one_mss_still_sends_one_segment() {
+    let c = cfg();
+    let w = NewRenoWindow::with(10.0, f64::INFINITY, 1000);
+    let mut s = TcpSender::with_controller(&c, Recovery::NewReno, &TcpParams::default(), Box::new(w));
+    s.start(0);
+    assert_eq!(offs(&drain(&mut s, 0)), vec![0]);
+}
+
+#[test]
+fn plugged_window_paces_and_adds_header_bytes() {
+    let c = cfg();
+    let w = Paced(NewRenoWindow::new(&c, mss_for(&c, 20)));
+    let mut s = TcpSender::with_controller(&c, Recovery::NewReno, &TcpParams::default(), Box::new(w));
+    s.start(0);
+    assert_eq!(s.mss(), 980);
+    let p = drain(&mut s, 0);
+    assert_eq!(p.len(), 1, "paced: one packet now");
+    assert_eq!((p[0].payload, p[0].size), (980, 1040), "full packet stays packet_size on the wire");
+    assert_eq!(s.poll_timeout(), Some(MS));
+    assert!(drain(&mut s, MS - 1).is_empty());
+    assert_eq!(drain(&mut s, MS).len(), 1);
+    assert_eq!(s.stats().rate_bps, 8_320_000.0, "1.04 MB/s in bits per second");
+}

@@ -1,0 +1,137 @@
+//! The `params` table of a VCP flow (seed 001 A3–A5; PROTOCOLS.md §2 and §16) and the checks
+//! the VCP family's window-law parameters share.
+
+use crate::params::{positive, ParamError};
+use crate::tcp::TcpParams;
+use crate::time::secs;
+
+/// How long an MD holds off further MDs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MdHold {
+    /// One load-factor interval t_p (the default [checked: reference code]).
+    Tp,
+    /// One smoothed RTT (seed 000 §2.2's reading).
+    Rtt,
+    /// A fixed time in seconds; 0 is seed 001's literal wording.
+    Secs(f64),
+}
+
+impl<'de> serde::Deserialize<'de> for MdHold {
+    /// `md_hold = "t_p"`, `"rtt"` or a number of seconds.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MdHold, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Num(f64),
+            Name(String),
+        }
+        match Raw::deserialize(d) {
+            Ok(Raw::Num(x)) => Ok(MdHold::Secs(x)),
+            Ok(Raw::Name(s)) if s == "t_p" => Ok(MdHold::Tp),
+            Ok(Raw::Name(s)) if s == "rtt" => Ok(MdHold::Rtt),
+            Ok(Raw::Name(s)) => {
+                Err(serde::de::Error::custom(format!("must be \"t_p\", \"rtt\" or a number of seconds, got \"{s}\"")))
+            }
+            Err(_) => Err(serde::de::Error::custom("must be \"t_p\", \"rtt\" or a number of seconds")),
+        }
+    }
+}
+
+/// The `params` table of a "vcp" flow. Defaults: PROTOCOLS.md §2 and §16. Times in seconds.
+#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct VcpParams {
+    /// The routers' load-factor interval t_p, s, used for the RTT scaling [seed 001: 200 ms].
+    /// Keep it equal to the routers' `t_p`.
+    pub t_p: f64,
+    /// h in F(x) = h(1−x)/x, 0 < h ≤ 0.5 [seed 001: 0.25]; sets μ when `mu` is not given.
+    pub h: f64,
+    /// MI factor μ per t_p; default h(1/0.8 − 1) = 0.0625 [seed 001].
+    pub mu: Option<f64>,
+    /// AI step α, packets per t_p [seed 001: 1].
+    pub alpha: f64,
+    /// MD factor β [seed 001: 0.875].
+    pub beta: f64,
+    /// Cap σ_MI on rtt/t_p in the MI exponent [seed 001: 2.5].
+    pub sigma_mi: f64,
+    /// Cap σ_AI on (rtt/t_p)² in AI [seed 001: 10].
+    pub sigma_ai: f64,
+    /// Hold after an MD: "t_p" (default [checked]), "rtt" (seed 000) or seconds (0 = seed 001).
+    pub md_hold: MdHold,
+    /// Initial window, packets [reconstructed: 2]; a flow's `initial_window` overrides it.
+    pub iw: f64,
+    /// Slow start until the first loss (seed 001 Fig. 7's start-up burst) [reconstructed].
+    pub initial_slow_start: bool,
+    /// The TCP transport's knobs (dupthresh, RTO bounds, ...).
+    pub tcp: TcpParams,
+}
+
+impl Default for VcpParams {
+    fn default() -> VcpParams {
+        VcpParams {
+            t_p: 0.2,
+            h: 0.25,
+            mu: None,
+            alpha: 1.0,
+            beta: 0.875,
+            sigma_mi: 2.5,
+            sigma_ai: 10.0,
+            md_hold: MdHold::Tp,
+            iw: 2.0,
+            initial_slow_start: false,
+            tcp: TcpParams::default(),
+        }
+    }
+}
+
+impl VcpParams {
+    /// μ: `mu` if given, else h(1/0.8 − 1) (seed 001 §2: μ = h(1/ρ₀ − 1) at ρ₀ = 0.8).
+    pub fn mu(&self) -> f64 {
+        self.mu.unwrap_or(self.h * (1.0 / super::RHO_HIGH - 1.0))
+    }
+
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)?;
+        if let Some(mu) = self.mu {
+            positive("mu", mu)?;
+        }
+        if !(self.beta > 0.0 && self.beta < 1.0) {
+            return Err(ParamError::new("beta", format!("must be in (0, 1), got {}", self.beta)));
+        }
+        self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
+    }
+}
+
+/// Checks of the VCP window-law parameters shared by VCP, DPCP/TPCP and DCP-EW senders
+/// (seed 001 A3–A5): t_p at least 1 µs, 0 < h ≤ 0.5, positive α and σ caps, a finite
+/// non-negative hold, an initial window of at least one packet.
+#[allow(clippy::too_many_arguments)]
+pub fn check_window_laws(
+    t_p: f64,
+    h: f64,
+    alpha: f64,
+    sigma_mi: f64,
+    sigma_ai: f64,
+    md_hold: MdHold,
+    iw: f64,
+) -> Result<(), ParamError> {
+    positive("t_p", t_p)?;
+    if secs(t_p) < 1_000 {
+        return Err(ParamError::new("t_p", format!("must be at least 1 µs, got {t_p} s")));
+    }
+    if !(h > 0.0 && h <= 0.5) {
+        return Err(ParamError::new("h", format!("must be in (0, 0.5], got {h}")));
+    }
+    positive("alpha", alpha)?;
+    positive("sigma_mi", sigma_mi)?;
+    positive("sigma_ai", sigma_ai)?;
+    if let MdHold::Secs(s) = md_hold {
+        if !(s.is_finite() && s >= 0.0) {
+            return Err(ParamError::new("md_hold", format!("must be a finite number of seconds >= 0, got {s}")));
+        }
+    }
+    if !(iw.is_finite() && iw >= 1.0) {
+        return Err(ParamError::new("iw", format!("must be at least 1 packet, got {iw}")));
+    }
+    Ok(())
+}
