@@ -4,8 +4,16 @@
 
 mod build;
 mod consistency;
+mod flows;
+mod host_options;
+mod links;
 pub mod raw;
+mod record;
+mod routes;
+mod sizes;
 pub mod spec;
+mod topology;
+mod tunnels;
 pub mod units;
 
 pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, Spec, TunnelSpec};

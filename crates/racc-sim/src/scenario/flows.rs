@@ -1,0 +1,134 @@
+//! Flow generation: each `[[flows]]` group and `[[traffic]]` generator expands into its flows,
+//! with endpoints resolved by name and routed.
+
+use super::build::Ctx;
+use super::host_options::host_opts;
+use super::raw::{RawFlows, RawTraffic};
+use super::routes::Routes;
+use super::sizes::{bytes, size_dist};
+use super::spec::{FlowSpec, NodeSpec};
+use super::ScenarioError;
+use crate::traffic;
+use std::collections::HashMap;
+
+/// What every `[[flows]]` group and `[[traffic]]` generator is resolved against, and the flows
+/// they expand to, in file order.
+pub(super) struct FlowBuilder<'a> {
+    pub(super) cx: &'a Ctx<'a>,
+    pub(super) names: &'a HashMap<&'a str, usize>,
+    pub(super) nodes: &'a [NodeSpec],
+    pub(super) routes: &'a mut Routes,
+    pub(super) handshake: bool,
+    pub(super) packet_size: u32,
+    pub(super) duration: u64,
+    pub(super) seed: u64,
+    pub(super) out: Vec<FlowSpec>,
+}
+
+impl FlowBuilder<'_> {
+    pub(super) fn flow_group(&mut self, gi: usize, g: &RawFlows) -> Result<(), ScenarioError> {
+        let (cx, packet_size, duration) = (self.cx, self.packet_size, self.duration);
+        let key = format!("flows[{gi}]");
+        let opts = host_opts(cx, &key, &g.protocol, &g.host_options(), self.handshake, packet_size)?;
+        if !(1..=10_000_000).contains(&g.count) {
+            return Err(cx.err(format!("{key}.count"), format!("must be 1..10000000, got {}", g.count)));
+        }
+        if g.index_offset < 0 {
+            return Err(cx.err(format!("{key}.index_offset"), "must be >= 0"));
+        }
+        let start = time_opt(cx, &format!("{key}.start"), g.start)?.unwrap_or(0);
+        let spread = time_opt(cx, &format!("{key}.start_spread"), g.start_spread)?.unwrap_or(0);
+        let stop = time_opt(cx, &format!("{key}.stop"), g.stop)?;
+        if start >= duration {
+            return Err(cx.err(format!("{key}.start"), "starts at or after the end of the run"));
+        }
+        if let Some(s) = stop {
+            if s <= start {
+                return Err(cx.err(format!("{key}.stop"), "must be later than start"));
+            }
+        }
+        let size = match g.size {
+            None => None,
+            Some(s) => Some(bytes(cx, &format!("{key}.size"), s.0, packet_size)?),
+        };
+        let name = g.name.clone().unwrap_or_else(|| format!("flows{gi}"));
+        let starts = traffic::spread_starts(self.seed, &name, g.count as usize, start, spread);
+        for (i, st) in starts.into_iter().enumerate() {
+            let idx = (i as i64 + g.index_offset).to_string();
+            let (src, dst) = (g.src.replace("{i}", &idx), g.dst.replace("{i}", &idx));
+            let ends = endpoints(cx, &key, &src, &dst, self.names, self.nodes, self.routes)?;
+            self.out.push(opts.flow(&name, ends, st, stop, size));
+        }
+        Ok(())
+    }
+
+    pub(super) fn traffic_generator(&mut self, ti: usize, t: &RawTraffic) -> Result<(), ScenarioError> {
+        let (cx, packet_size, duration) = (self.cx, self.packet_size, self.duration);
+        let key = format!("traffic[{ti}]");
+        if t.kind != "poisson" {
+            return Err(cx.err(format!("{key}.kind"), format!("unknown traffic kind '{}' (known: poisson)", t.kind)));
+        }
+        let opts = host_opts(cx, &key, &t.protocol, &t.host_options(), self.handshake, packet_size)?;
+        let ends = endpoints(cx, &key, &t.src, &t.dst, self.names, self.nodes, self.routes)?;
+        if !(t.rate.is_finite() && t.rate > 0.0) {
+            return Err(cx.err(format!("{key}.rate"), format!("must be > 0 arrivals per second, got {}", t.rate)));
+        }
+        let start = time_opt(cx, &format!("{key}.start"), t.start)?.unwrap_or(0);
+        let stop = time_opt(cx, &format!("{key}.stop"), t.stop)?.unwrap_or(duration).min(duration);
+        if start >= stop {
+            return Err(cx.err(format!("{key}.start"), "no time left for arrivals before stop / the end of the run"));
+        }
+        let max_flows = match t.max_flows {
+            None => u64::MAX,
+            Some(m) if m >= 1 => m as u64,
+            Some(m) => return Err(cx.err(format!("{key}.max_flows"), format!("must be >= 1, got {m}"))),
+        };
+        let dist = size_dist(cx, &format!("{key}.size"), &t.size, packet_size)?;
+        let name = t.name.clone().unwrap_or_else(|| format!("traffic{ti}"));
+        let arrivals =
+            traffic::poisson_arrivals(self.seed, &name, t.rate, start, stop, max_flows, &dist, packet_size - 40);
+        for a in arrivals {
+            self.out.push(opts.flow(&name, ends, a.time, None, Some(a.bytes)));
+        }
+        Ok(())
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn endpoints(
+    cx: &Ctx,
+    key: &str,
+    src: &str,
+    dst: &str,
+    names: &HashMap<&str, usize>,
+    nodes: &[NodeSpec],
+    routes: &mut Routes,
+) -> Result<(usize, usize, usize, usize), ScenarioError> {
+    let find = |which: &str, name: &str| -> Result<usize, ScenarioError> {
+        let i = *names.get(name).ok_or_else(|| {
+            let hosts: Vec<&str> = nodes.iter().filter(|n| n.host).map(|n| n.name.as_str()).take(6).collect();
+            cx.err(format!("{key}.{which}"), format!("no node named '{name}' (hosts include: {})", hosts.join(", ")))
+        })?;
+        if !nodes[i].host {
+            return Err(cx.err(format!("{key}.{which}"), format!("'{name}' is a router; flows run between hosts")));
+        }
+        Ok(i)
+    };
+    let (s, d) = (find("src", src)?, find("dst", dst)?);
+    if s == d {
+        return Err(cx.err(format!("{key}.dst"), "a flow needs two different hosts"));
+    }
+    let no_path =
+        || cx.err(format!("{key}.dst"), format!("no path from '{src}' to '{dst}': the nodes are not connected"));
+    let fwd = routes.route(s, d).ok_or_else(no_path)?;
+    let rev = routes.route(d, s).ok_or_else(no_path)?;
+    Ok((s, d, fwd, rev))
+}
+
+fn time_opt(cx: &Ctx, key: &str, s: Option<super::units::Seconds>) -> Result<Option<u64>, ScenarioError> {
+    match s {
+        None => Ok(None),
+        Some(s) if s.0.is_finite() && s.0 >= 0.0 => Ok(Some(s.ns())),
+        Some(s) => Err(cx.err(key, format!("must be a time >= 0, got {} s", s.0))),
+    }
+}

@@ -1,0 +1,91 @@
+//! The transport options of a flow group or traffic generator: protocol (checked through the
+//! registry), its parameters, ECN, delayed ACK, SACK, initial window and ssthresh, handshake.
+
+use super::build::Ctx;
+use super::raw::RawHostOptions;
+use super::sizes::bytes;
+use super::spec::FlowSpec;
+use super::ScenarioError;
+use racc_proto::registry;
+
+/// Shared checks of the per-flow transport options.
+pub(super) struct HostOpts {
+    protocol: String,
+    params: serde_json::Value,
+    ecn: bool,
+    delayed_ack: bool,
+    sack: bool,
+    initial_window: Option<u32>,
+    initial_ssthresh: Option<u64>,
+    handshake: bool,
+}
+
+impl HostOpts {
+    /// One flow of a group or generator: `ends` = (src, dst, forward route, reverse route).
+    pub(super) fn flow(
+        &self,
+        group: &str,
+        ends: (usize, usize, usize, usize),
+        start: u64,
+        stop: Option<u64>,
+        size: Option<u64>,
+    ) -> FlowSpec {
+        let (src, dst, fwd_route, rev_route) = ends;
+        FlowSpec {
+            group: group.to_string(),
+            protocol: self.protocol.clone(),
+            src,
+            dst,
+            fwd_route,
+            rev_route,
+            start,
+            stop,
+            size_bytes: size,
+            params: self.params.clone(),
+            ecn: self.ecn,
+            delayed_ack: self.delayed_ack,
+            sack: self.sack,
+            initial_window: self.initial_window,
+            initial_ssthresh: self.initial_ssthresh,
+            handshake: self.handshake,
+        }
+    }
+}
+
+pub(super) fn host_opts(
+    cx: &Ctx,
+    key: &str,
+    protocol: &str,
+    o: &RawHostOptions,
+    handshake: bool,
+    packet_size: u32,
+) -> Result<HostOpts, ScenarioError> {
+    let canonical = registry::canonical_protocol(protocol).ok_or_else(|| {
+        let known: Vec<&str> = registry::PROTOCOLS.iter().map(|p| p.name).collect();
+        cx.err(format!("{key}.protocol"), format!("unknown protocol '{protocol}' (known: {})", known.join(", ")))
+    })?;
+    let params = o.params.clone().unwrap_or(serde_json::Value::Null);
+    registry::check_protocol(canonical, &params).map_err(|e| {
+        let k = if e.key.is_empty() { format!("{key}.params") } else { format!("{key}.params.{}", e.key) };
+        cx.err(k, e.reason)
+    })?;
+    let initial_window = match o.initial_window {
+        None => None,
+        Some(w) if (1..=1_000_000).contains(&w) => Some(w as u32),
+        Some(w) => return Err(cx.err(format!("{key}.initial_window"), format!("must be 1..1000000 packets, got {w}"))),
+    };
+    let initial_ssthresh = match o.initial_ssthresh {
+        None => None,
+        Some(s) => Some(bytes(cx, &format!("{key}.initial_ssthresh"), s.0, packet_size)?),
+    };
+    Ok(HostOpts {
+        protocol: canonical.to_string(),
+        params,
+        ecn: o.ecn.unwrap_or(false),
+        delayed_ack: o.delayed_ack.unwrap_or(false),
+        sack: o.sack.unwrap_or(false),
+        initial_window,
+        initial_ssthresh,
+        handshake: o.handshake.unwrap_or(handshake),
+    })
+}

@@ -1,0 +1,98 @@
+//! One link: capacity, propagation delay, buffer, router module and loss model, checked and
+//! converted into a [`LinkSpec`].
+
+use super::build::Ctx;
+use super::raw::RawLink;
+use super::spec::{BufferSpec, LinkSpec};
+use super::units::Amount;
+use super::ScenarioError;
+use racc_proto::loss::LossSpec;
+use racc_proto::registry;
+use racc_proto::time::secs;
+
+pub(super) fn delay(cx: &Ctx, key: &str, s: f64) -> Result<u64, ScenarioError> {
+    if !(s.is_finite() && s >= 0.0) {
+        return Err(cx.err(key, format!("must be a delay >= 0, got {s} s")));
+    }
+    Ok(secs(s))
+}
+
+pub(super) fn link(
+    cx: &Ctx,
+    key: &str,
+    l: &RawLink,
+    a: usize,
+    b: usize,
+    packet_size: u32,
+) -> Result<LinkSpec, ScenarioError> {
+    let cap =
+        l.capacity.ok_or_else(|| cx.err(format!("{key}.capacity"), "missing: the link capacity, e.g. \"100Mbps\""))?;
+    if !(cap.0.is_finite() && cap.0 > 0.0) {
+        return Err(cx.err(format!("{key}.capacity"), format!("must be > 0, got {} b/s", cap.0)));
+    }
+    // Serialising one packet must take at least 1 ns, else integer time cannot order events.
+    if cap.0 > packet_size as f64 * 8.0 * 1e9 {
+        return Err(cx.err(format!("{key}.capacity"), format!("{} b/s is too fast for 1 ns time resolution", cap.0)));
+    }
+    let d = l
+        .delay
+        .ok_or_else(|| cx.err(format!("{key}.delay"), "missing: the one-way propagation delay, e.g. \"10ms\""))?;
+    let delay = delay(cx, &format!("{key}.delay"), d.0)?;
+    let buffer = match l.buffer {
+        None => BufferSpec::Bdp(1.0),
+        Some(b) => {
+            let v = b.0.value();
+            if !(v.is_finite() && v > 0.0) {
+                return Err(cx.err(format!("{key}.buffer"), format!("must be > 0, got {v}")));
+            }
+            match b.0 {
+                Amount::Packets(p) => BufferSpec::Packets(p.round().max(1.0) as u32),
+                Amount::Bytes(by) => {
+                    if by < packet_size as f64 {
+                        return Err(cx.err(
+                            format!("{key}.buffer"),
+                            format!("{by} B cannot hold one {packet_size}-byte packet"),
+                        ));
+                    }
+                    BufferSpec::Bytes(by.round() as u64)
+                }
+                Amount::Bdp(x) => BufferSpec::Bdp(x),
+            }
+        }
+    };
+    let router = l.router.clone().unwrap_or_else(|| "droptail".into());
+    let router_params = l.router_params.clone().unwrap_or(serde_json::Value::Null);
+    registry::check_router(&router, &router_params).map_err(|e| {
+        if e.key.is_empty() {
+            cx.err(format!("{key}.router"), e.reason)
+        } else {
+            cx.err(format!("{key}.router_params.{}", e.key), e.reason)
+        }
+    })?;
+    let loss = l.loss.clone().unwrap_or(LossSpec::None);
+    loss.validate().map_err(|e| {
+        let k = if e.key.is_empty() { format!("{key}.loss") } else { format!("{key}.loss.{}", e.key) };
+        cx.err(k, e.reason)
+    })?;
+    let (fwd, rev) = match l.loss_direction.as_deref().unwrap_or("forward") {
+        "forward" => (loss, LossSpec::None),
+        "reverse" => (LossSpec::None, loss),
+        "both" => (loss.clone(), loss),
+        d => {
+            return Err(
+                cx.err(format!("{key}.loss_direction"), format!("must be 'forward', 'reverse' or 'both', got '{d}'"))
+            )
+        }
+    };
+    Ok(LinkSpec {
+        a,
+        b,
+        capacity_bps: cap.0,
+        delay,
+        buffer,
+        router,
+        router_params,
+        loss_forward: fwd,
+        loss_reverse: rev,
+    })
+}

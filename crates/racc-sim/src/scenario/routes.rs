@@ -1,0 +1,36 @@
+//! Static routes between nodes, computed on demand and numbered in the order first asked for.
+
+use super::spec::{LinkSpec, NodeSpec};
+use crate::routing::Graph;
+use std::collections::HashMap;
+
+/// Routes between host pairs, computed once per pair and shared by the pair's flows.
+pub(super) struct Routes {
+    graph: Graph,
+    is_host: Vec<bool>,
+    cache: HashMap<(usize, usize), usize>,
+    pub(super) paths: Vec<Vec<usize>>,
+}
+
+impl Routes {
+    pub(super) fn new(nodes: &[NodeSpec], links: &[LinkSpec]) -> Routes {
+        let ends: Vec<(usize, usize)> = links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
+        Routes {
+            graph: Graph::new(nodes.len(), &ends),
+            is_host: nodes.iter().map(|n| n.host).collect(),
+            cache: HashMap::new(),
+            paths: Vec::new(),
+        }
+    }
+
+    /// Index of the route from `a` to `b`, or `None` if `b` cannot be reached.
+    pub(super) fn route(&mut self, a: usize, b: usize) -> Option<usize> {
+        if let Some(&r) = self.cache.get(&(a, b)) {
+            return Some(r);
+        }
+        let p = self.graph.path(a, b, &self.is_host)?;
+        self.paths.push(p);
+        self.cache.insert((a, b), self.paths.len() - 1);
+        Some(self.paths.len() - 1)
+    }
+}
