@@ -1,4 +1,4 @@
-"""Seed 001 (VCP on DCCP), §4: 200 flows through a T3 bottleneck, four cases
+"""dccp-vcp-t3, seed 001 (VCP on DCCP) §4: 200 flows through a T3 bottleneck, four cases
 TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP (Figs. 5-7)."""
 
 from __future__ import annotations
