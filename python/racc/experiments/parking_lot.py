@@ -4,13 +4,12 @@ the per-flow max-min shares (PROTOCOLS.md §15)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
-from racc.maxmin import from_resolved, link_shares, max_min
+from racc.maxmin import from_results, link_shares, max_min
 
 #: the scenario's links L0..L3, as override keys (`topology.links.2.router`)
 PL_LINKS = [f"topology.links.{i}" for i in range(4)]
@@ -34,20 +33,13 @@ def group_shares(res: Any, port: str, window_s: float | None = None) -> pl.DataF
 
 def maxmin_split(res: Any, port_name: str, t: float) -> dict[str, float]:
     """Per-flow max-min shares of `port_name` among the flows active at time t (fractions of C)."""
-    resolved = res.resolved
-    active = [i for i, f in enumerate(resolved["flows"]) if f["start"] * 1e-9 <= t]
-    cap, paths, groups = from_resolved(resolved, active)
-    port = next(p for p in range(len(resolved["links"]) * 2) if _port_name(resolved, p) == port_name)
+    active = [i for i, f in enumerate(res.resolved["flows"]) if f["start"] * 1e-9 <= t]
+    cap, paths, groups = from_results(res, active)
+    (port,) = res.port_info.filter(pl.col("name") == port_name).get_column("port").to_list()
     rates = max_min(cap, paths)
     agg = {"long" if g == "long" else "local" for g in groups.values()}
     s = link_shares(rates, paths, {f: ("long" if g == "long" else "local") for f, g in groups.items()}, port)
     return {a: s.get(a, 0.0) / cap[port] for a in agg}
-
-
-def _port_name(resolved: Mapping, p: int) -> str:
-    link = resolved["links"][p // 2]
-    a, b = (link["a"], link["b"]) if p % 2 == 0 else (link["b"], link["a"])
-    return f"{resolved['nodes'][a]['name']}->{resolved['nodes'][b]['name']}"
 
 
 def l2_locals_start(res: Any) -> float:
