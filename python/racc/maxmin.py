@@ -9,6 +9,7 @@ experiments (the parking lot) are judged against.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 
 def max_min(
@@ -67,13 +68,14 @@ def link_shares(
     return out
 
 
-def from_resolved(resolved: Mapping, flows: Iterable[int] | None = None) -> tuple[dict, dict, dict]:
-    """Capacities (by port), forward paths and groups of a resolved scenario (``Results.resolved``),
-    restricted to ``flows`` (default: all). Port 2i is link i's a -> b direction."""
-    links = resolved["links"]
-    capacity = {2 * i + d: float(link["capacity_bps"]) for i, link in enumerate(links) for d in (0, 1)}
-    fl = resolved["flows"]
+def from_results(res: Any, flows: Iterable[int] | None = None) -> tuple[dict, dict, dict]:
+    """Capacities (by port), forward paths and groups of a run (a ``racc.Results``), restricted to
+    ``flows`` (positions in the resolved scenario's flow list; default: all). Ports are the
+    engine's port ids as the results list them (``port_info``); a path is the resolved route."""
+    info = res.port_info
+    capacity = dict(zip(info.get_column("port").to_list(), info.get_column("capacity_bps").to_list()))
+    fl = res.resolved["flows"]
     ids = range(len(fl)) if flows is None else flows
-    paths = {i: list(resolved["routes"][fl[i]["fwd_route"]]) for i in ids}
+    paths = {i: list(res.resolved["routes"][fl[i]["fwd_route"]]) for i in ids}
     groups = {i: fl[i]["group"] for i in ids}
     return capacity, paths, groups

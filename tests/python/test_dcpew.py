@@ -69,7 +69,7 @@ def test_figures_and_claims_are_produced(fixture, figures, verdict_claim, reques
 
 
 def test_dumbbell_loss_has_a_claim_per_lossy_point(dumbbell_loss):
-    from racc.experiments.dcpew import GE_LOSSES
+    from racc.experiments.dcpew_dumbbell_loss import GE_LOSSES
 
     ordered = [c for c in dumbbell_loss.claims if "DCP-EW > DPCP > VCP" in c.claim]
     assert len(ordered) == len([x for x in GE_LOSSES if x > 0])
@@ -82,7 +82,7 @@ def test_dumbbell_loss_has_a_claim_per_lossy_point(dumbbell_loss):
 def test_parking_lot_runs_under_five_percent_loss(parking_lot):
     """The comparison below is only seed 003's if every link really loses about 5 %."""
     from racc.experiments.base import port_summary
-    from racc.experiments.mpcp import PL_PORTS
+    from racc.experiments.parking_lot import PL_PORTS
 
     for name, res in parking_lot.results.items():
         for link, port in PL_PORTS.items():
@@ -92,7 +92,7 @@ def test_parking_lot_runs_under_five_percent_loss(parking_lot):
 
 def test_parking_lot_dcpew_uses_the_links_best(parking_lot):
     """Seed 003 §IV: under loss DCP-EW is efficient, DPCP under-utilises, VCP does worse still."""
-    from racc.experiments.dcpew import mean_utilisation
+    from racc.experiments.dcpew_parking_lot import mean_utilisation
 
     u = {n: mean_utilisation(r) for n, r in parking_lot.results.items()}
     print("mean utilisation of L0..L3:", u)
@@ -104,7 +104,7 @@ def test_parking_lot_dcpew_uses_the_links_best(parking_lot):
 def test_parking_lot_long_flows_closer_to_max_min_than_vcp(parking_lot):
     """Seed 003 §IV (after seed 000 §4.1): DPCP and DCP-EW treat the long flows better than VCP.
     Judged before the L2 locals start: after it the gap to VCP is only a few points."""
-    from racc.experiments.mpcp import phase_shares
+    from racc.experiments.parking_lot import phase_shares
 
     gap = {name: phase_shares(res).gaps[0] for name, res in parking_lot.results.items()}
     print("L0 long share's distance to max-min before the L2 locals:", gap)
@@ -119,7 +119,7 @@ def test_parking_lot_long_flows_closer_to_max_min_than_vcp(parking_lot):
 def test_dumbbell_loss_ordering(dumbbell_loss):
     """Seed 003 §IV.B: at each loss rate DCP-EW's utilisation is well above DPCP's, DPCP's above
     VCP's (30 % left out: see the module docstring)."""
-    from racc.experiments.dcpew import utilisation_by_loss
+    from racc.experiments.dcpew_dumbbell_loss import utilisation_by_loss
 
     u = utilisation_by_loss(dumbbell_loss.results)
     print("bottleneck utilisation by loss:", u)
@@ -132,7 +132,7 @@ def test_dumbbell_loss_ordering(dumbbell_loss):
 
 def test_dumbbell_loss_free_dcpew_matches_dpcp(dumbbell_loss):
     """Seed 003 §IV.B: without loss DCP-EW performs as DPCP does."""
-    from racc.experiments.dcpew import utilisation_by_loss
+    from racc.experiments.dcpew_dumbbell_loss import utilisation_by_loss
 
     u = utilisation_by_loss(dumbbell_loss.results)
     assert abs(u["dcpew"][0.0] - u["dpcp"][0.0]) < 0.03, u  # the claim's own tolerance

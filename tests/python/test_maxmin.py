@@ -62,3 +62,24 @@ def test_every_link_is_feasible_and_every_flow_has_a_bottleneck():
             and r[f] >= max(v for g, v in r.items() if link in paths[g]) - 1e-9
             for link in links
         ), f
+
+
+def test_from_results_reads_ports_from_the_results():
+    """Capacities come from ``port_info`` by the engine's port ids, whatever their numbering, and
+    paths are the resolved routes: nothing is derived from link positions."""
+    from types import SimpleNamespace
+
+    import polars as pl
+    from racc.maxmin import from_results
+
+    port_info = pl.DataFrame({"port": [7, 3, 11], "name": ["a->b", "b->c", "c->b"], "capacity_bps": [4e6, 2e6, 2e6]})
+    resolved = {
+        "routes": [[7, 3], [3]],
+        "flows": [{"group": "long", "fwd_route": 0}, {"group": "local", "fwd_route": 1}],
+    }
+    cap, paths, groups = from_results(SimpleNamespace(port_info=port_info, resolved=resolved))
+    assert cap == {7: 4e6, 3: 2e6, 11: 2e6}
+    assert paths == {0: [7, 3], 1: [3]} and groups == {0: "long", 1: "local"}
+    assert max_min(cap, paths) == {0: pytest.approx(1e6), 1: pytest.approx(1e6)}
+    _, only_long, _ = from_results(SimpleNamespace(port_info=port_info, resolved=resolved), [0])
+    assert only_long == {0: [7, 3]}

@@ -20,7 +20,7 @@ def dumbbell(tmp_path_factory):
 
 def test_dpcp_converges_faster_and_uses_the_link_better(dumbbell):
     from racc.experiments.base import port_summary
-    from racc.experiments.mpcp import BOTTLENECK, transition_time
+    from racc.experiments.mpcp_dumbbell import BOTTLENECK, transition_time
 
     r = dumbbell.results
     t_vcp, t_dpcp = transition_time(r["vcp"]), transition_time(r["dpcp"])
@@ -37,7 +37,7 @@ def test_dpcp_converges_faster_and_uses_the_link_better(dumbbell):
 def test_multi_packet_chains_hold_a_larger_queue_than_vcp(tmp_path):
     from racc import experiments
     from racc.experiments.figures import port_series
-    from racc.experiments.mpcp import BOTTLENECK
+    from racc.experiments.mpcp_queue import BOTTLENECK
 
     rep = experiments.reproduce("mpcp-queue", out=tmp_path / "q", quick=True)
     mean_q = {}
@@ -51,7 +51,7 @@ def test_multi_packet_chains_hold_a_larger_queue_than_vcp(tmp_path):
 
 def test_parking_lot_shares_and_vcp_bias(tmp_path):
     from racc import experiments
-    from racc.experiments.mpcp import PL_PORTS, group_shares, mean_share, phase_shares
+    from racc.experiments.parking_lot import PL_PORTS, group_shares, mean_share, phase_shares
 
     rep = experiments.reproduce("mpcp-parking-lot", out=tmp_path / "pl", quick=True)
     for res in rep.results.values():
@@ -80,7 +80,8 @@ def test_parking_lot_shares_and_vcp_bias(tmp_path):
 def test_dpcp_finishes_a_lossy_transfer_sooner_than_vcp():
     """Seed 000 §4.3 at one point of the sweep (5 % loss): DPCP completes the 1 MB transfer first."""
     import racc
-    from racc.experiments.mpcp import LOSS_KEY, protocol_overrides
+    from racc.experiments.mpcp_loss_sweep import LOSS_KEY
+    from racc.experiments.protocols import protocol_overrides
 
     fct = {}
     for p in ("vcp", "dpcp"):
@@ -96,12 +97,12 @@ def test_ack_path_loss_barely_slows_dpcp():
     remains is broken MSP/LSP echo pairs (§3.4). Below 30 % DPCP stays within 3x its loss-free
     completion time (the paper's "not significantly affected") and ahead of VCP."""
     import racc
-    from racc.experiments.mpcp import loss_case_name, loss_cases
+    from racc.experiments import mpcp_loss_sweep
 
-    cases = {c.name: c for c in loss_cases()}
+    cases = {c.name: c for c in mpcp_loss_sweep.cases()}
     fct, fallbacks = {}, {}
     for p, rate in (("dpcp", 0.0), ("dpcp", 0.25), ("vcp", 0.25)):
-        case = cases[loss_case_name(p, "ack", rate)]
+        case = cases[mpcp_loss_sweep.loss_case_name(p, "ack", rate)]
         res = racc.run(REPO / "scenarios" / case.scenario, overrides={**case.overrides, "duration": "120s"})
         assert res.completions.height == 1, (p, rate)
         fct[(p, rate)] = res.completions["fct_s"][0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import polars as pl
 import pytest
 from conftest import needs_core
 from racc.errors import ScenarioError
@@ -48,6 +49,12 @@ def test_dccp_vcp_t3_quick(tmp_path):
     bn = next(p for p in rep.results["tcp-red"].summary["ports"] if p["name"] == "r0->r1")
     assert 15 < bn["mean_queue_pkts"] < 140  # inside RED's scaled band (min_th 15, buffer 140)
     assert 0.005 < bn["drop_rate"] < 0.2
+    # Fig. 5's flow is found by its sender, and it is the 60 ms RTPD one.
+    from racc.experiments.dccp_vcp_t3 import flow_60ms
+
+    for res in rep.results.values():
+        info = res.flow_info.filter(pl.col("flow") == flow_60ms(res))
+        assert info["rtt_prop_s"].to_list() == [pytest.approx(0.060)]
     data = json.loads((tmp_path / "r" / "claims.json").read_text())
     assert data["cases_run"] == sorted(rep.results)
     assert {c["verdict"] for c in data["claims"]} <= {"consistent", "differs", "not run", "measured"}
@@ -79,8 +86,6 @@ def test_reproduce_with_another_seed(tmp_path, racc_cli):
     for case in data["cases_run"]:
         assert json.loads((out / case / "scenario.resolved.json").read_text())["seed"] == 2
     # The routers' first load-factor tick is drawn from the seed, so the queues differ.
-    import polars as pl
-
     q2 = pl.read_parquet(out / "dpcp" / "links.parquet")["queue_pkts"].to_list()
     q1 = one.results["dpcp"].links["queue_pkts"].to_list()
     assert q1 != q2

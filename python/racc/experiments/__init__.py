@@ -1,6 +1,16 @@
-"""Paper experiments: ``racc reproduce NAME`` (see :mod:`racc.experiments.base`)."""
+"""Paper experiments: ``racc reproduce NAME`` (see :mod:`racc.experiments.base`), one module per
+experiment, named after it."""
 
-from racc.experiments import dccp_vcp, dcpew, mpcp  # noqa: F401  (register their experiments)
+from racc.experiments import (  # noqa: F401  (register their experiments)
+    dccp_vcp_t3,
+    dcpew_dumbbell_loss,
+    dcpew_ipsec,
+    dcpew_parking_lot,
+    mpcp_dumbbell,
+    mpcp_loss_sweep,
+    mpcp_parking_lot,
+    mpcp_queue,
+)
 from racc.experiments.base import Case, Claim, Experiment, Reproduction, get, names, reproduce
 
 __all__ = ["Case", "Claim", "Experiment", "Reproduction", "get", "names", "reproduce"]

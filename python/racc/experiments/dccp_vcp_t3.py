@@ -1,4 +1,4 @@
-"""Seed 001 (VCP on DCCP), §4: 200 flows through a T3 bottleneck, four cases
+"""dccp-vcp-t3, seed 001 (VCP on DCCP) §4: 200 flows through a T3 bottleneck, four cases
 TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP (Figs. 5-7)."""
 
 from __future__ import annotations
@@ -20,7 +20,14 @@ VCP_ROUTER = {"topology.bottleneck.router": "vcp", "topology.bottleneck.router_p
 PAPER_QUEUE = {"tcp-red": 180, "dccp-red": 125, "tcp-vcp": 105, "dccp-vcp": 80}
 PAPER_DROP = {"tcp-red": 0.07, "dccp-red": 0.03}
 PAPER_ZERO_DROP_AFTER = {"tcp-vcp": 30.0, "dccp-vcp": 10.0}
-FLOW_60MS = 0  # subnet 0 (senders s0..s19) has the 60 ms RTPD
+#: sender of the flow drawn in Fig. 5: subnet 0 (senders s0..s19) has the 60 ms RTPD
+FLOW_60MS_SRC = "s0"
+
+
+def flow_60ms(res: Any) -> int:
+    """The id of the 60 ms RTPD flow, looked up by its sender in ``flow_info`` (the engine numbers
+    flows by start time, so flow 0 is whichever started first)."""
+    return int(res.flow_info.filter(pl.col("src") == FLOW_60MS_SRC).get_column("flow").min())
 
 
 def zero_drop_after(res: Any) -> float | None:
@@ -40,7 +47,7 @@ def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
             out / "fig5-throughput-60ms-flow.png",
             "Fig. 5: throughput of a 60 ms RTPD flow",
             "throughput (kb/s)",
-            lambda r: flow_series(r, FLOW_60MS, "goodput_bps", 1e-3),
+            lambda r: flow_series(r, flow_60ms(r), "goodput_bps", 1e-3),
             hline=220.8,
             hline_label="Eq. 9: 220.8 kb/s",
         ),
@@ -109,7 +116,8 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
             )
         )
     if "dccp-vcp" in results:
-        df = results["dccp-vcp"].flows.filter(pl.col("flow") == FLOW_60MS)
+        dv = results["dccp-vcp"]
+        df = dv.flows.filter(pl.col("flow") == flow_60ms(dv))
         end = df["time_s"].max()
         r = df.filter(pl.col("time_s") > end / 2)["goodput_bps"].mean()
         ok = r is not None and abs(r - 220.5e3) <= 0.1 * 220.5e3
