@@ -51,12 +51,15 @@ pub enum Kind {
     SynAck = 3,
 }
 
-impl Kind {
-    /// True for packets that travel from the flow's sender towards its receiver.
-    #[inline]
-    pub fn is_forward(self) -> bool {
-        matches!(self, Kind::Data | Kind::Syn)
-    }
+/// Which way a packet travels, set by the endpoint that emits it: engines route by this and
+/// never by the packet's kind (a DCCP receiver acknowledges ACKs, a receiver may send data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Direction {
+    /// From the flow's sender to its receiver: the data path.
+    Forward = 0,
+    /// From the receiver back to the sender: the return (ACK) path.
+    Return = 1,
 }
 
 /// Transport header: TCP-like fields (32-bit seq/ack as on the wire), or DCCP's
@@ -193,6 +196,8 @@ pub struct Packet {
     /// Flow (connection) this packet belongs to; dense small integers in the simulator.
     pub flow: u32,
     pub kind: Kind,
+    /// The path it travels (data or return), set by the emitting endpoint.
+    pub dir: Direction,
     /// Wire size in bytes.
     pub size: u32,
     /// Transport payload bytes (0 for pure ACKs).
@@ -208,11 +213,13 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// A TCP-like packet with the given kind and sizes; ECN Not-ECT, IP ID 0.
+    /// A TCP-like packet with the given kind and sizes; ECN Not-ECT, IP ID 0, on the data path
+    /// (a receiver sets `dir` to `Return` on what it emits).
     pub fn tcp(flow: u32, kind: Kind, size: u32, payload: u32, hdr: TcpHeader) -> Packet {
         Packet {
             flow,
             kind,
+            dir: Direction::Forward,
             size,
             payload,
             ecn: ecn::NOT_ECT,
@@ -311,6 +318,7 @@ mod tests {
     fn packet_is_small_and_copy() {
         // Engines move packets by value; keep them within two cache lines.
         assert!(std::mem::size_of::<Packet>() <= 128, "{}", std::mem::size_of::<Packet>());
+        assert_eq!(std::mem::size_of::<Direction>(), 1);
     }
 
     #[test]

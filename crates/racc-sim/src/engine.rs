@@ -11,7 +11,7 @@ use crate::scenario::{BufferSpec, ScenarioError, Spec};
 use racc_proto::endpoint::{Endpoint, FlowConfig};
 use racc_proto::ipsec::Tunnel;
 use racc_proto::loss::LossProcess;
-use racc_proto::packet::Packet;
+use racc_proto::packet::{Direction, Packet};
 use racc_proto::registry;
 use racc_proto::rng::SimRng;
 use racc_proto::time::{Time, NEVER};
@@ -347,7 +347,8 @@ impl Simulator {
         }
         let pkt = &self.slab.pkts[slot.pkt as usize];
         let f = pkt.flow as usize;
-        let forward_dir = pkt.kind.is_forward();
+        // The direction the emitting endpoint set: the data path or the return path.
+        let forward_dir = pkt.dir == Direction::Forward;
         let (start, len) = self.flow_paths[f][if forward_dir { 0 } else { 1 }];
         let next = slot.hop as u32 + 1;
         if next < len {
@@ -407,6 +408,8 @@ impl Simulator {
             let Some(ep) = ep else { return };
             let Some(pkt) = ep.poll_transmit(now) else { break };
             debug_assert_eq!(pkt.flow as usize, f);
+            // A sender emits onto the data path, a receiver onto the return path.
+            debug_assert_eq!(pkt.dir == Direction::Forward, side == SENDER, "flow {f}: {:?}", pkt.dir);
             self.cons.sent += 1;
             let idx = self.slab.put(pkt);
             self.forward(first, idx, 0, self.flow_group[f]);

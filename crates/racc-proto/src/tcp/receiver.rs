@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use super::ranges::RangeSet;
 use super::seq::SeqSpace;
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
-use crate::packet::{ecn, flags, hdr, tcp_checksum, Kind, Packet, SackBlocks, TcpHeader, MAX_SACK_BLOCKS};
+use crate::packet::{ecn, flags, hdr, tcp_checksum, Direction, Kind, Packet, SackBlocks, TcpHeader, MAX_SACK_BLOCKS};
 use crate::time::{Time, NEVER};
 
 const HDRS: u32 = hdr::IPV4 + hdr::TCP;
@@ -109,6 +109,7 @@ impl TcpReceiver {
     }
 
     fn finish(&mut self, now: Time, mut pkt: Packet) {
+        pkt.dir = Direction::Return;
         pkt.ip_id = self.ip_id;
         self.ip_id = self.ip_id.wrapping_add(1);
         if let Some(h) = pkt.tcp_hdr_mut() {
@@ -246,7 +247,7 @@ impl Endpoint for TcpReceiver {
         let pkt = &wire;
         let Some(h) = pkt.tcp_hdr() else { return };
         let h = *h;
-        if !pkt.kind.is_forward() {
+        if pkt.dir != Direction::Forward {
             return;
         }
         if let Some(e) = self.echo.as_mut() {

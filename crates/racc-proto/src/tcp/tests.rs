@@ -109,12 +109,12 @@ impl Run {
 
     fn drain(&mut self) {
         while let Some(p) = self.s.poll_transmit(self.now) {
-            assert!(p.kind.is_forward());
+            assert_eq!(p.dir, crate::packet::Direction::Forward, "a sender emits on the data path");
             self.syns += (p.kind == Kind::Syn) as u64;
             self.fwd.send(self.now, p);
         }
         while let Some(p) = self.r.poll_transmit(self.now) {
-            assert!(!p.kind.is_forward());
+            assert_eq!(p.dir, crate::packet::Direction::Return, "a receiver emits on the return path");
             self.rev.send(self.now, p);
         }
     }

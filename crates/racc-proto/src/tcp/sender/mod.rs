@@ -30,7 +30,7 @@ use super::{mss_for, PartialAckTimer, Recovery, SpuriousRto, TcpParams};
 use crate::cc::{CongestionControl, SenderCtx};
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
 use crate::metrics::MetricSink;
-use crate::packet::{ecn, flags, hdr, tcp_checksum, Kind, Packet, TcpHeader};
+use crate::packet::{ecn, flags, hdr, tcp_checksum, Direction, Kind, Packet, TcpHeader};
 use crate::time::{secs, Time, NEVER};
 use timeout::RtoUndo;
 
@@ -276,6 +276,7 @@ impl TcpSender {
 
     /// Stamp, let the controller see it, and size the packet.
     fn finish(&mut self, now: Time, mut pkt: Packet) -> Packet {
+        pkt.dir = Direction::Forward;
         pkt.ip_id = self.next_ip_id();
         if let Some(h) = pkt.tcp_hdr_mut() {
             h.checksum = tcp_checksum(h);
