@@ -264,7 +264,7 @@ def test_counter_reader_converts_ns2_units(tmp_path):
         "D 0 1.5\nD 1 1.9\n"
     )
     info = frame("flow_info", {"flow": [0, 1], "group": ["g", "g"], "start_s": [0.0, 0.0], "stop_s": [None, None]})
-    res = counters.read(tmp_path / "c.txt", r, info, frame("port_info", pi), 0.1)
+    res = counters.read(tmp_path / "c.txt", r, info, frame("port_info", pi), 100_000_000)
     links = res.links.filter(pl.col("port") == port)
     assert links.get_column("tx_pkts").to_list() == [90, 150] and links.get_column("drops").to_list() == [5, 1]
     assert links.get_column("utilisation").to_list()[1] == pytest.approx(

@@ -6,9 +6,10 @@ shapes), over the window (w0, w1]:
 
 * per port: utilisation (bytes sent / capacity), mean waiting queue (the queue integral's
   increase / window), drops, marks and wire losses in the window;
-* per flow group: goodput (acknowledged payload), retransmitted packets and timeouts; a flow's
-  counters are read at the last sample at or before w0 and w1 (racc samples a flow only while it
-  runs, and so does the ns-2 script), its acknowledged bytes are its size once it has completed;
+* per flow group: goodput (acknowledged payload), retransmitted packets and timeouts (also over
+  the whole run, where start-up losses count); a flow's counters are read at the last sample at
+  or before w0 and w1 (racc samples a flow only while it runs, and so does the ns-2 script), its
+  acknowledged bytes are its size once it has completed;
 * flow completion time: mean FCT of the flows that arrived in [w0, w1) and completed, by size
   decade, and how many completed;
 * Jain's index of per-flow goodput over the flows active through the whole window.
@@ -131,12 +132,18 @@ def _groups(side: Side, w0: float, w1: float) -> dict:
         .group_by("group", maintain_order=True)
         .agg(pl.col("goodput_bps", "retransmits", "timeouts").sum())
     )
+    # The whole run too: start-up losses are where recovery rules differ most.
+    end = side.res.summary.get("sim_time_s") or w1
+    run = flow_counters_at(side.res, end).group_by("group").agg(pl.col("retransmits", "timeouts").sum())
+    whole = {r["group"]: r for r in run.iter_rows(named=True)}
     out = {}
     for r in d.iter_rows(named=True):
         sec = f"group {r['group']}"
         out[(sec, "goodput, Mb/s", "rate")] = r["goodput_bps"] / 1e6
         out[(sec, "retransmitted packets", "count")] = r["retransmits"]
         out[(sec, "timeouts", "count")] = r["timeouts"]
+        out[(sec, "retransmitted packets, whole run", "count")] = whole[r["group"]]["retransmits"]
+        out[(sec, "timeouts, whole run", "count")] = whole[r["group"]]["timeouts"]
     return out
 
 
@@ -206,10 +213,16 @@ def table(pairs: list[tuple[Side, Side]], w0: float, w1: float) -> tuple[pl.Data
     return _select_ports(pl.DataFrame(rows, infer_schema_length=None)), values
 
 
-def _stats(prefix: str, xs: list[float]) -> dict[str, float | None]:
+def _stats(prefix: str, xs: list[float]) -> dict[str, float | int | None]:
+    """Seed mean, min, max and how many seeds had the metric (an FCT bin may be empty in some)."""
     if not xs:
-        return {f"{prefix}_mean": None, f"{prefix}_min": None, f"{prefix}_max": None}
-    return {f"{prefix}_mean": sum(xs) / len(xs), f"{prefix}_min": min(xs), f"{prefix}_max": max(xs)}
+        return {f"{prefix}_mean": None, f"{prefix}_min": None, f"{prefix}_max": None, f"{prefix}_n": 0}
+    return {
+        f"{prefix}_mean": sum(xs) / len(xs),
+        f"{prefix}_min": min(xs),
+        f"{prefix}_max": max(xs),
+        f"{prefix}_n": len(xs),
+    }
 
 
 def verdict(a: list[float], b: list[float], seeds: int) -> bool | None:

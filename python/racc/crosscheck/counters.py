@@ -43,14 +43,15 @@ def parse(path: Path) -> tuple[list[list[float]], list[list[float]], list[tuple[
 
 
 def read(
-    path: Path, resolved: dict[str, Any], flow_info: pl.DataFrame, port_info: pl.DataFrame, interval_s: float
+    path: Path, resolved: dict[str, Any], flow_info: pl.DataFrame, port_info: pl.DataFrame, interval_ns: int
 ) -> Results:
-    """ns-2's counters for one seed as a :class:`Results` (summary included)."""
+    """ns-2's counters for one seed as a :class:`Results` (summary included). Sample k is at
+    k x ``interval_ns``, in seconds as racc's engine writes it (integer ns x 1e-9)."""
     ports, flows, done = parse(path)
     caps = dict(zip(port_info.get_column("port").to_list(), port_info.get_column("capacity_bps").to_list()))
     names = dict(zip(port_info.get_column("port").to_list(), port_info.get_column("name").to_list()))
-    links = _links(ports, interval_s, caps, names, marking_ports(resolved))
-    flow_tab = _flows(flows, resolved, interval_s)
+    links = _links(ports, interval_ns, caps, names, marking_ports(resolved))
+    flow_tab = _flows(flows, resolved, interval_ns)
     completions = _completions(done, resolved)
     duration = resolved["duration"] / 1e9
     core = {"scenario": resolved["name"], "seed": resolved["seed"], "sim_time_s": duration}
@@ -76,7 +77,8 @@ def marking_ports(resolved: dict[str, Any]) -> set[int]:
     return out
 
 
-def _links(rows: list[list[float]], dt: float, caps: dict, names: dict, marking: set[int]) -> dict[str, list]:
+def _links(rows: list[list[float]], step: int, caps: dict, names: dict, marking: set[int]) -> dict[str, list]:
+    dt = step * 1e-9
     cols: dict[str, list] = {c: [] for c in ("time_s", "port", "name", "tx_bytes", "tx_pkts", "throughput_bps")}
     for c in ("utilisation", "queue_pkts", "queue_bytes", "drops", "losses", "marks", "arrivals", "queue_pkt_s"):
         cols[c] = []
@@ -86,7 +88,7 @@ def _links(rows: list[list[float]], dt: float, caps: dict, names: dict, marking:
         a0, d0, b0, dr0, m0, l0 = prev.get(p, [0.0] * 6)
         prev[p] = [arr, dep, bdep, drops, marks, lost]
         thr = (bdep - b0) * 8.0 / dt
-        cols["time_s"].append(round(k * dt, 9))
+        cols["time_s"].append(int(k) * step * 1e-9)
         cols["port"].append(p)
         cols["name"].append(names.get(p))
         cols["tx_bytes"].append(int(bdep - b0))
@@ -110,7 +112,8 @@ def acked_bytes(ack: float, flow: dict[str, Any], mss: int) -> int:
     return b if flow["size_bytes"] is None else min(b, int(flow["size_bytes"]))
 
 
-def _flows(rows: list[list[float]], resolved: dict[str, Any], dt: float) -> dict[str, list]:
+def _flows(rows: list[list[float]], resolved: dict[str, Any], step: int) -> dict[str, list]:
+    dt = step * 1e-9
     mss = resolved["packet_size"] - HEADERS
     specs = resolved["flows"]
     ticks = {}
@@ -126,7 +129,7 @@ def _flows(rows: list[list[float]], resolved: dict[str, Any], dt: float) -> dict
         if spec["group"] not in ticks:
             ticks[spec["group"]] = float(tcp_params(spec["params"])["clock_granularity"])
         acked = acked_bytes(ack, spec, mss)
-        cols["time_s"].append(round(k * dt, 9))
+        cols["time_s"].append(int(k) * step * 1e-9)
         cols["flow"].append(f)
         cols["goodput_bps"].append((acked - last.get(f, 0)) * 8.0 / dt)
         last[f] = acked

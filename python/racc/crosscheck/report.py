@@ -33,7 +33,7 @@ NOTES = [
 
 
 def cell(kind: str, mean: Any, lo: Any, hi: Any, seeds: int) -> str:
-    """``mean [min – max]`` in the metric's own format."""
+    """``mean [min–max]`` in the metric's own format; the range only over two seeds or more."""
     if mean is None:
         return "–"
     m = _fmt(kind, mean)
@@ -53,12 +53,11 @@ def _fmt(kind: str, x: float) -> str:
         return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
     if kind == "time":
         return fmt_time(x)
-    return f"{x:.3g}"
+    return f"{x:.4g}"
 
 
 def rows(cc: Any) -> list[list[str]]:
     """[section, metric, racc, ns-2, agree] per comparison row; the section only where it starts."""
-    n = len(cc.seeds)
     out, last = [], None
     for r in cc.comparison.iter_rows(named=True):
         sec = r["section"] if r["section"] != last else ""
@@ -68,8 +67,8 @@ def rows(cc: Any) -> list[list[str]]:
             [
                 sec,
                 r["metric"],
-                cell(r["kind"], r["racc_mean"], r["racc_min"], r["racc_max"], n),
-                cell(r["kind"], r["ns2_mean"], r["ns2_min"], r["ns2_max"], n),
+                cell(r["kind"], r["racc_mean"], r["racc_min"], r["racc_max"], r["racc_n"]),
+                cell(r["kind"], r["ns2_mean"], r["ns2_min"], r["ns2_max"], r["ns2_n"]),
                 agree,
             ]
         )

@@ -157,7 +157,7 @@ def crosscheck_ns2(
         for s, resolved, res, qint in pending:
             t0 = time.perf_counter()
             path_counters = ns.finish(runs[s], f"seed {s}")
-            n2 = counters.read(path_counters, resolved, res.flow_info, res.port_info, step / 1e9)
+            n2 = counters.read(path_counters, resolved, res.flow_info, res.port_info, step)
             n2.summary = _summary.build(
                 n2.summary,
                 links=n2.links,
