@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import needs_core
+from conftest import REPO, needs_core
 from racc import scenario as _scenario
 from racc.crosscheck import compare, counters, support, tcl
 
@@ -179,6 +179,21 @@ def test_tcp_options_and_params():
 
 def toml_script_default():
     return script(toml())[0]
+
+
+def test_explicit_topology_the_parking_lot_scenario():
+    path = REPO / "scenarios" / "crosscheck-parking-lot.toml"
+    sc, r, pi = resolve(path.read_text())
+    assert support.refusals(sc.data, r, pi) == []
+    s = tcl.write(r, pi, 500_000_000)
+    # r0 r1 r2 r3 = n(0..3): the three 100 Mb/s, 10 ms links with 250-packet buffers.
+    for a, b in ((0, 1), (1, 2), (2, 3)):
+        assert f"$ns duplex-link $n({a}) $n({b}) 100000000 0.010000000 DropTail" in s
+        assert f"$ns queue-limit $n({a}) $n({b}) 251 ;" in s
+    assert "set n(4) [$ns node] ;# long_src" in s
+    groups = re.findall(r"^proc g\d+ \{t\} \{ ;# group (\S+): newreno$", s, re.MULTILINE)
+    assert sorted(groups) == ["cross0", "cross1", "cross2", "long"]
+    assert s.count('"flow ') == 10
 
 
 def test_bernoulli_loss_on_its_direction_only():
