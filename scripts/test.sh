@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install everything racc needs and run the whole test suite: Rust unit and integration
-# tests, then the Python tests (which use the extension built by the install step).
+# tests, then the Python tests (which use the extension built by the install step). As root
+# with apt-get, ns-2 (Debian package ns2) is installed for the crosscheck tests, which skip
+# without it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -24,6 +26,21 @@ if [ $rc -ne 0 ]; then
 fi
 passed=$(grep -Eo "^test result: ok\. [0-9]+ passed" "$log" | awk '{s+=$4} END {print s+0}')
 echo "Rust: $passed passed, 0 failed"
+
+echo "== ns-2 for the crosscheck tests"
+if command -v ns >/dev/null 2>&1; then
+  echo "ns-2: $(command -v ns)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  # Quietly; refresh the package lists only if the first try fails.
+  export DEBIAN_FRONTEND=noninteractive
+  if apt-get install -y -qq ns2 >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq ns2 >/dev/null 2>&1; }; then
+    echo "ns-2: installed the Debian package ns2"
+  else
+    echo "ns-2: apt-get install ns2 failed; the ns-2 crosscheck tests will skip"
+  fi
+else
+  echo "ns-2: \`ns\` is not installed and installing needs root with apt-get; the ns-2 crosscheck tests will skip"
+fi
 
 echo "== Python tests"
 exec "$PY" -m pytest -q tests/python

@@ -1,4 +1,4 @@
-"""The ``racc`` command: run, list, plot, bench.
+"""The ``racc`` command: run, list, plot, reproduce, sweep, crosscheck, bench.
 
 Bad input (scenario errors, a missing file, a bad ``--set``, a results folder that must
 not be overwritten) prints one ``error: ...`` line on stderr and exits with status 2.
@@ -78,6 +78,16 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: one per core)")
     sw.add_argument("--out", metavar="DIR", help="write sweep.parquet and each point's results folder here")
 
+    cc = sub.add_parser("crosscheck", help="run a scenario in racc and in ns-2 and compare them side by side")
+    cc.add_argument("engine", choices=["ns2"], help="the other simulator: ns2 (ns-2.35, Debian/Ubuntu package ns2)")
+    cc.add_argument("file", metavar="SCENARIO", help="scenario TOML file (or the name of one under scenarios/)")
+    cc.add_argument("--seeds", metavar="N", help="N seeds from the scenario's own (default 5), or e.g. 1,3 or 1-5")
+    cc.add_argument("--window", metavar="START:END", help="seconds compared (default: the last half of the run)")
+    cc.add_argument("--out", metavar="DIR", help="output folder (default: results/<scenario-stem>-ns2)")
+    cc.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a value"
+    )
+
     b = sub.add_parser("bench", help="standard benchmark, one fresh process per flow count")
     b.add_argument("--flows", type=int, metavar="N", help="flow count (default: 1, 10, 100 and 1000)")
     b.add_argument("--simtime", type=float, default=60.0, metavar="S", help="simulated seconds (default 60)")
@@ -97,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             "plot": cmd_plot,
             "reproduce": cmd_reproduce,
             "sweep": cmd_sweep,
+            "crosscheck": cmd_crosscheck,
             "bench": cmd_bench,
         }
         return commands[args.command](args)
@@ -288,6 +299,12 @@ def _fmt(v) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return "" if v is None else str(v)
+
+
+def cmd_crosscheck(args: argparse.Namespace) -> int:
+    from racc.crosscheck import command
+
+    return command.main(args, _scenario_path(args.file))
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

@@ -1,0 +1,218 @@
+"""What ns-2.35 can be asked to run in racc's place, and the refusal of everything else.
+
+Every check runs before anything is simulated. A scenario that uses several things ns-2
+cannot express is refused once, with every part named by its scenario key, so that the user
+can fix them all at once.
+
+Supported: dumbbell, parking-lot and explicit topologies whose routes ns-2's static
+(fewest-hop) routing finds too; DropTail (packet or byte limits); RED dropping or marking
+(packet mode with a packet limit, byte mode with a byte limit); Bernoulli loss; TCP Reno and
+NewReno (ECN, SACK as ns-2's Sack1, delayed ACKs, initial window and ssthresh, handshake);
+long-lived, finite and Poisson flows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Any
+
+from racc.errors import ScenarioError
+
+# racc protocol -> ns-2 one-way TCP agent (the seeds' ns-2 TCP is the one-way agent, not FullTcp).
+AGENTS = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/TCP/Reno"}
+ROUTERS = ("droptail", "red")
+
+# racc's TcpParams (crates/racc-proto/src/tcp/mod.rs, `impl Default for TcpParams`): the keys a
+# flow's `params` table may set, and their defaults. tcl.py maps each one to an ns-2 variable.
+TCP_DEFAULTS: dict[str, Any] = {
+    "dupthresh": 3,
+    "initial_rto": 1.0,
+    "max_rto": 60.0,
+    "clock_granularity": 0.001,
+    "rto_rule": "rfc6298",
+    "partial_ack_timer": "first",
+    "spurious_rto": "eifel",
+    "limited_transmit": True,
+}
+
+# ns-2 keeps RTT variables in ticks in 16-bit `short` deltas (tcp.cc rtt_update): a tick below
+# 0.1 ms overflows them for RTT changes above 3.3 s.
+MIN_TICK_S = 1e-4
+
+_BERNOULLI = re.compile(r"^Bernoulli \{ p: ([0-9.eE+-]+) \}$")
+
+
+def bernoulli_p(loss: str) -> float | None:
+    """The p of a resolved ``Bernoulli { p: .. }`` loss spec, 0.0 for ``None``, else ``None``."""
+    if loss == "None":
+        return 0.0
+    m = _BERNOULLI.match(loss)
+    return float(m.group(1)) if m else None
+
+
+def link_keys(data: dict[str, Any], resolved: dict[str, Any]) -> list[str]:
+    """The scenario key each resolved link comes from, in the resolved order (scenario/build.rs
+    `topology`: a dumbbell's access links, bottleneck, access links; a parking lot's chain, then
+    the access links; an explicit topology's links as written)."""
+    topo = data.get("topology", {})
+    n = len(resolved["links"])
+    kind = topo.get("kind")
+    if kind == "dumbbell":
+        pairs = int(topo["pairs"])
+        return ["topology.access"] * pairs + ["topology.bottleneck"] + ["topology.access"] * pairs
+    if kind == "parking_lot":
+        k = len(topo["links"])
+        return [f"topology.links[{i}]" for i in range(k)] + ["topology.access"] * (n - k)
+    return [f"topology.links[{i}]" for i in range(n)]
+
+
+def group_keys(data: dict[str, Any]) -> dict[str, str]:
+    """Flow-group name (as in resolved flows) -> its scenario key (``flows[0]``, ``traffic[1]``)."""
+    keys = {}
+    for section, default in (("flows", "flows"), ("traffic", "traffic")):
+        for i, g in enumerate(data.get(section, []) or []):
+            keys[g.get("name") or f"{default}{i}"] = f"{section}[{i}]"
+    return keys
+
+
+def tcp_params(params: Any) -> dict[str, Any]:
+    """A flow's TCP parameters with racc's defaults filled in."""
+    out = dict(TCP_DEFAULTS)
+    out.update(params or {})
+    return out
+
+
+def refusals(data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str, list]) -> list[str]:
+    """``key: reason`` for every part of the scenario ns-2 cannot express (empty if none)."""
+    out: list[str] = []
+    if resolved.get("tunnels"):
+        out.append("tunnels: IPsec ESP tunnels (ns-2 has no ESP tunnel model)")
+    out += _link_refusals(data, resolved, port_info)
+    out += _flow_refusals(data, resolved)
+    out += _route_refusals(resolved)
+    return list(dict.fromkeys(out))  # a shared access link would repeat itself
+
+
+def check(data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str, list], source: str) -> None:
+    """Raise :class:`ScenarioError` naming every part ns-2 cannot express."""
+    bad = refusals(data, resolved, port_info)
+    if bad:
+        raise ScenarioError(f"{source}: ns-2 cannot run this scenario as racc does: " + "; ".join(bad))
+
+
+def _link_refusals(data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str, list]) -> list[str]:
+    out = []
+    seen: dict[frozenset, str] = {}
+    limit_bytes = port_info["limit_bytes"]
+    for li, (link, key) in enumerate(zip(resolved["links"], link_keys(data, resolved))):
+        ends = frozenset((link["a"], link["b"]))
+        if ends in seen:
+            out.append(f"{key}: a second link between the same two nodes as {seen[ends]} (ns-2 keeps one per pair)")
+        seen.setdefault(ends, key)
+        router = link["router"]
+        if router not in ROUTERS:
+            out.append(f"{key}.router: '{router}' is racc's own router module (ns-2 has no counterpart)")
+        elif router == "red":
+            mode = (link.get("router_params") or {}).get("mode", "packet")
+            bytes_limit = limit_bytes[2 * li] < 2**63
+            if (mode == "byte") != bytes_limit:
+                out.append(
+                    f"{key}.buffer: RED in {mode} mode with a {'byte' if bytes_limit else 'packet'} limit "
+                    "(ns-2's queue_in_bytes_ sets both the average and the limit)"
+                )
+            if (mode == "byte") and bytes_limit and limit_bytes[2 * li] % _red_mean_size(link, resolved):
+                out.append(f"{key}.buffer: a RED byte limit must be a multiple of the mean packet size in ns-2")
+        for d, loss in (("forward", link["loss_forward"]), ("reverse", link["loss_reverse"])):
+            if bernoulli_p(loss) is None:
+                out.append(f"{key}.loss: {loss.split(' ')[0]} ({d}) has no ns-2 error model; only Bernoulli has")
+    return out
+
+
+def _red_mean_size(link: dict[str, Any], resolved: dict[str, Any]) -> int:
+    return int((link.get("router_params") or {}).get("mean_pkt_size") or resolved["packet_size"])
+
+
+def _flow_refusals(data: dict[str, Any], resolved: dict[str, Any]) -> list[str]:
+    out = []
+    keys = group_keys(data)
+    done: set[str] = set()
+    for f in resolved["flows"]:
+        group = f["group"]
+        if group in done:
+            continue
+        done.add(group)
+        key = keys.get(group, group)
+        if f["protocol"] not in AGENTS:
+            out.append(f"{key}.protocol: '{f['protocol']}' (ns-2 runs only TCP Reno and NewReno here)")
+            continue
+        raw = f.get("params") or {}
+        for k in raw:
+            if k not in TCP_DEFAULTS:
+                out.append(f"{key}.params.{k}: no ns-2 counterpart known to the crosscheck")
+        p = tcp_params(raw)
+        if p["spurious_rto"] != "off":
+            default = " (racc's default)" if "spurious_rto" not in raw else ""
+            out.append(
+                f'{key}.params.spurious_rto: "{p["spurious_rto"]}"{default} undoes spurious timeouts; '
+                'ns-2 cannot (set it to "off")'
+            )
+        if p["rto_rule"] != "rfc6298":
+            out.append(f'{key}.params.rto_rule: "{p["rto_rule"]}" (ns-2 clamps the RTO as RFC 6298 does)')
+        if p["clock_granularity"] < MIN_TICK_S:
+            out.append(f"{key}.params.clock_granularity: below ns-2's usable tcpTick_ of {MIN_TICK_S} s")
+    return out
+
+
+def _route_refusals(resolved: dict[str, Any]) -> list[str]:
+    """Routes ns-2's static routing would not take: ns-2 picks a fewest-hop path through any
+    node, hosts included, and breaks ties its own way; racc avoids transit hosts and breaks ties
+    by port number. A route is safe when it is the one and only fewest-hop path."""
+    nodes = resolved["nodes"]
+    adj: list[list[int]] = [[] for _ in nodes]
+    for link in resolved["links"]:
+        adj[link["a"]].append(link["b"])
+        adj[link["b"]].append(link["a"])
+    out = []
+    used = sorted({f["fwd_route"] for f in resolved["flows"]} | {f["rev_route"] for f in resolved["flows"]})
+    counted: dict[int, tuple[list[int], list[int]]] = {}
+    for r in used:
+        ports = resolved["routes"][r]
+        src = _port_from(resolved, ports[0])
+        dst = _port_to(resolved, ports[-1])
+        if src not in counted:
+            counted[src] = _shortest_counts(adj, src)
+        dist, count = counted[src]
+        if dist[dst] != len(ports) or count[dst] != 1:
+            out.append(
+                f"topology: from {nodes[src]['name']} to {nodes[dst]['name']} ns-2's static routing has "
+                f"{count[dst]} fewest-hop path(s) of {dist[dst]} hops; racc's has {len(ports)}"
+            )
+    return out
+
+
+def _port_from(resolved: dict[str, Any], port: int) -> int:
+    link = resolved["links"][port // 2]
+    return link["a"] if port % 2 == 0 else link["b"]
+
+
+def _port_to(resolved: dict[str, Any], port: int) -> int:
+    link = resolved["links"][port // 2]
+    return link["b"] if port % 2 == 0 else link["a"]
+
+
+def _shortest_counts(adj: list[list[int]], src: int) -> tuple[list[int], list[int]]:
+    """Hop distance from ``src`` and the number of fewest-hop paths to every node (BFS)."""
+    n = len(adj)
+    dist, count = [-1] * n, [0] * n
+    dist[src], count[src] = 0, 1
+    q = deque([src])
+    while q:
+        u = q.popleft()
+        for v in adj[u]:
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                q.append(v)
+            if dist[v] == dist[u] + 1:
+                count[v] += count[u]
+    return dist, count
