@@ -1,17 +1,27 @@
-//! The protocol registry: a scenario names a protocol ("newreno") or a router module
-//! ("red") and the registry builds the matching parts with their typed parameters. Engines
-//! know protocols only through this file (DESIGN.md: the simulator must not know any
-//! protocol by name except through the registry).
+//! The protocol registry: one table of protocols and one of router modules. A scenario names a
+//! protocol ("newreno") or a router module ("red") with a parameter table; the entry parses and
+//! validates that table once into a factory, which then builds every flow's sender and
+//! receiver (or every port's module) without parsing again. Engines know protocols only
+//! through these factories (DESIGN.md: the simulator names no protocol).
+//!
+//! Each protocol also states what it requires of the router modules on its data path
+//! ([`Requirement`]: the VCP family's t_p, DPCP/TPCP's chain length), and each router factory
+//! what it provides; the scenario check matches the two and knows no protocol by name.
+//!
+//! Adding a protocol: a module with its parameter type, its controller (or transport) and a
+//! `parse` function returning an `Arc<dyn FlowProtocol>`, plus one entry in [`PROTOCOLS`].
+//! Tests and tools can extend a [`Registry`] at run time (`Registry::with_protocol`).
 
-use crate::aqm::{DropTail, Red, RedParams};
-use crate::dcpew::{self, DcpewParams, DcpewRouter, DcpewRouterParams};
-use crate::dpcp::{self, DpcpParams, DpcpRouter, DpcpRouterParams};
+use crate::aqm::{self, DropTail};
+use crate::dcpew;
+use crate::dpcp;
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
-use crate::tcp::{self, Recovery, TcpParams};
-use crate::vcp::{self, VcpParams, VcpRouter, VcpRouterParams};
+use crate::tcp;
+use crate::vcp;
+use std::sync::{Arc, OnceLock};
 
 /// How a protocol regulates its sending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,150 +30,329 @@ pub enum Regulation {
     Rate,
 }
 
-/// One entry of `racc list`.
+/// A protocol's checked parameters: builds both ends of each of its flows.
+pub trait FlowProtocol: Send + Sync + std::fmt::Debug {
+    /// The sending endpoint of a flow.
+    fn sender(&self, cfg: &FlowConfig) -> Box<dyn Endpoint>;
+    /// The receiving endpoint of a flow.
+    fn receiver(&self, cfg: &FlowConfig) -> Box<dyn Endpoint>;
+    /// What the flow requires of the router modules on its data path. Default: nothing.
+    fn path_requirements(&self) -> Vec<Requirement> {
+        Vec::new()
+    }
+}
+
+/// The output port a router module is built for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PortIdentity<'a> {
+    /// The node that owns the port, and the port's number and name ("r0->r1").
+    pub node: &'a str,
+    pub port: u32,
+    pub name: &'a str,
+    pub capacity_bps: f64,
+    /// Propagation delay of the link, ns.
+    pub delay: u64,
+    /// Buffer limit: packets (`u32::MAX` if limited in bytes) and bytes (`u64::MAX` if in packets).
+    pub limit_pkts: u32,
+    pub limit_bytes: u64,
+}
+
+/// A router module's checked parameters: builds the module of each port that uses it.
+pub trait RouterFactory: Send + Sync + std::fmt::Debug {
+    /// The module for one output port; `rng` is that port's own stream.
+    fn build(&self, port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule>;
+    /// Values this module gives the flows through it (matched against [`Requirement`]s).
+    fn provides(&self) -> Vec<(&'static str, ContractValue)> {
+        Vec::new()
+    }
+}
+
+/// A value of a path contract.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ContractValue {
+    /// Compared with a relative tolerance of 1e-9 (both sides come from decimal text).
+    Real(f64),
+    Int(i64),
+}
+
+impl ContractValue {
+    pub fn matches(self, other: ContractValue) -> bool {
+        match (self, other) {
+            (ContractValue::Real(a), ContractValue::Real(b)) => (a - b).abs() <= 1e-9 * a.abs().max(b.abs()),
+            (ContractValue::Int(a), ContractValue::Int(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Display for ContractValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ContractValue::Real(x) => write!(f, "{x}"),
+            ContractValue::Int(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// Where on the data path a requirement must be met.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presence {
+    /// Every router module that provides the key must provide this value; modules without it
+    /// are fine (a VCP flow over DropTail sees code 00 and behaves as TCP).
+    IfProvided,
+    /// As `IfProvided`, and at least one module on the path must provide the key (a protocol
+    /// that cannot run without its routers).
+    Somewhere,
+}
+
+/// What a flow requires of the router modules on its data path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Requirement {
+    /// The contract key routers provide ("load_factor.t_p").
+    pub key: &'static str,
+    pub value: ContractValue,
+    pub presence: Presence,
+    /// The flow parameter the value comes from, for the error's key path ("t_p"), and its unit
+    /// as written after a value (" s", or "" for a count).
+    pub param: &'static str,
+    pub unit: &'static str,
+    /// Why the two must agree, for the error's reason.
+    pub why: &'static str,
+}
+
+/// One protocol of the table.
 #[derive(Clone, Copy, Debug)]
-pub struct ProtocolInfo {
+pub struct ProtocolEntry {
     pub name: &'static str,
     pub aliases: &'static [&'static str],
     pub regulation: Regulation,
     pub description: &'static str,
+    /// Parse and validate a flow's parameter table (unknown keys refused, the key named).
+    pub parse: fn(&serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError>,
 }
 
+/// One router module of the table.
 #[derive(Clone, Copy, Debug)]
-pub struct RouterInfo {
+pub struct RouterEntry {
     pub name: &'static str,
     pub description: &'static str,
+    /// Parse and validate a port's `router_params`.
+    pub parse: fn(&serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError>,
 }
 
-pub const PROTOCOLS: &[ProtocolInfo] = &[
-    ProtocolInfo {
+/// Every protocol racc implements.
+pub const PROTOCOLS: &[ProtocolEntry] = &[
+    ProtocolEntry {
         name: "newreno",
         aliases: &["tcp-newreno", "tcp"],
         regulation: Regulation::Window,
         description: "TCP NewReno (RFC 5681, 6582, 6298), optional ECN (RFC 3168)",
+        parse: tcp::parse_newreno,
     },
-    ProtocolInfo {
+    ProtocolEntry {
         name: "reno",
         aliases: &["tcp-reno"],
         regulation: Regulation::Window,
         description: "TCP Reno: fast recovery ends at the first new ACK (RFC 5681)",
+        parse: tcp::parse_reno,
     },
-    ProtocolInfo {
+    ProtocolEntry {
         name: "vcp",
         aliases: &["tcp-vcp"],
         regulation: Regulation::Window,
         description: "TCP/VCP: VCP's MI/AI/MD on a 2-bit load-factor code (seed 001 A1-A5) over the NewReno transport",
+        parse: vcp::parse_flow,
     },
-    ProtocolInfo {
+    ProtocolEntry {
         name: "dpcp",
         aliases: &["tcp-dpcp", "mpcp"],
         regulation: Regulation::Window,
         description: "TCP/DPCP: a 4-bit load factor split over 2 packets, seq/ack ordering (seed 000 §3), VCP fallback",
+        parse: dpcp::parse_dpcp_flow,
     },
-    ProtocolInfo {
+    ProtocolEntry {
         name: "tpcp",
         aliases: &["tcp-tpcp"],
         regulation: Regulation::Window,
         description: "TCP/TPCP: DPCP with 3-packet chains ordered by checksum offsets (seed 000 §5)",
+        parse: dpcp::parse_tpcp_flow,
     },
-    ProtocolInfo {
+    ProtocolEntry {
         name: "dcpew",
         aliases: &["tcp-dcpew", "dcp-ew"],
         regulation: Regulation::Window,
         description: "TCP/DCP-EW: DPCP ordered by the IP ID's LSB (works through IPsec tunnels), loss differentiation N=32 T=16 (seed 003 §III)",
+        parse: dcpew::parse_flow,
     },
 ];
 
-pub const ROUTER_MODULES: &[RouterInfo] = &[
-    RouterInfo { name: "droptail", description: "FIFO with a packet or byte limit; drops arrivals when full" },
-    RouterInfo {
+/// Every router module racc implements.
+pub const ROUTER_MODULES: &[RouterEntry] = &[
+    RouterEntry {
+        name: "droptail",
+        description: "FIFO with a packet or byte limit; drops arrivals when full",
+        parse: parse_droptail,
+    },
+    RouterEntry {
         name: "red",
         description: "Random Early Detection (Floyd & Jacobson 1993), gentle mode, packet or byte mode, drop or ECN mark",
+        parse: aqm::parse_red,
     },
-    RouterInfo {
+    RouterEntry {
         name: "vcp",
         description: "VCP load factor (seed 001 A1, A2) every t_p, raises the 2-bit code of ECN-capable data at dequeue",
+        parse: vcp::parse_router,
     },
-    RouterInfo {
+    RouterEntry {
         name: "dpcp",
         description: "VCP's load factor quantised to seed 000 Table 1, written over 2-packet chains by Alg. 2 at dequeue",
+        parse: dpcp::parse_dpcp_router,
     },
-    RouterInfo {
+    RouterEntry {
         name: "tpcp",
         description: "DPCP router with 3-packet chains (seed 000 §5; chain = 2|3|4), position from the TCP checksum",
+        parse: dpcp::parse_tpcp_router,
     },
-    RouterInfo {
+    RouterEntry {
         name: "dcpew",
         description: "DCP-EW: DPCP's Alg. 2 by the visible IP ID's LSB (outer ID in a tunnel) + the IPsec security module at gateways (seed 003 §III.C)",
+        parse: dcpew::parse_router,
     },
 ];
 
-/// The canonical name of a protocol, accepting aliases; `None` if unknown.
-pub fn canonical_protocol(name: &str) -> Option<&'static str> {
-    PROTOCOLS.iter().find(|p| p.name == name || p.aliases.contains(&name)).map(|p| p.name)
+/// A set of protocols and router modules: the standard tables, possibly extended.
+#[derive(Clone, Debug)]
+pub struct Registry {
+    protocols: Vec<ProtocolEntry>,
+    routers: Vec<RouterEntry>,
 }
 
-fn unknown_protocol(name: &str) -> ParamError {
-    let known: Vec<&str> = PROTOCOLS.iter().map(|p| p.name).collect();
-    ParamError::new("", format!("unknown protocol '{name}' (known: {})", known.join(", ")))
+impl Registry {
+    /// The standard tables ([`PROTOCOLS`], [`ROUTER_MODULES`]).
+    pub fn standard() -> &'static Registry {
+        static STANDARD: OnceLock<Registry> = OnceLock::new();
+        STANDARD.get_or_init(|| Registry { protocols: PROTOCOLS.to_vec(), routers: ROUTER_MODULES.to_vec() })
+    }
+
+    /// This registry with one more protocol (replacing one of the same name).
+    pub fn with_protocol(mut self, entry: ProtocolEntry) -> Registry {
+        self.protocols.retain(|p| p.name != entry.name);
+        self.protocols.push(entry);
+        self
+    }
+
+    /// This registry with one more router module (replacing one of the same name).
+    pub fn with_router(mut self, entry: RouterEntry) -> Registry {
+        self.routers.retain(|r| r.name != entry.name);
+        self.routers.push(entry);
+        self
+    }
+
+    pub fn protocols(&self) -> &[ProtocolEntry] {
+        &self.protocols
+    }
+
+    pub fn routers(&self) -> &[RouterEntry] {
+        &self.routers
+    }
+
+    /// The entry of a protocol named by its name or an alias.
+    pub fn protocol(&self, name: &str) -> Option<&ProtocolEntry> {
+        self.protocols.iter().find(|p| p.name == name || p.aliases.contains(&name))
+    }
+
+    pub fn router(&self, name: &str) -> Option<&RouterEntry> {
+        self.routers.iter().find(|r| r.name == name)
+    }
+
+    /// Parse a flow's protocol and parameters: (canonical name, factory). An unknown name is
+    /// an error with an empty key and the known names.
+    pub fn parse_protocol(
+        &self,
+        name: &str,
+        params: &serde_json::Value,
+    ) -> Result<(&'static str, Arc<dyn FlowProtocol>), ParamError> {
+        let e = self.protocol(name).ok_or_else(|| {
+            let known: Vec<&str> = self.protocols.iter().map(|p| p.name).collect();
+            ParamError::new("", format!("unknown protocol '{name}' (known: {})", known.join(", ")))
+        })?;
+        Ok((e.name, (e.parse)(params)?))
+    }
+
+    /// Parse a port's router module and parameters.
+    pub fn parse_router(&self, name: &str, params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+        let e = self.router(name).ok_or_else(|| {
+            let known: Vec<&str> = self.routers.iter().map(|r| r.name).collect();
+            ParamError::new("", format!("unknown router module '{name}' (known: {})", known.join(", ")))
+        })?;
+        (e.parse)(params)
+    }
+}
+
+// Conveniences over the standard registry (tests, tools).
+
+/// The canonical name of a standard protocol, accepting aliases; `None` if unknown.
+pub fn canonical_protocol(name: &str) -> Option<&'static str> {
+    Registry::standard().protocol(name).map(|p| p.name)
 }
 
 /// Check a protocol name and its parameter table without building anything.
 pub fn check_protocol(name: &str, params: &serde_json::Value) -> Result<(), ParamError> {
-    match canonical_protocol(name) {
-        Some("newreno") | Some("reno") => parse::<TcpParams>(params)?.validate(),
-        Some("vcp") => parse::<VcpParams>(params)?.validate(),
-        Some("dpcp") | Some("tpcp") => parse_dpcp(name, params).map(|_| ()),
-        Some("dcpew") => parse_dcpew(params).map(|_| ()),
-        _ => Err(unknown_protocol(name)),
-    }
+    Registry::standard().parse_protocol(name, params).map(|_| ())
 }
 
-/// Build the sending endpoint of a flow.
+/// Build the sending endpoint of a flow of a standard protocol.
 pub fn sender(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Result<Box<dyn Endpoint>, ParamError> {
-    match canonical_protocol(name) {
-        Some("newreno") => Ok(tcp::tcp_sender(cfg, Recovery::NewReno, &parse_tcp(params)?)),
-        Some("reno") => Ok(tcp::tcp_sender(cfg, Recovery::Reno, &parse_tcp(params)?)),
-        Some("vcp") => vcp::vcp_sender(cfg, &parse::<VcpParams>(params)?),
-        Some("dpcp") | Some("tpcp") => dpcp::dpcp_sender(cfg, &parse_dpcp(name, params)?),
-        Some("dcpew") => dcpew::dcpew_sender(cfg, &parse_dcpew(params)?),
-        _ => Err(unknown_protocol(name)),
-    }
+    Ok(Registry::standard().parse_protocol(name, params)?.1.sender(cfg))
 }
 
-/// Build the receiving endpoint of a flow.
+/// Build the receiving endpoint of a flow of a standard protocol.
 pub fn receiver(name: &str, cfg: &FlowConfig, params: &serde_json::Value) -> Result<Box<dyn Endpoint>, ParamError> {
-    match canonical_protocol(name) {
-        Some("newreno") | Some("reno") => {
-            parse_tcp(params)?;
-            Ok(tcp::tcp_receiver(cfg))
-        }
-        Some("vcp") => {
-            parse::<VcpParams>(params)?.validate()?;
-            Ok(vcp::vcp_receiver(cfg))
-        }
-        Some("dpcp") | Some("tpcp") => dpcp::dpcp_receiver(cfg, &parse_dpcp(name, params)?),
-        Some("dcpew") => dcpew::dcpew_receiver(cfg, &parse_dcpew(params)?),
-        _ => Err(unknown_protocol(name)),
+    Ok(Registry::standard().parse_protocol(name, params)?.1.receiver(cfg))
+}
+
+/// A port with no particular identity, for building modules outside an engine.
+pub const ANY_PORT: PortIdentity<'static> = PortIdentity {
+    node: "",
+    port: 0,
+    name: "",
+    capacity_bps: 0.0,
+    delay: 0,
+    limit_pkts: u32::MAX,
+    limit_bytes: u64::MAX,
+};
+
+/// Build a standard router module for a port with no particular identity.
+pub fn router(name: &str, params: &serde_json::Value, rng: SimRng) -> Result<Box<dyn RouterModule>, ParamError> {
+    Ok(Registry::standard().parse_router(name, params)?.build(&ANY_PORT, rng))
+}
+
+/// Check a router module name and parameters without building it.
+pub fn check_router(name: &str, params: &serde_json::Value) -> Result<(), ParamError> {
+    Registry::standard().parse_router(name, params).map(|_| ())
+}
+
+/// Modules without parameters still refuse unknown keys.
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct EmptyParams {}
+
+#[derive(Debug)]
+struct DropTailFactory;
+
+impl RouterFactory for DropTailFactory {
+    fn build(&self, _port: &PortIdentity<'_>, _rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(DropTail::new())
     }
 }
 
-/// DPCP/TPCP flow parameters: "tpcp" defaults to chains of 3, "dpcp" to 2; `chain` overrides.
-fn parse_dpcp(name: &str, params: &serde_json::Value) -> Result<DpcpParams, ParamError> {
-    let n = if canonical_protocol(name) == Some("tpcp") { 3 } else { 2 };
-    let p: DpcpParams = with_chain_default(params, n)?;
-    p.validate()?;
-    Ok(p)
+fn parse_droptail(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    let _: EmptyParams = parse(params)?;
+    Ok(Arc::new(DropTailFactory))
 }
 
-fn parse_dcpew(params: &serde_json::Value) -> Result<DcpewParams, ParamError> {
-    let p: DcpewParams = parse(params)?;
-    p.validate()?;
-    Ok(p)
-}
-
-/// Parse a table whose `chain` defaults to `n` (the name's) unless given.
-fn with_chain_default<T: serde::de::DeserializeOwned + Default>(
+/// A parameter table whose `chain` defaults to `n` unless given (DPCP 2, TPCP 3).
+pub(crate) fn with_chain_default<T: serde::de::DeserializeOwned + Default>(
     params: &serde_json::Value,
     n: u8,
 ) -> Result<T, ParamError> {
@@ -174,70 +363,54 @@ fn with_chain_default<T: serde::de::DeserializeOwned + Default>(
     parse(&v)
 }
 
-fn parse_tcp(params: &serde_json::Value) -> Result<TcpParams, ParamError> {
-    let p: TcpParams = parse(params)?;
-    p.validate()?;
-    Ok(p)
+/// The contract keys of the load-factor family (what VCP-family routers provide).
+pub mod keys {
+    /// The interval t_p (s) over which a router measures its load factor (seed 001 A1).
+    pub const LOAD_FACTOR_T_P: &str = "load_factor.t_p";
+    /// The packets a load factor is spread over (DPCP 2, TPCP 3, ...; seed 000 §3, §5).
+    pub const LOAD_FACTOR_CHAIN: &str = "load_factor.chain";
 }
 
-/// Build a router module for one output port. `rng` is that port's own stream.
-pub fn router(name: &str, params: &serde_json::Value, rng: SimRng) -> Result<Box<dyn RouterModule>, ParamError> {
-    match name {
-        "droptail" => {
-            let _: EmptyParams = parse(params)?;
-            Ok(Box::new(DropTail::new()))
-        }
-        "red" => {
-            let p: RedParams = parse(params)?;
-            Ok(Box::new(Red::new(p, rng)?))
-        }
-        "vcp" => {
-            let p: VcpRouterParams = parse(params)?;
-            Ok(Box::new(VcpRouter::new(&p, rng)?))
-        }
-        "dpcp" | "tpcp" => {
-            let p: DpcpRouterParams = with_chain_default(params, if name == "tpcp" { 3 } else { 2 })?;
-            Ok(Box::new(DpcpRouter::new(&p, rng)?))
-        }
-        "dcpew" => {
-            let p: DcpewRouterParams = parse(params)?;
-            Ok(Box::new(DcpewRouter::new(&p, rng)?))
-        }
-        _ => {
-            let known: Vec<&str> = ROUTER_MODULES.iter().map(|r| r.name).collect();
-            Err(ParamError::new("", format!("unknown router module '{name}' (known: {})", known.join(", "))))
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_aliases_and_unknowns() {
+        let r = Registry::standard();
+        assert_eq!(r.protocol("tcp").map(|p| p.name), Some("newreno"));
+        assert_eq!(canonical_protocol("dcp-ew"), Some("dcpew"));
+        let e = r.parse_protocol("cubic", &serde_json::Value::Null).unwrap_err();
+        assert!(e.key.is_empty() && e.reason.contains("unknown protocol 'cubic'") && e.reason.contains("newreno"));
+        let e = r.parse_router("fq", &serde_json::Value::Null).unwrap_err();
+        assert!(e.reason.contains("unknown router module 'fq'") && e.reason.contains("droptail"), "{e}");
+        assert!(check_router("droptail", &json!({"limit": 3})).unwrap_err().reason.contains("limit"));
+    }
+
+    #[test]
+    fn contracts_of_the_load_factor_family() {
+        let reqs = |name: &str, p: serde_json::Value| Registry::standard().parse_protocol(name, &p).unwrap().1;
+        let provides =
+            |name: &str, p: serde_json::Value| Registry::standard().parse_router(name, &p).unwrap().provides();
+        assert!(reqs("newreno", json!(null)).path_requirements().is_empty());
+        let tpcp = reqs("tpcp", json!({"t_p": 0.1})).path_requirements();
+        assert!(tpcp.iter().any(|r| r.key == keys::LOAD_FACTOR_T_P && r.value == ContractValue::Real(0.1)));
+        assert!(tpcp.iter().any(|r| r.key == keys::LOAD_FACTOR_CHAIN && r.value == ContractValue::Int(3)));
+        let dpcp = reqs("dpcp", json!({"chain": 4})).path_requirements();
+        assert!(dpcp.iter().any(|r| r.key == keys::LOAD_FACTOR_CHAIN && r.value == ContractValue::Int(4)));
+        assert!(provides("tpcp", json!(null)).contains(&(keys::LOAD_FACTOR_CHAIN, ContractValue::Int(3))));
+        assert!(provides("vcp", json!({"t_p": 0.3})).contains(&(keys::LOAD_FACTOR_T_P, ContractValue::Real(0.3))));
+        assert!(provides("droptail", json!(null)).is_empty());
+        assert!(ContractValue::Real(0.2).matches(ContractValue::Real(0.2 + 1e-12)));
+        assert!(!ContractValue::Real(0.2).matches(ContractValue::Real(0.21)));
+        assert!(!ContractValue::Int(2).matches(ContractValue::Real(2.0)));
+    }
+
+    #[test]
+    fn a_registry_extended_at_run_time() {
+        let r = Registry::standard().clone().with_protocol(ProtocolEntry { name: "reno2", ..PROTOCOLS[1] });
+        assert!(r.protocol("reno2").is_some() && Registry::standard().protocol("reno2").is_none());
+        assert_eq!(r.protocols().len(), PROTOCOLS.len() + 1);
     }
 }
-
-/// Check a router module name and parameters without building it.
-pub fn check_router(name: &str, params: &serde_json::Value) -> Result<(), ParamError> {
-    router(name, params, SimRng::for_component(0, "check")).map(|_| ())
-}
-
-/// The load-factor interval t_p (s) a flow's sender scales MI and AI by (seed 001 A3/A4), or
-/// `None` for protocols without router feedback. `params` must already have been checked.
-pub fn sender_t_p(name: &str, params: &serde_json::Value) -> Option<f64> {
-    match canonical_protocol(name) {
-        Some("vcp") => parse::<VcpParams>(params).ok().map(|p| p.t_p),
-        Some("dpcp") | Some("tpcp") => parse_dpcp(name, params).ok().map(|p| p.t_p),
-        Some("dcpew") => parse_dcpew(params).ok().map(|p| p.t_p),
-        _ => None,
-    }
-}
-
-/// The interval t_p (s) over which a router module measures its load factor (seed 001 A1), or
-/// `None` for modules without one. `params` must already have been checked.
-pub fn router_t_p(name: &str, params: &serde_json::Value) -> Option<f64> {
-    match name {
-        "vcp" => parse::<VcpRouterParams>(params).ok().map(|p| p.t_p),
-        "dpcp" | "tpcp" => with_chain_default::<DpcpRouterParams>(params, 2).ok().map(|p| p.t_p),
-        "dcpew" => parse::<DcpewRouterParams>(params).ok().map(|p| p.t_p),
-        _ => None,
-    }
-}
-
-/// Modules without parameters still refuse unknown keys.
-#[derive(serde::Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct EmptyParams {}

@@ -12,7 +12,7 @@ use racc_proto::endpoint::{Endpoint, FlowConfig};
 use racc_proto::ipsec::Tunnel;
 use racc_proto::loss::LossProcess;
 use racc_proto::packet::{Direction, Packet};
-use racc_proto::registry;
+use racc_proto::registry::PortIdentity;
 use racc_proto::rng::SimRng;
 use racc_proto::time::{Time, NEVER};
 
@@ -141,12 +141,17 @@ impl Simulator {
                         (if rtt > 0.0 { pkts.max(1.0) as u32 } else { 100 }, u64::MAX)
                     }
                 };
-                let module = registry::router(
-                    &l.router,
-                    &l.router_params,
-                    SimRng::for_component(spec.seed, &format!("router/port{p}")),
-                )
-                .map_err(|e| err(format!("links[{li}].router_params"), e))?;
+                let identity = PortIdentity {
+                    node: &spec.nodes[from].name,
+                    port: p as u32,
+                    name: &name,
+                    capacity_bps: l.capacity_bps,
+                    delay: l.delay,
+                    limit_pkts,
+                    limit_bytes,
+                };
+                let module =
+                    l.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
                 let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
                 let loss = LossProcess::new(loss_spec, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
                     .map_err(|e| err(format!("links[{li}].loss"), e))?;
@@ -491,9 +496,9 @@ impl Simulator {
         cfg.sack = s.sack;
         cfg.handshake = s.handshake;
         cfg.seed = self.spec.seed;
-        // Checked when the scenario was built, so construction cannot fail here.
-        let mut snd = registry::sender(&s.protocol, &cfg, &s.params).expect("checked protocol");
-        let mut rcv = registry::receiver(&s.protocol, &cfg, &s.params).expect("checked protocol");
+        // The factory holds the parameters checked when the scenario was built.
+        let mut snd = s.factory.sender(&cfg);
+        let mut rcv = s.factory.receiver(&cfg);
         let now = self.now;
         rcv.start(now);
         snd.start(now);

@@ -160,3 +160,27 @@ fn sender_and_router_load_factor_intervals_must_agree() {
     let tcp = both.replace("protocol = \"vcp\"", "protocol = \"newreno\"");
     from_toml(&tcp, "ok.toml").expect("newreno through a vcp router");
 }
+
+/// The routers write a load factor's digits over chains of their length and the sender decodes
+/// chains of its own (seed 000 §3.2, §5): a DPCP flow with chains of 3 through DPCP routers with
+/// chains of 2 ran wrong before; it is refused naming the flow's key, both values and the port.
+/// The check is the registry's path contract, so TPCP defaults (3 on both) and explicit equal
+/// values pass, and a DCP-EW router (pairs) counts as chains of 2.
+#[test]
+fn sender_and_router_chain_lengths_must_agree() {
+    let dpcp = GOOD.replace("buffer = 100 }", "buffer = 100, router = \"dpcp\" }").replace("\"newreno\"", "\"dpcp\"");
+    from_toml(&dpcp, "ok.toml").expect("chains of 2 on both");
+    let three = dpcp.replace("count = 2", "count = 2\nparams = { chain = 3 }");
+    refused(
+        &three,
+        "flows[0].params.chain",
+        "the sender's chain = 3 differs from chain = 2 of the 'dpcp' router module on r0->r1",
+    );
+    refused(&three, "flows[0].params.chain", "decodes chains of its own");
+    from_toml(&three.replace("router = \"dpcp\"", "router = \"dpcp\", router_params = { chain = 3 }"), "ok.toml")
+        .expect("3 on both");
+    let tpcp = dpcp.replace("\"dpcp\"", "\"tpcp\"");
+    from_toml(&tpcp, "ok.toml").expect("TPCP's default chains of 3 on both");
+    refused(&tpcp.replace("router = \"tpcp\"", "router = \"dpcp\""), "flows[0].params.chain", "chain = 3 differs");
+    refused(&tpcp.replace("router = \"tpcp\"", "router = \"dcpew\""), "flows[0].params.chain", "'dcpew' router module");
+}

@@ -10,3 +10,26 @@ pub mod red;
 
 pub use droptail::DropTail;
 pub use red::{red_byte_scale, red_ewma, red_idle_decay, red_pa, red_pb, Red, RedAction, RedMode, RedParams};
+
+use crate::params::{parse, ParamError};
+use crate::registry::{PortIdentity, RouterFactory};
+use crate::rng::SimRng;
+use crate::router::RouterModule;
+use std::sync::Arc;
+
+/// RED's checked parameters, building one module per port.
+#[derive(Debug)]
+struct RedFactory(RedParams);
+
+impl RouterFactory for RedFactory {
+    fn build(&self, _port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(Red::new(self.0.clone(), rng).expect("checked when parsed"))
+    }
+}
+
+/// The registry's "red": parse and validate `router_params`.
+pub fn parse_red(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    let p: RedParams = parse(params)?;
+    Red::new(p.clone(), SimRng::for_component(0, "check"))?;
+    Ok(Arc::new(RedFactory(p)))
+}

@@ -24,25 +24,65 @@ pub use params::{DcpewParams, DcpewRouterParams, IpIdMode, LossMd};
 pub use router::{DcpewRouter, SmStats};
 pub use window::{BitMap, DcpewWindow, LossStats};
 
-use crate::dpcp::{dpcp_flow, DpcpEcho};
+use crate::dpcp::{chain_requirements, dpcp_flow, DpcpEcho};
 use crate::endpoint::{Endpoint, FlowConfig};
-use crate::params::ParamError;
+use crate::params::{parse, ParamError};
+use crate::registry::{keys, ContractValue, FlowProtocol, PortIdentity, Requirement, RouterFactory};
+use crate::rng::SimRng;
+use crate::router::RouterModule;
 use crate::tcp::{self, Recovery};
+use std::sync::Arc;
 
 /// A TCP/DCP-EW sender. Validates `p`. The flow's data sequence space starts 2³¹ on, as
 /// DPCP's ([`dpcp_flow`]), so that seq and ack are far apart.
-pub fn dcpew_sender(cfg: &FlowConfig, p: &DcpewParams) -> Result<Box<dyn Endpoint>, ParamError> {
-    p.validate()?;
-    let cfg = dpcp_flow(cfg);
-    let w = DcpewWindow::new(&cfg, tcp::mss_for(&cfg, 0), p);
-    Ok(tcp::tcp_sender_with(&cfg, Recovery::NewReno, &p.tcp, Box::new(w)))
+/// A TCP/DCP-EW flow's checked parameters.
+#[derive(Debug)]
+struct DcpewFlow(DcpewParams);
+
+impl FlowProtocol for DcpewFlow {
+    fn sender(&self, cfg: &FlowConfig) -> Box<dyn Endpoint> {
+        let cfg = dpcp_flow(cfg);
+        let w = DcpewWindow::new(&cfg, tcp::mss_for(&cfg, 0), &self.0);
+        tcp::tcp_sender_with(&cfg, Recovery::NewReno, &self.0.tcp, Box::new(w))
+    }
+
+    fn receiver(&self, cfg: &FlowConfig) -> Box<dyn Endpoint> {
+        let cfg = dpcp_flow(cfg);
+        tcp::tcp_receiver_with(&cfg, Box::new(DpcpEcho::new(2, cfg.isn)))
+    }
+
+    /// DCP-EW's pairs are DPCP's chains of 2 (seed 003 §III.B).
+    fn path_requirements(&self) -> Vec<Requirement> {
+        chain_requirements(self.0.t_p, 2)
+    }
 }
 
-/// A TCP/DCP-EW receiver: DPCP's echo for chains of 2.
-pub fn dcpew_receiver(cfg: &FlowConfig, p: &DcpewParams) -> Result<Box<dyn Endpoint>, ParamError> {
+/// The registry's "dcpew" protocol.
+pub fn parse_flow(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError> {
+    let p: DcpewParams = parse(params)?;
     p.validate()?;
-    let cfg = dpcp_flow(cfg);
-    Ok(tcp::tcp_receiver_with(&cfg, Box::new(DpcpEcho::new(2, cfg.isn))))
+    Ok(Arc::new(DcpewFlow(p)))
+}
+
+/// A DCP-EW router's checked parameters.
+#[derive(Debug)]
+struct DcpewRouterFactory(DcpewRouterParams);
+
+impl RouterFactory for DcpewRouterFactory {
+    fn build(&self, _port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(DcpewRouter::new(&self.0, rng).expect("checked when parsed"))
+    }
+
+    fn provides(&self) -> Vec<(&'static str, ContractValue)> {
+        vec![(keys::LOAD_FACTOR_T_P, ContractValue::Real(self.0.t_p)), (keys::LOAD_FACTOR_CHAIN, ContractValue::Int(2))]
+    }
+}
+
+/// The registry's "dcpew" router module.
+pub fn parse_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    let p: DcpewRouterParams = parse(params)?;
+    p.validate()?;
+    Ok(Arc::new(DcpewRouterFactory(p)))
 }
 
 #[cfg(test)]

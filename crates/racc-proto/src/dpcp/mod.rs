@@ -32,7 +32,14 @@ pub use window::DpcpWindow;
 
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::ParamError;
+use crate::registry::{
+    keys, with_chain_default, ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory,
+};
+use crate::rng::SimRng;
+use crate::router::RouterModule;
 use crate::tcp::{self, Recovery};
+use crate::vcp;
+use std::sync::Arc;
 
 /// The flow as DPCP runs it. Seed 000 §3.2 rests on seq and ack being "sufficiently apart"
 /// (random ISNs). The simulator's receiver numbers its own side from 2³² − 1, so data packets
@@ -43,19 +50,91 @@ pub fn dpcp_flow(cfg: &FlowConfig) -> FlowConfig {
     FlowConfig { isn: cfg.isn.wrapping_add(1 << 31), ..cfg.clone() }
 }
 
-/// A TCP/DPCP (or TPCP, per `p.chain`) sender. Validates `p`.
-pub fn dpcp_sender(cfg: &FlowConfig, p: &DpcpParams) -> Result<Box<dyn Endpoint>, ParamError> {
-    p.validate()?;
-    let cfg = dpcp_flow(cfg);
-    let w = DpcpWindow::new(&cfg, tcp::mss_for(&cfg, 0), p);
-    Ok(tcp::tcp_sender_with(&cfg, Recovery::NewReno, &p.tcp, Box::new(w)))
+/// The chain family's requirements on its path: the routers' t_p and chain length are the
+/// sender's (a chain of 3 decoded by chains of 2 reads every third digit as an MSP).
+pub fn chain_requirements(t_p: f64, chain: u8) -> Vec<Requirement> {
+    vec![
+        vcp::t_p_requirement(t_p),
+        Requirement {
+            key: keys::LOAD_FACTOR_CHAIN,
+            value: ContractValue::Int(chain as i64),
+            presence: Presence::IfProvided,
+            param: "chain",
+            unit: "",
+            why: "the routers write the load factor's digits over chains of their length (seed 000 §3.2, §5) \
+                  and the sender decodes chains of its own, so set the same chain on both",
+        },
+    ]
 }
 
-/// A TCP/DPCP receiver. Validates `p` (only `chain` matters here).
-pub fn dpcp_receiver(cfg: &FlowConfig, p: &DpcpParams) -> Result<Box<dyn Endpoint>, ParamError> {
+/// A TCP/DPCP or TCP/TPCP flow's checked parameters.
+#[derive(Debug)]
+struct DpcpFlow(DpcpParams);
+
+impl FlowProtocol for DpcpFlow {
+    fn sender(&self, cfg: &FlowConfig) -> Box<dyn Endpoint> {
+        let cfg = dpcp_flow(cfg);
+        let w = DpcpWindow::new(&cfg, tcp::mss_for(&cfg, 0), &self.0);
+        tcp::tcp_sender_with(&cfg, Recovery::NewReno, &self.0.tcp, Box::new(w))
+    }
+
+    fn receiver(&self, cfg: &FlowConfig) -> Box<dyn Endpoint> {
+        let cfg = dpcp_flow(cfg);
+        tcp::tcp_receiver_with(&cfg, Box::new(DpcpEcho::new(self.0.chain, cfg.isn)))
+    }
+
+    fn path_requirements(&self) -> Vec<Requirement> {
+        chain_requirements(self.0.t_p, self.0.chain)
+    }
+}
+
+fn parse_flow(params: &serde_json::Value, chain: u8) -> Result<Arc<dyn FlowProtocol>, ParamError> {
+    let p: DpcpParams = with_chain_default(params, chain)?;
     p.validate()?;
-    let cfg = dpcp_flow(cfg);
-    Ok(tcp::tcp_receiver_with(&cfg, Box::new(DpcpEcho::new(p.chain, cfg.isn))))
+    Ok(Arc::new(DpcpFlow(p)))
+}
+
+/// The registry's "dpcp": chains of 2 unless `chain` says otherwise.
+pub fn parse_dpcp_flow(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError> {
+    parse_flow(params, 2)
+}
+
+/// The registry's "tpcp": chains of 3 unless `chain` says otherwise.
+pub fn parse_tpcp_flow(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError> {
+    parse_flow(params, 3)
+}
+
+/// A DPCP/TPCP router's checked parameters.
+#[derive(Debug)]
+struct DpcpRouterFactory(DpcpRouterParams);
+
+impl RouterFactory for DpcpRouterFactory {
+    fn build(&self, _port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(DpcpRouter::new(&self.0, rng).expect("checked when parsed"))
+    }
+
+    fn provides(&self) -> Vec<(&'static str, ContractValue)> {
+        vec![
+            (keys::LOAD_FACTOR_T_P, ContractValue::Real(self.0.t_p)),
+            (keys::LOAD_FACTOR_CHAIN, ContractValue::Int(self.0.chain as i64)),
+        ]
+    }
+}
+
+fn parse_router(params: &serde_json::Value, chain: u8) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    let p: DpcpRouterParams = with_chain_default(params, chain)?;
+    p.validate()?;
+    Ok(Arc::new(DpcpRouterFactory(p)))
+}
+
+/// The registry's "dpcp" router module.
+pub fn parse_dpcp_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    parse_router(params, 2)
+}
+
+/// The registry's "tpcp" router module.
+pub fn parse_tpcp_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    parse_router(params, 3)
 }
 
 #[cfg(test)]

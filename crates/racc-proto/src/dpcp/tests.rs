@@ -44,8 +44,8 @@ impl Loop {
     fn new(name_params: DpcpParams, rho: f64, handshake: bool) -> Loop {
         let mut cfg = FlowConfig::new(0, 1040);
         cfg.handshake = handshake;
-        let s = dpcp_sender(&cfg, &name_params).unwrap();
-        let r = dpcp_receiver(&cfg, &name_params).unwrap();
+        let flow = DpcpFlow(name_params.clone());
+        let (s, r) = (flow.sender(&cfg), flow.receiver(&cfg));
         let (router, port) = fixed_router(name_params.chain, rho);
         let mut l = Loop { s, r, router, port, now: 0, sent: 0, dropped: 0, msp_after_msp: 0, last_msp: false };
         l.s.start(0);

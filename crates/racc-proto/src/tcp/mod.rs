@@ -34,7 +34,9 @@ pub use seq::SeqSpace;
 use crate::cc::CongestionControl;
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::packet::hdr;
-use crate::params::{positive, ParamError};
+use crate::params::{parse, positive, ParamError};
+use crate::registry::FlowProtocol;
+use std::sync::Arc;
 
 /// How fast recovery ends (the transport's variant; window rules are the same).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,6 +150,39 @@ pub fn growth_packets(acked: u64, mss: u32, dupacks_covered: u64) -> f64 {
     }
     let k = acked.div_ceil(mss.max(1) as u64);
     k.saturating_sub(dupacks_covered).max(1) as f64
+}
+
+/// A Reno or NewReno flow's checked parameters (the registry's "newreno" and "reno").
+#[derive(Debug)]
+struct TcpFlow {
+    recovery: Recovery,
+    params: TcpParams,
+}
+
+impl FlowProtocol for TcpFlow {
+    fn sender(&self, cfg: &FlowConfig) -> Box<dyn Endpoint> {
+        tcp_sender(cfg, self.recovery, &self.params)
+    }
+
+    fn receiver(&self, cfg: &FlowConfig) -> Box<dyn Endpoint> {
+        tcp_receiver(cfg)
+    }
+}
+
+fn parse_tcp(recovery: Recovery, params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError> {
+    let p: TcpParams = parse(params)?;
+    p.validate()?;
+    Ok(Arc::new(TcpFlow { recovery, params: p }))
+}
+
+/// The registry's "newreno".
+pub fn parse_newreno(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError> {
+    parse_tcp(Recovery::NewReno, params)
+}
+
+/// The registry's "reno".
+pub fn parse_reno(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError> {
+    parse_tcp(Recovery::Reno, params)
 }
 
 /// A Reno or NewReno sender.

@@ -26,19 +26,74 @@ pub use router::{VcpRouter, VcpRouterParams};
 pub use window::VcpWindow;
 
 use crate::endpoint::{Endpoint, FlowConfig};
-use crate::params::ParamError;
+use crate::params::{parse, ParamError};
+use crate::registry::{keys, ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+use crate::rng::SimRng;
+use crate::router::RouterModule;
 use crate::tcp::{self, Recovery};
+use std::sync::Arc;
 
-/// A TCP/VCP sender: the NewReno transport with VCP's window laws. Validates `p`.
-pub fn vcp_sender(cfg: &FlowConfig, p: &VcpParams) -> Result<Box<dyn Endpoint>, ParamError> {
-    p.validate()?;
-    let w = VcpWindow::new(cfg, tcp::mss_for(cfg, 0), p);
-    Ok(tcp::tcp_sender_with(cfg, Recovery::NewReno, &p.tcp, Box::new(w)))
+/// Why a VCP-family sender and the routers on its path must share t_p.
+pub const T_P_WHY: &str = "VCP-family senders scale MI and AI by rtt/t_p of the routers' own interval \
+                            (seed 001 A3/A4), so set the same t_p on both";
+
+/// The VCP family's requirement on its path: the routers' t_p is the sender's.
+pub fn t_p_requirement(t_p: f64) -> Requirement {
+    Requirement {
+        key: keys::LOAD_FACTOR_T_P,
+        value: ContractValue::Real(t_p),
+        presence: Presence::IfProvided,
+        param: "t_p",
+        unit: " s",
+        why: T_P_WHY,
+    }
 }
 
-/// A TCP/VCP receiver: the TCP receiver echoing the largest code per ACK.
-pub fn vcp_receiver(cfg: &FlowConfig) -> Box<dyn Endpoint> {
-    tcp::tcp_receiver_with(cfg, Box::new(VcpEcho::new()))
+/// A TCP/VCP flow's checked parameters (the registry's "vcp").
+#[derive(Debug)]
+struct VcpFlow(VcpParams);
+
+impl FlowProtocol for VcpFlow {
+    fn sender(&self, cfg: &FlowConfig) -> Box<dyn Endpoint> {
+        let w = VcpWindow::new(cfg, tcp::mss_for(cfg, 0), &self.0);
+        tcp::tcp_sender_with(cfg, Recovery::NewReno, &self.0.tcp, Box::new(w))
+    }
+
+    fn receiver(&self, cfg: &FlowConfig) -> Box<dyn Endpoint> {
+        tcp::tcp_receiver_with(cfg, Box::new(VcpEcho::new()))
+    }
+
+    fn path_requirements(&self) -> Vec<Requirement> {
+        vec![t_p_requirement(self.0.t_p)]
+    }
+}
+
+/// The registry's "vcp" protocol.
+pub fn parse_flow(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError> {
+    let p: VcpParams = parse(params)?;
+    p.validate()?;
+    Ok(Arc::new(VcpFlow(p)))
+}
+
+/// A VCP router's checked parameters.
+#[derive(Debug)]
+struct VcpRouterFactory(VcpRouterParams);
+
+impl RouterFactory for VcpRouterFactory {
+    fn build(&self, _port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(VcpRouter::new(&self.0, rng).expect("checked when parsed"))
+    }
+
+    fn provides(&self) -> Vec<(&'static str, ContractValue)> {
+        vec![(keys::LOAD_FACTOR_T_P, ContractValue::Real(self.0.t_p))]
+    }
+}
+
+/// The registry's "vcp" router module.
+pub fn parse_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    let p: VcpRouterParams = parse(params)?;
+    p.validate()?;
+    Ok(Arc::new(VcpRouterFactory(p)))
 }
 
 #[cfg(test)]

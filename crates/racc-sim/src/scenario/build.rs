@@ -13,15 +13,18 @@ use super::spec::{FlowSpec, Spec};
 use super::topology::topology;
 use super::tunnels::tunnels;
 use super::{consistency, ScenarioError};
+use racc_proto::registry::Registry;
 use racc_proto::time::{secs, NS_PER_MS};
 use std::collections::HashMap;
 
 /// Headers of a TCP-like data packet: the smallest packet that still carries a byte.
 const MIN_PACKET_SIZE: i64 = 41;
 
-/// What every step needs to refuse a value: the file the errors name.
+/// What every step needs: the file the errors name, and the registry that knows the protocols
+/// and router modules.
 pub(super) struct Ctx<'a> {
     source: &'a str,
+    pub(super) registry: &'a Registry,
 }
 
 impl Ctx<'_> {
@@ -30,8 +33,8 @@ impl Ctx<'_> {
     }
 }
 
-pub(super) fn build(raw: RawScenario, source: &str) -> Result<Spec, ScenarioError> {
-    let cx = Ctx { source };
+pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Result<Spec, ScenarioError> {
+    let cx = Ctx { source, registry };
     if !(raw.duration.0.is_finite() && raw.duration.0 > 0.0) {
         return Err(cx.err("duration", format!("must be > 0, got {} s", raw.duration.0)));
     }
@@ -87,7 +90,7 @@ pub(super) fn build(raw: RawScenario, source: &str) -> Result<Spec, ScenarioErro
     let mut flows = fb.out;
     let record_ports = record_ports(&cx, raw.record.ports.as_ref(), &nodes, &links)?;
     let tunnels = tunnels(&cx, &raw.tunnels, &names, &nodes, &links, &mut routes)?;
-    consistency::check_load_factor_interval(&raw, &flows, &links, &nodes, &routes.paths)
+    consistency::check_path_contracts(&raw, &flows, &links, &nodes, &routes.paths)
         .map_err(|(key, reason)| cx.err(key, reason))?;
     // The engine starts flows in order; ties keep their file order (stable sort).
     flows.sort_by_key(|f: &FlowSpec| f.start);

@@ -6,11 +6,13 @@ use super::raw::RawHostOptions;
 use super::sizes::bytes;
 use super::spec::FlowSpec;
 use super::ScenarioError;
-use racc_proto::registry;
+use racc_proto::registry::FlowProtocol;
+use std::sync::Arc;
 
 /// Shared checks of the per-flow transport options.
 pub(super) struct HostOpts {
     protocol: String,
+    factory: Arc<dyn FlowProtocol>,
     params: serde_json::Value,
     ecn: bool,
     delayed_ack: bool,
@@ -34,6 +36,7 @@ impl HostOpts {
         FlowSpec {
             group: group.to_string(),
             protocol: self.protocol.clone(),
+            factory: self.factory.clone(),
             src,
             dst,
             fwd_route,
@@ -60,14 +63,16 @@ pub(super) fn host_opts(
     handshake: bool,
     packet_size: u32,
 ) -> Result<HostOpts, ScenarioError> {
-    let canonical = registry::canonical_protocol(protocol).ok_or_else(|| {
-        let known: Vec<&str> = registry::PROTOCOLS.iter().map(|p| p.name).collect();
-        cx.err(format!("{key}.protocol"), format!("unknown protocol '{protocol}' (known: {})", known.join(", ")))
-    })?;
     let params = o.params.clone().unwrap_or(serde_json::Value::Null);
-    registry::check_protocol(canonical, &params).map_err(|e| {
-        let k = if e.key.is_empty() { format!("{key}.params") } else { format!("{key}.params.{}", e.key) };
-        cx.err(k, e.reason)
+    // Parsed and validated once: every flow of the group is built from this factory.
+    let (canonical, factory) = cx.registry.parse_protocol(protocol, &params).map_err(|e| {
+        if cx.registry.protocol(protocol).is_none() {
+            cx.err(format!("{key}.protocol"), e.reason)
+        } else if e.key.is_empty() {
+            cx.err(format!("{key}.params"), e.reason)
+        } else {
+            cx.err(format!("{key}.params.{}", e.key), e.reason)
+        }
     })?;
     let initial_window = match o.initial_window {
         None => None,
@@ -80,6 +85,7 @@ pub(super) fn host_opts(
     };
     Ok(HostOpts {
         protocol: canonical.to_string(),
+        factory,
         params,
         ecn: o.ecn.unwrap_or(false),
         delayed_ack: o.delayed_ack.unwrap_or(false),

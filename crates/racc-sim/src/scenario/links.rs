@@ -7,7 +7,6 @@ use super::spec::{BufferSpec, LinkSpec};
 use super::units::Amount;
 use super::ScenarioError;
 use racc_proto::loss::LossSpec;
-use racc_proto::registry;
 use racc_proto::time::secs;
 
 pub(super) fn delay(cx: &Ctx, key: &str, s: f64) -> Result<u64, ScenarioError> {
@@ -62,7 +61,7 @@ pub(super) fn link(
     };
     let router = l.router.clone().unwrap_or_else(|| "droptail".into());
     let router_params = l.router_params.clone().unwrap_or(serde_json::Value::Null);
-    registry::check_router(&router, &router_params).map_err(|e| {
+    let router_factory = cx.registry.parse_router(&router, &router_params).map_err(|e| {
         if e.key.is_empty() {
             cx.err(format!("{key}.router"), e.reason)
         } else {
@@ -92,6 +91,7 @@ pub(super) fn link(
         buffer,
         router,
         router_params,
+        router_factory,
         loss_forward: fwd,
         loss_reverse: rev,
     })

@@ -16,6 +16,7 @@ mod topology;
 mod tunnels;
 pub mod units;
 
+use racc_proto::registry::Registry;
 pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, Spec, TunnelSpec};
 
 /// A refused scenario: `source` is the file (or "<string>"), `key` the dotted path of the
@@ -39,8 +40,13 @@ impl std::fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// Parse and check a scenario written in TOML.
+/// Parse and check a scenario written in TOML, with the standard protocols.
 pub fn from_toml(text: &str, source: &str) -> Result<Spec, ScenarioError> {
+    from_toml_with(text, source, Registry::standard())
+}
+
+/// Parse and check a scenario written in TOML, with the protocols of `registry`.
+pub fn from_toml_with(text: &str, source: &str, registry: &Registry) -> Result<Spec, ScenarioError> {
     let de = toml::Deserializer::parse(text).map_err(|e| ScenarioError {
         source: source.into(),
         key: String::new(),
@@ -52,7 +58,7 @@ pub fn from_toml(text: &str, source: &str) -> Result<Spec, ScenarioError> {
         let reason = format!("{}{}", inner.message().trim(), line_of(text, inner.span()));
         missing_field_key(ScenarioError { source: source.into(), key, reason })
     })?;
-    build::build(raw, source)
+    build::build(raw, source, registry)
 }
 
 /// " (line N)" for a byte span of `text`, or "" when the parser gave none.
@@ -66,6 +72,11 @@ fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> String {
 /// Parse and check a scenario given as JSON (the Python front end parses TOML itself so
 /// that it can apply `--set` overrides, then hands the tree over as JSON).
 pub fn from_json(text: &str, source: &str) -> Result<Spec, ScenarioError> {
+    from_json_with(text, source, Registry::standard())
+}
+
+/// Parse and check a scenario given as JSON, with the protocols of `registry`.
+pub fn from_json_with(text: &str, source: &str, registry: &Registry) -> Result<Spec, ScenarioError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let raw = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let key = key_of(e.path());
@@ -77,7 +88,7 @@ pub fn from_json(text: &str, source: &str) -> Result<Spec, ScenarioError> {
         }
         missing_field_key(ScenarioError { source: source.into(), key, reason })
     })?;
-    build::build(raw, source)
+    build::build(raw, source, registry)
 }
 
 /// serde reports a missing field at its parent table; name the field itself as the key.

@@ -2,8 +2,10 @@
 //! integer nanoseconds, bits per second and bytes, shortcuts expanded, every flow listed.
 
 use racc_proto::loss::LossSpec;
+use racc_proto::registry::{FlowProtocol, RouterFactory};
 use racc_proto::time::Time;
 use serde::Serialize;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Spec {
@@ -49,6 +51,9 @@ pub struct LinkSpec {
     pub buffer: BufferSpec,
     pub router: String,
     pub router_params: serde_json::Value,
+    /// The module's checked parameters, building each direction's module.
+    #[serde(skip)]
+    pub router_factory: Arc<dyn RouterFactory>,
     #[serde(serialize_with = "debug_str")]
     pub loss_forward: LossSpec,
     #[serde(serialize_with = "debug_str")]
@@ -70,6 +75,9 @@ pub struct FlowSpec {
     pub group: String,
     /// Canonical protocol name (registry).
     pub protocol: String,
+    /// The protocol's checked parameters, building the flow's sender and receiver.
+    #[serde(skip)]
+    pub factory: Arc<dyn FlowProtocol>,
     pub src: usize,
     pub dst: usize,
     /// Indices into `Spec::routes`.
