@@ -566,7 +566,7 @@ mod tests {
         c.dupacks = 3;
         assert_eq!(w.on_congestion(Signal::Loss, &c), Response::Halve);
         // The transport's recovery: ssthresh 10 000 + 3 MSS, exit with nothing outstanding.
-        let r = FastRecovery::halving(c.flight, 3, MSS, false);
+        let r = FastRecovery::halving(c.flight as f64, 3, MSS, false);
         assert_eq!(r.cwnd(), 13_000.0);
         w.set_window(r.exit(RecoveryExit::FullAck, 0), r.ssthresh());
         assert!((w.cwnd_pkts() - 2.0).abs() < 1e-12);

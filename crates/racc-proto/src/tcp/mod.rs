@@ -74,6 +74,47 @@ pub struct TcpParams {
     /// beyond cwnd, so that a small window still collects the dupthresh duplicates fast
     /// retransmit needs. On in Linux and in ns-2 (`singledup_`, the default since 2001).
     pub limited_transmit: bool,
+    /// What TCP's halving halves on a loss, an ECN-Echo or a timeout: `cwnd` (ns-2's
+    /// `slowdown`, Linux's `tcp_reno_ssthresh`: the window, which is what the papers' systems
+    /// did) or `flight` (RFC 5681 eq. 4's FlightSize, racc's rule before).
+    pub ssthresh_from: SsthreshFrom,
+    /// A timeout during fast recovery: `halve-window` halves the recovery's window, its
+    /// ssthresh (ns-2, whose cwnd_ is ssthresh during recovery); `keep` keeps that ssthresh
+    /// (Linux `tcp_enter_loss`, which does not reduce twice in one window); `halve-flight`
+    /// halves the flight inflated by the recovery (RFC 5681 read literally, racc before).
+    pub rto_in_recovery: RtoInRecovery,
+    /// Fast retransmit after a recovery or a timeout: `beyond` needs an ACK covering more
+    /// than `recover` (RFC 6582 §3.2 step 1, ns-2's `highest_ack_ > recover_`); `at`
+    /// accepted an ACK reaching it (racc before).
+    pub recover_check: RecoverCheck,
+}
+
+/// What TCP's halving halves.
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SsthreshFrom {
+    #[default]
+    Cwnd,
+    Flight,
+}
+
+/// The ssthresh a timeout during fast recovery leaves.
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoInRecovery {
+    #[default]
+    HalveWindow,
+    Keep,
+    HalveFlight,
+}
+
+/// Which ACKs may start fast retransmit after `recover` was set.
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoverCheck {
+    #[default]
+    Beyond,
+    At,
 }
 
 /// What the sender does about a retransmission timeout that turns out spurious.
@@ -108,6 +149,9 @@ impl Default for TcpParams {
             partial_ack_timer: PartialAckTimer::First,
             spurious_rto: SpuriousRto::Eifel,
             limited_transmit: true,
+            ssthresh_from: SsthreshFrom::Cwnd,
+            rto_in_recovery: RtoInRecovery::HalveWindow,
+            recover_check: RecoverCheck::Beyond,
         }
     }
 }

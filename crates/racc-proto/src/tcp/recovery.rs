@@ -29,22 +29,24 @@ pub struct FastRecovery {
 }
 
 impl FastRecovery {
-    /// The recovery a controller's response to `Signal::Loss` asks for: TCP's halving of the
-    /// flight, around the window it chose, or around its current `window` (`Keep`). `ctx`
-    /// gives the flight (Limited Transmit's segments excluded), the duplicates and the MSS.
-    pub fn start(response: Response, ctx: &SenderCtx, window: f64, sack: bool) -> FastRecovery {
+    /// The recovery a controller's response to `Signal::Loss` asks for: TCP's halving of
+    /// `base` (the flight or the window, per the transport's `ssthresh_from`), around the
+    /// window it chose, or around its current `window` (`Keep`). `ctx` gives the duplicates and
+    /// the MSS.
+    pub fn start(response: Response, ctx: &SenderCtx, window: f64, base: f64, sack: bool) -> FastRecovery {
         match response {
-            Response::Halve => FastRecovery::halving(ctx.flight, ctx.dupacks, ctx.mss, sack),
+            Response::Halve => FastRecovery::halving(base, ctx.dupacks, ctx.mss, sack),
             Response::SetWindow(w) => FastRecovery::around(w, ctx.dupacks, ctx.mss, sack),
             Response::Keep => FastRecovery::around(window, ctx.dupacks, ctx.mss, sack),
         }
     }
 
-    /// TCP's halving: ssthresh = max(FlightSize/2, 2·SMSS) (RFC 5681 eq. 4), cwnd = ssthresh +
+    /// TCP's halving: ssthresh = max(base/2, 2·SMSS) (RFC 5681 eq. 4 with base = FlightSize;
+    /// ns-2 and Linux halve cwnd), cwnd = ssthresh +
     /// dupacks·SMSS (step 3: the segments that have left the network; RFC 6675: not with SACK).
-    pub fn halving(flight: u64, dupacks: u32, smss: u32, sack: bool) -> FastRecovery {
+    pub fn halving(base: f64, dupacks: u32, smss: u32, sack: bool) -> FastRecovery {
+        let ssthresh = halved(base, smss);
         let smss = smss as f64;
-        let ssthresh = (flight as f64 / 2.0).max(2.0 * smss);
         let mut r = FastRecovery { cwnd: ssthresh, ssthresh, smss, sack, chosen: false };
         r.inflate(dupacks);
         r
@@ -106,15 +108,17 @@ impl FastRecovery {
     }
 }
 
-/// RFC 5681 eq. (4): ssthresh = max(FlightSize/2, 2·SMSS).
+/// RFC 5681 eq. (4): ssthresh = max(base/2, 2·SMSS), base the FlightSize (RFC) or cwnd (ns-2,
+/// Linux `tcp_reno_ssthresh`).
 #[inline]
-pub fn halved(flight: u64, mss: u32) -> f64 {
-    (flight as f64 / 2.0).max(2.0 * mss as f64)
+pub fn halved(base: f64, mss: u32) -> f64 {
+    (base / 2.0).max(2.0 * mss as f64)
 }
 
 /// Carry out `cc`'s response to a signal other than a loss (`cc::Response` says what each
-/// means); `ctx` is the state the signal found (the flight before a timeout's go-back-N).
-pub fn apply(cc: &mut dyn CongestionControl, response: Response, signal: Signal, ctx: &SenderCtx) {
+/// means); `ctx` is the state the signal found (the flight before a timeout's go-back-N) and
+/// `base` what `Halve` halves.
+pub fn apply(cc: &mut dyn CongestionControl, response: Response, signal: Signal, ctx: &SenderCtx, base: f64) {
     let mss = ctx.mss as f64;
     match (response, signal) {
         (Response::Keep, _) => {}
@@ -123,12 +127,12 @@ pub fn apply(cc: &mut dyn CongestionControl, response: Response, signal: Signal,
             cc.set_window(w, ssthresh);
         }
         (Response::Halve, Signal::EcnEcho) => {
-            let ssthresh = halved(ctx.flight, ctx.mss);
+            let ssthresh = halved(base, ctx.mss);
             cc.set_window(ssthresh, ssthresh);
         }
         // RFC 5681 §3.1: ssthresh held on a repeated timeout of the same segment.
         (Response::Halve, Signal::Timeout) => {
-            let ssthresh = if ctx.consecutive_rtos == 0 { halved(ctx.flight, ctx.mss) } else { cc.ssthresh() };
+            let ssthresh = if ctx.consecutive_rtos == 0 { halved(base, ctx.mss) } else { cc.ssthresh() };
             cc.set_window(mss, ssthresh);
         }
         (Response::Halve, Signal::SynTimeout | Signal::Loss) => {
@@ -146,7 +150,7 @@ pub(crate) mod drive {
     /// A loss: the controller's response, then the recovery it asks for.
     pub fn loss(cc: &mut dyn CongestionControl, ctx: &SenderCtx) -> FastRecovery {
         let r = cc.on_congestion(Signal::Loss, ctx);
-        FastRecovery::start(r, ctx, cc.window(), false)
+        FastRecovery::start(r, ctx, cc.window(), ctx.flight as f64, false)
     }
 
     /// The NewReno exit of `r` with `flight` bytes outstanding.
@@ -157,7 +161,7 @@ pub(crate) mod drive {
     /// A timeout (or another non-loss signal) and its response applied.
     pub fn signal(cc: &mut dyn CongestionControl, signal: Signal, ctx: &SenderCtx) {
         let r = cc.on_congestion(signal, ctx);
-        apply(cc, r, signal, ctx);
+        apply(cc, r, signal, ctx, ctx.flight as f64);
     }
 }
 
@@ -167,7 +171,7 @@ mod tests {
 
     #[test]
     fn halving_inflation_deflation_and_exit() {
-        let mut r = FastRecovery::halving(20_000, 3, 1000, false);
+        let mut r = FastRecovery::halving(20_000.0, 3, 1000, false);
         assert_eq!((r.cwnd(), r.ssthresh()), (13_000.0, 10_000.0), "flight/2 + 3 MSS");
         r.on_dupack();
         assert_eq!(r.cwnd(), 14_000.0);
@@ -180,7 +184,7 @@ mod tests {
         assert_eq!(r.exit(RecoveryExit::FullAck, 20_000), 10_000.0, "capped at ssthresh");
         assert_eq!(r.exit(RecoveryExit::Reno, 0), 10_000.0);
         // The floor: ssthresh at least 2 SMSS; cwnd never below one SMSS.
-        let mut r = FastRecovery::halving(3000, 3, 1000, false);
+        let mut r = FastRecovery::halving(3000.0, 3, 1000, false);
         assert_eq!((r.ssthresh(), r.cwnd()), (2000.0, 5000.0));
         r.on_partial_ack(9000);
         assert_eq!(r.cwnd(), 1000.0);
@@ -192,7 +196,7 @@ mod tests {
         assert_eq!((r.cwnd(), r.ssthresh()), (10_000.0, 7000.0));
         assert_eq!(r.exit(RecoveryExit::FullAck, 0), 7000.0, "returns to the chosen window");
         // SACK (RFC 6675): no inflation, no deflation.
-        let mut r = FastRecovery::halving(20_000, 3, 1000, true);
+        let mut r = FastRecovery::halving(20_000.0, 3, 1000, true);
         assert_eq!(r.cwnd(), 10_000.0);
         r.on_dupack();
         r.on_partial_ack(3000);

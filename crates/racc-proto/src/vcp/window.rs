@@ -335,7 +335,7 @@ mod tests {
         assert_eq!(w.on_congestion(Signal::Loss, &c), Response::Halve);
         // RFC 5681: ssthresh = flight/2 = 10 pkts, cwnd = ssthresh + 3; the recovery's exit
         // with 9 packets outstanding: min(ssthresh, flight + 1) = 10 pkts.
-        let mut r = FastRecovery::halving(c.flight, 3, MSS, false);
+        let mut r = FastRecovery::halving(c.flight as f64, 3, MSS, false);
         assert_eq!((r.cwnd(), r.ssthresh()), (13_000.0, 10_000.0));
         r.on_dupack();
         w.set_window(r.exit(RecoveryExit::FullAck, 9000), r.ssthresh());
@@ -369,7 +369,7 @@ mod tests {
         c.flight = 8000;
         c.dupacks = 3;
         assert_eq!(w.on_congestion(Signal::Loss, &c), Response::Halve);
-        let r = FastRecovery::halving(c.flight, 3, MSS, false);
+        let r = FastRecovery::halving(c.flight as f64, 3, MSS, false);
         w.set_window(r.exit(RecoveryExit::FullAck, 0), r.ssthresh());
         assert!(!w.in_slow_start());
         let before = w.cwnd_pkts();

@@ -6,7 +6,7 @@ use super::{State, TcpSender};
 use crate::cc::{Ack, Response, SenderCtx, Signal};
 use crate::packet::{flags, Packet, TcpHeader};
 use crate::tcp::recovery::{self, FastRecovery, RecoveryExit};
-use crate::tcp::{growth_packets, PartialAckTimer, Recovery};
+use crate::tcp::{growth_packets, PartialAckTimer, RecoverCheck, Recovery, RtoInRecovery, SsthreshFrom};
 use crate::time::{Time, NEVER};
 
 impl TcpSender {
@@ -121,11 +121,13 @@ impl TcpSender {
             && self.board.next_lost(self.snd_una, self.lost_threshold()) == Some(self.snd_una);
         if let Some(fr) = self.fast_recovery.as_mut() {
             fr.on_dupack();
-        } else if (self.dupacks == self.dupthresh || sack_lost) && self.snd_una >= self.recover {
+        } else if (self.dupacks == self.dupthresh || sack_lost) && self.past_recover() {
             // RFC 5681 §3.2 step 2 with RFC 6582 §3.2 step 1: only if the ACK covers more
             // than `recover` (so not for the old window after an RTO or a Reno exit).
             self.partial_seen = false;
+            self.fast_retransmits += 1;
             self.recover = self.snd_max;
+            self.recover_set = true;
             self.high_rxt = self.snd_una;
             self.retx_pending = true;
             // Time the retransmission from now, as Linux (tcp_xmit_retransmit_queue re-arms
@@ -145,17 +147,49 @@ impl TcpSender {
             let response = self.cc.on_congestion(Signal::Loss, &ctx);
             self.apply(response, Signal::Loss, &ctx);
         } else {
+            if self.dupacks == self.dupthresh {
+                self.fast_retransmits_refused += 1;
+            }
             let ctx = self.ctx(now);
             self.cc.on_ack(&Ack { packet: pkt, acked_bytes: 0, reported_pkts: 0.0 }, &ctx);
         }
     }
 
+    /// RFC 6582 §3.2 step 1: may duplicates start fast retransmit? `recover` is exclusive
+    /// (one past the highest byte sent when it was set), so an ACK covering more than
+    /// RFC 6582's (inclusive) recover is one beyond it.
+    fn past_recover(&self) -> bool {
+        match self.recover_check {
+            RecoverCheck::Beyond => !self.recover_set || self.snd_una > self.recover,
+            RecoverCheck::At => self.snd_una >= self.recover,
+        }
+    }
+
+    /// What TCP's halving halves for `signal` (`TcpParams::ssthresh_from`, `rto_in_recovery`),
+    /// given the state the signal found.
+    pub(super) fn halving_base(&self, signal: Signal, ctx: &SenderCtx) -> f64 {
+        match (&self.fast_recovery, signal) {
+            // ns-2 halves the recovery's window; Linux keeps its ssthresh (2·x / 2 = x exactly).
+            (Some(r), Signal::Timeout) => match self.rto_in_recovery {
+                RtoInRecovery::HalveWindow => r.ssthresh(),
+                RtoInRecovery::Keep => 2.0 * r.ssthresh(),
+                RtoInRecovery::HalveFlight => ctx.flight as f64,
+            },
+            _ => match self.ssthresh_from {
+                SsthreshFrom::Cwnd => self.cc.window(),
+                SsthreshFrom::Flight => ctx.flight as f64,
+            },
+        }
+    }
+
     /// Carry out a controller's response to `signal`: a loss starts the transport's recovery.
+    /// A timeout's caller ends a running recovery after this (the base reads it).
     pub(super) fn apply(&mut self, response: Response, signal: Signal, ctx: &SenderCtx) {
+        let base = self.halving_base(signal, ctx);
         if signal == Signal::Loss {
-            self.fast_recovery = Some(FastRecovery::start(response, ctx, self.cc.window(), self.sack));
+            self.fast_recovery = Some(FastRecovery::start(response, ctx, self.cc.window(), base, self.sack));
         } else {
-            recovery::apply(self.cc.as_mut(), response, signal, ctx);
+            recovery::apply(self.cc.as_mut(), response, signal, ctx, base);
         }
     }
 }

@@ -26,10 +26,10 @@ use super::recovery::FastRecovery;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::seq::SeqSpace;
-use super::{mss_for, PartialAckTimer, Recovery, SpuriousRto, TcpParams};
+use super::{mss_for, PartialAckTimer, RecoverCheck, Recovery, RtoInRecovery, SpuriousRto, SsthreshFrom, TcpParams};
 use crate::cc::{CongestionControl, SenderCtx};
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
-use crate::metrics::MetricSink;
+use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{ecn, flags, hdr, tcp_checksum, Direction, Kind, Packet, TcpHeader};
 use crate::time::{secs, Time, NEVER};
 use timeout::RtoUndo;
@@ -63,6 +63,9 @@ pub struct TcpSender {
     /// No new data at or beyond this offset (set by `stop`).
     app_limit: u64,
     recover: u64,
+    /// `recover` has been set (by a fast retransmit or a timeout): until then every loss may
+    /// start fast retransmit (RFC 6582: recover starts at the ISS).
+    recover_set: bool,
     /// The window while fast recovery runs (`Some` exactly while in recovery).
     fast_recovery: Option<FastRecovery>,
     partial_seen: bool,
@@ -84,6 +87,9 @@ pub struct TcpSender {
     eifel: bool,
     /// RFC 3042.
     limited_transmit: bool,
+    ssthresh_from: SsthreshFrom,
+    rto_in_recovery: RtoInRecovery,
+    recover_check: RecoverCheck,
     /// SACK (RFC 2018) and RFC 6675 recovery.
     sack: bool,
     board: Scoreboard,
@@ -109,6 +115,11 @@ pub struct TcpSender {
     timeouts: u64,
     spurious_timeouts: u64,
     ecn_reactions: u64,
+    fast_retransmits: u64,
+    /// Timeouts that ended a fast recovery (issue 22 (a)).
+    timeouts_in_recovery: u64,
+    /// Runs of dupthresh duplicates refused fast retransmit by RFC 6582's `recover` check.
+    fast_retransmits_refused: u64,
 }
 
 impl TcpSender {
@@ -153,6 +164,7 @@ impl TcpSender {
             snd_max: 0,
             app_limit: u64::MAX,
             recover: 0,
+            recover_set: false,
             fast_recovery: None,
             partial_seen: false,
             dupacks: 0,
@@ -165,6 +177,9 @@ impl TcpSender {
             consecutive_rtos: 0,
             eifel: params.spurious_rto == SpuriousRto::Eifel,
             limited_transmit: params.limited_transmit,
+            ssthresh_from: params.ssthresh_from,
+            rto_in_recovery: params.rto_in_recovery,
+            recover_check: params.recover_check,
             sack: cfg.sack,
             board: Scoreboard::with_capacity(if cfg.sack { 16 } else { 0 }),
             high_rxt: 0,
@@ -180,6 +195,9 @@ impl TcpSender {
             timeouts: 0,
             spurious_timeouts: 0,
             ecn_reactions: 0,
+            fast_retransmits: 0,
+            timeouts_in_recovery: 0,
+            fast_retransmits_refused: 0,
         }
     }
 
@@ -469,7 +487,11 @@ impl Endpoint for TcpSender {
         }
     }
 
+    /// The transport's loss-recovery counters, then the controller's own metrics.
     fn metrics(&self, out: &mut dyn MetricSink) {
+        out.put("fast_retransmits", "events", MetricValue::Count(self.fast_retransmits));
+        out.put("timeouts_in_recovery", "events", MetricValue::Count(self.timeouts_in_recovery));
+        out.put("fast_retransmits_refused", "events", MetricValue::Count(self.fast_retransmits_refused));
         self.cc.metrics(out);
     }
 }

@@ -79,9 +79,14 @@ fn congestion_avoidance_through_transport() {
 
 /// Send 10 segments, ACK the first (cwnd 11 000 → 2 more), then three duplicates.
 fn into_recovery(r: Recovery) -> TcpSender {
+    into_recovery_with(r, &TcpParams { limited_transmit: false, ..Default::default() })
+}
+
+fn into_recovery_with(r: Recovery, params: &TcpParams) -> TcpSender {
     let mut c = cfg();
     c.initial_window = Some(10);
-    let mut s = sender(&c, r);
+    let mut s = TcpSender::new(&c, r, params);
+    s.start(0);
     assert_eq!(drain(&mut s, 0).len(), 10);
     s.on_packet(100 * MS, &ack(1000, 0, 0));
     assert_eq!(offs(&drain(&mut s, 100 * MS)), vec![10_000, 11_000]);
@@ -426,6 +431,83 @@ fn a_timeout_inside_fast_recovery_is_never_undone() {
     assert_eq!(offs(&drain(&mut s, t + 10 * MS)), vec![5000, 6000]);
 }
 
+/// Issue 22 (a): a timeout during fast recovery. Recovery began with ssthresh 5500 (cwnd 11 000
+/// halved; inflated to 8500); a partial ACK to 4000 leaves 8000 bytes in flight when the timer
+/// fires. ns-2 halves its window, which during recovery is that ssthresh (2750); Linux keeps it
+/// (5500); RFC 5681 read literally halves the inflated flight (4000, racc's rule before, with
+/// which the flow slow-started back toward the window that had overflowed the queue).
+#[test]
+fn a_timeout_inside_fast_recovery_halves_the_recoverys_window() {
+    for (rule, want) in
+        [(RtoInRecovery::HalveWindow, 2750.0), (RtoInRecovery::Keep, 5500.0), (RtoInRecovery::HalveFlight, 4000.0)]
+    {
+        let params = TcpParams { limited_transmit: false, rto_in_recovery: rule, ..Default::default() };
+        let mut s = into_recovery_with(Recovery::NewReno, &params);
+        assert_eq!((s.ssthresh(), cwnd(&s)), (5500.0, 8500.0));
+        drain(&mut s, 102 * MS);
+        s.on_packet(200 * MS, &ack(4000, 0, 0));
+        drain(&mut s, 200 * MS);
+        let t = s.rto_deadline().unwrap();
+        s.on_timeout(t);
+        assert_eq!((s.ssthresh(), cwnd(&s)), (want, 1000.0), "{rule:?}");
+        assert!(!s.in_recovery());
+    }
+    // Outside recovery the rule does not apply: a timeout halves the window (ssthresh_from).
+    let mut s = after_rto(&TcpParams { rto_in_recovery: RtoInRecovery::Keep, ..Default::default() });
+    assert_eq!(s.ssthresh(), 5500.0, "11 000 / 2");
+    s.on_packet(450 * MS, &ack(3000, 400 * MS, 0));
+}
+
+/// Issue 22 (c): TCP's halving halves cwnd (ns-2, Linux) or the FlightSize (RFC 5681). They
+/// differ when the window is not full: 10 segments sent with cwnd 20 000 (IW 20, 10 000 B of
+/// data offered), the first ACKed (cwnd 21 000, flight 9000), three duplicates.
+#[test]
+fn halving_from_the_window_or_from_the_flight() {
+    for (from, want) in [(SsthreshFrom::Cwnd, 10_500.0), (SsthreshFrom::Flight, 4500.0)] {
+        let mut c = cfg();
+        c.initial_window = Some(20);
+        c.size_bytes = Some(10_000);
+        let params = TcpParams { limited_transmit: false, ssthresh_from: from, ..Default::default() };
+        let mut s = TcpSender::new(&c, Recovery::NewReno, &params);
+        s.start(0);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        s.on_packet(100 * MS, &ack(1000, 0, 0));
+        for _ in 0..3 {
+            s.on_packet(101 * MS, &ack(1000, 0, 0));
+        }
+        assert!(s.in_recovery());
+        assert_eq!((s.ssthresh(), cwnd(&s)), (want, want + 3000.0), "{from:?}");
+    }
+}
+
+/// Issue 22 (b), RFC 6582 §3.2 step 1: after a timeout, `recover` is the highest byte sent
+/// (12 000 exclusive here), and only duplicates of an ACK covering *more* than it start fast
+/// retransmit; racc's rule before (`at`) also took an ACK reaching it exactly.
+#[test]
+fn fast_retransmit_needs_an_ack_beyond_recover() {
+    for (check, at_recover, beyond) in [(RecoverCheck::Beyond, false, true), (RecoverCheck::At, true, true)] {
+        let params = TcpParams { spurious_rto: SpuriousRto::Off, recover_check: check, ..Default::default() };
+        let mut s = after_rto(&params);
+        // The go-back-N repairs everything the timeout found outstanding: ACK 12 000 = recover.
+        s.on_packet(450 * MS, &ack(12_000, 400 * MS, 0));
+        assert_eq!(offs(&drain(&mut s, 450 * MS)), vec![12_000, 13_000]);
+        for _ in 0..3 {
+            s.on_packet(460 * MS, &ack(12_000, 400 * MS, 0));
+        }
+        assert_eq!(s.in_recovery(), at_recover, "{check:?}: three duplicates of ACK = recover");
+        // One byte beyond recover: the next loss is news.
+        let mut s = after_rto(&params);
+        s.on_packet(450 * MS, &ack(12_000, 400 * MS, 0));
+        drain(&mut s, 450 * MS);
+        s.on_packet(455 * MS, &ack(12_001, 400 * MS, 0));
+        drain(&mut s, 455 * MS);
+        for _ in 0..3 {
+            s.on_packet(460 * MS, &ack(12_001, 400 * MS, 0));
+        }
+        assert_eq!(s.in_recovery(), beyond, "{check:?}: three duplicates of ACK = recover + 1");
+    }
+}
+
 #[test]
 fn a_genuine_loss_or_eifel_off_keeps_the_timeout() {
     // The ACK echoes the retransmission: the original was lost.
@@ -483,10 +565,11 @@ fn ecn_reaction_once_per_window_and_cwr() {
     let mut s = sender(&c, Recovery::NewReno);
     let p = drain(&mut s, 0);
     assert!(p.iter().all(|p| p.ecn == ecn::ECT0));
-    // ECE: halve like a loss (flight after the ACK 9000 → 4500), no retransmission.
+    // ECE: halve like a loss (the window after the ACK, 11 000 → 5500; ns-2 and Linux halve
+    // cwnd, RFC 5681's FlightSize 9000 would give 4500), no retransmission.
     s.on_packet(100 * MS, &ack(1000, 0, flags::ECE));
     assert_eq!(s.ecn_reactions(), 1);
-    assert_eq!((s.ssthresh(), cwnd(&s)), (4500.0, 4500.0));
+    assert_eq!((s.ssthresh(), cwnd(&s)), (5500.0, 5500.0));
     assert!(drain(&mut s, 100 * MS).is_empty());
     assert_eq!(s.stats().retransmits, 0);
     // More ECE within the same window (acks ≤ 10 000): ignored.

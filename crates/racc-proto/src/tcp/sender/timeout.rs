@@ -16,6 +16,7 @@ pub(super) struct RtoUndo {
     /// RFC 6582's `recover` before the timeout moved it to snd_max: after an undo at most one
     /// segment was resent, so later duplicates are news and may start fast retransmit.
     recover: u64,
+    recover_set: bool,
     /// The ECN gate (RFC 3168 §6.1.2) before the timeout closed it for the whole window.
     ecn_high: u64,
     cwr_pending: bool,
@@ -30,7 +31,8 @@ impl TcpSender {
         self.spurious_timeouts += 1;
         self.snd_nxt = self.snd_max;
         self.consecutive_rtos = 0;
-        (self.recover, self.ecn_high, self.cwr_pending) = (u.recover, u.ecn_high, u.cwr_pending);
+        (self.recover, self.recover_set) = (u.recover, u.recover_set);
+        (self.ecn_high, self.cwr_pending) = (u.ecn_high, u.cwr_pending);
         self.sample_rtt(now.saturating_sub(h.ts_ecr));
         let ctx = self.ctx(now);
         self.cc.on_spurious_timeout(&ctx);
@@ -62,18 +64,21 @@ impl TcpSender {
                     self.rto_undo = Some(RtoUndo {
                         retransmit_ts: now,
                         recover: self.recover,
+                        recover_set: self.recover_set,
                         ecn_high: self.ecn_high,
                         cwr_pending: self.cwr_pending,
                     });
                 }
                 // The response sees the flight before the go-back-N reset; a running recovery
                 // ends without its exit.
+                self.timeouts_in_recovery += self.in_recovery() as u64;
                 let ctx = self.ctx(now);
                 let response = self.cc.on_congestion(Signal::Timeout, &ctx);
-                self.fast_recovery = None;
                 self.apply(response, Signal::Timeout, &ctx);
+                self.fast_recovery = None;
                 // RFC 6582 §3.2 step 1 / PROTOCOLS.md §10: recover = highest seq sent; go-back-N.
                 self.recover = self.snd_max;
+                self.recover_set = true;
                 self.dupacks = 0;
                 self.retx_pending = false;
                 self.snd_nxt = self.snd_una;
