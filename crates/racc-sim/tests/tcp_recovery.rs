@@ -37,9 +37,9 @@ fn flows_growth(s: &Simulator, column: &[u64], from: f64, to: f64) -> u64 {
     let fs = &s.flow_series;
     let at = |t: f64| {
         let mut last = std::collections::HashMap::new();
-        for i in 0..fs.time_s.len() {
-            if fs.time_s[i] <= t {
-                last.insert(fs.flow[i], column[i]);
+        for ((&time, &flow), &value) in fs.time_s.iter().zip(&fs.flow).zip(column) {
+            if time <= t {
+                last.insert(flow, value);
             }
         }
         last.values().sum::<u64>()
