@@ -196,7 +196,6 @@ impl Simulation {
         out.set_item("completions", comp)?;
 
         let spec = &sim.spec;
-        let link_delay = |p: usize| spec.links[p / 2].delay as f64 * 1e-9;
         let fi = PyDict::new(py);
         let n = spec.flows.len();
         let mut protocol = Vec::with_capacity(n);
@@ -215,9 +214,7 @@ impl Simulation {
             start.push(f.start as f64 * 1e-9);
             stop.push(f.stop.map_or(f64::NAN, |s| s as f64 * 1e-9));
             size.push(f.size_bytes.unwrap_or(0));
-            rtt.push(
-                spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]).map(|&p| link_delay(p)).sum::<f64>(),
-            );
+            rtt.push(spec.propagation_rtt(f) as f64 * 1e-9);
         }
         fi.set_item("flow", (0..n as u32).collect::<Vec<u32>>())?;
         fi.set_item("protocol", protocol)?;

@@ -114,12 +114,8 @@ impl Simulator {
         let n_ports = spec.links.len() * 2;
         let mut rtt_sum = vec![0f64; n_ports];
         let mut rtt_n = vec![0u64; n_ports];
-        let port_delay = |p: usize| spec.links[p / 2].delay;
-        let rtt_of = |f: &crate::scenario::FlowSpec| -> f64 {
-            spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]).map(|&p| port_delay(p) as f64).sum()
-        };
         for f in &spec.flows {
-            let rtt = rtt_of(f);
+            let rtt = spec.propagation_rtt(f) as f64;
             for &p in spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]) {
                 rtt_sum[p] += rtt;
                 rtt_n[p] += 1;

@@ -95,6 +95,14 @@ pub struct FlowSpec {
     pub handshake: bool,
 }
 
+impl Spec {
+    /// A flow's round-trip propagation delay, ns: its forward and reverse routes' link delays
+    /// (what BDP buffers and the results' `rtt_prop_s` use; one place computes it).
+    pub fn propagation_rtt(&self, f: &FlowSpec) -> Time {
+        self.routes[f.fwd_route].iter().chain(&self.routes[f.rev_route]).map(|&p| self.links[p / 2].delay).sum()
+    }
+}
+
 fn debug_str<T: std::fmt::Debug, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format!("{v:?}"))
 }
