@@ -187,4 +187,8 @@ def test_peak_rss_reader():
     from racc._bench_child import peak_rss_kb
 
     v = peak_rss_kb()
-    assert v is None or v > 1000
+    if sys.platform.startswith("linux"):
+        # /proc/self/status has VmHWM on Linux: a Python process holds more than 1 MB.
+        assert v is not None and v > 1000, v
+    else:
+        assert v is None or v > 1000

@@ -3,6 +3,7 @@
 import base64
 import re
 
+import matplotlib.pyplot as plt
 import pytest
 from racc import plots, report
 from racc.results import load, replot
@@ -19,7 +20,13 @@ def test_render_all(tmp_path, n_flows):
     assert names == {"throughput.png", "cwnd.png", "queue.png", "utilisation.png", "fct.png"}
     for p in files:
         data = p.read_bytes()
-        assert data.startswith(PNG) and len(data) > 5000, p
+        assert data.startswith(PNG), p
+        # A drawn figure, not an empty canvas: matplotlib reads it back, and it has ink (pixels
+        # that differ from the background) in more than a sliver of the image.
+        img = plt.imread(p)
+        assert img.shape[0] > 200 and img.shape[1] > 300, (p, img.shape)
+        ink = (abs(img[..., :3] - img[0, 0, :3]).sum(axis=-1) > 0.1).mean()
+        assert ink > 0.02, (p, ink)
 
 
 def test_no_completions_no_fct_plot(tmp_path):

@@ -2,7 +2,6 @@
 
 import math
 
-import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -159,7 +158,6 @@ def test_sample_interval():
     assert sm.sample_interval([0.1, 0.2, 0.3]) == pytest.approx(0.1)
     assert sm.sample_interval([0.5]) == 0.5
     assert math.isnan(sm.sample_interval([]))
-    assert isinstance(pl.DataFrame(), pl.DataFrame)
 
 
 def test_goodput_from_engine_bytes_when_no_series():
