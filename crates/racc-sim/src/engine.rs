@@ -5,7 +5,7 @@
 //! route or delivered to the destination endpoint, whose answers go back the same way.
 
 use crate::event::{EventQueue, What};
-use crate::metrics::{Completions, Conservation, FlowSeries, GroupSeries, PortSeries};
+use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries};
 use crate::port::{Accept, Port, PortCounters, TunnelRole};
 use crate::scenario::{BufferSpec, ScenarioError, Spec};
 use racc_proto::endpoint::{Endpoint, FlowConfig};
@@ -91,7 +91,7 @@ pub struct Simulator {
     cons: Conservation,
     // Metrics.
     last_sample: Time,
-    prev: Vec<PortCounters>,
+    prev: Vec<PortMark>,
     pub port_series: PortSeries,
     pub flow_series: FlowSeries,
     pub completions: Completions,
@@ -179,7 +179,7 @@ impl Simulator {
                 last_bytes: 0,
             })
             .collect();
-        let prev = vec![PortCounters::default(); ports.len()];
+        let prev = vec![PortMark::default(); ports.len()];
         let mut route_ports = Vec::new();
         let mut spans = Vec::with_capacity(spec.routes.len());
         for r in &spec.routes {
@@ -521,14 +521,18 @@ impl Simulator {
             let p = &mut self.ports[i];
             p.settle(now, &mut self.slab.pkts);
             let c = p.c;
-            let pv = self.prev[i];
-            let s = &mut self.port_series;
+            let PortMark { c: pv, unsent: pu } = self.prev[i];
+            let unsent = p.unsent(now);
+            // Bytes on the wire in the interval: those that started in it, plus what was still to
+            // go of the packet on the wire at the previous sample, less what is still to go now.
             let tx_bytes = c.tx_bytes - pv.tx_bytes;
+            let wire = tx_bytes as f64 + unsent_bytes(pu, None) - unsent_bytes(unsent, None);
+            let s = &mut self.port_series;
             s.time_s.push(t_s);
             s.port.push(i as u32);
             s.tx_bytes.push(tx_bytes);
             s.tx_pkts.push(c.tx_pkts - pv.tx_pkts);
-            let thr = if dt > 0.0 { tx_bytes as f64 * 8.0 / dt } else { 0.0 };
+            let thr = if dt > 0.0 { wire * 8.0 / dt } else { 0.0 };
             s.throughput_bps.push(thr);
             s.utilisation.push(thr / p.capacity_bps);
             let (qp, qb) = p.queue();
@@ -538,7 +542,7 @@ impl Simulator {
             s.losses.push(c.losses - pv.losses);
             s.marks.push(c.marks - pv.marks);
             s.arrivals.push(c.arrivals - pv.arrivals);
-            self.prev[i] = c;
+            self.prev[i] = PortMark { c, unsent };
             let g = &mut self.group_series;
             for (k, (&now_b, prev_b)) in p.group_tx.iter().zip(self.prev_group_tx[i].iter_mut()).enumerate() {
                 if now_b == 0 {
@@ -546,11 +550,12 @@ impl Simulator {
                 }
                 let b = now_b - *prev_b;
                 *prev_b = now_b;
+                let wire = b as f64 + unsent_bytes(pu, Some(k as u16)) - unsent_bytes(unsent, Some(k as u16));
                 g.time_s.push(t_s);
                 g.port.push(i as u32);
                 g.group.push(k as u16);
                 g.tx_bytes.push(b);
-                g.share.push(if dt > 0.0 { b as f64 * 8.0 / (dt * p.capacity_bps) } else { 0.0 });
+                g.share.push(if dt > 0.0 { wire * 8.0 / (dt * p.capacity_bps) } else { 0.0 });
             }
         }
         for (f, fl) in self.flows.iter_mut().enumerate() {
@@ -596,12 +601,14 @@ impl Simulator {
             .map(|(i, p)| {
                 p.settle(now, &mut self.slab.pkts);
                 let c = p.c;
+                // Bytes on the wire, as the samples count them, so that they add up to this.
+                let wire = p.wire_bytes(now);
                 PortSummary {
                     port: i,
                     name: p.name.clone(),
                     router: p.module_name(),
                     capacity_bps: p.capacity_bps,
-                    utilisation: c.tx_bytes as f64 * 8.0 / (p.capacity_bps * now as f64 * 1e-9),
+                    utilisation: wire * 8.0 / (p.capacity_bps * now as f64 * 1e-9),
                     mean_queue_pkts: c.queue_pkt_ns as f64 / now as f64,
                     mean_queue_bytes: c.queue_byte_ns as f64 / now as f64,
                     max_queue_pkts: c.max_queue_pkts,

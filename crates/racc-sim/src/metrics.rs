@@ -1,16 +1,23 @@
 //! Metrics: counters sampled at a fixed interval into column vectors (no per-packet log),
 //! handed to Python as columns for Parquet; plus the end-of-run summary.
 
+use crate::port::PortCounters;
 use racc_proto::metrics::{MetricSink, MetricValue};
 use racc_proto::time::Time;
 
-/// One row per (sample, port).
+/// One row per (sample, port). A row covers the interval since the previous sample.
 #[derive(Default, Debug, Clone, PartialEq)]
 pub struct PortSeries {
     pub time_s: Vec<f64>,
     pub port: Vec<u32>,
+    /// Whole packets (and their bytes) that started serialisation in the interval: integers
+    /// that reconcile with the port's counters and the engine's packet conservation.
     pub tx_bytes: Vec<u64>,
     pub tx_pkts: Vec<u64>,
+    /// Bytes on the wire during the interval × 8 / its length: a packet straddling a sample
+    /// boundary is split in proportion to its serialisation time on either side
+    /// ([`crate::port::Port::unsent`]), so this never exceeds the capacity, and over the
+    /// samples it adds up to the whole-run figure.
     pub throughput_bps: Vec<f64>,
     pub utilisation: Vec<f64>,
     pub queue_pkts: Vec<u32>,
@@ -19,6 +26,23 @@ pub struct PortSeries {
     pub losses: Vec<u64>,
     pub marks: Vec<u64>,
     pub arrivals: Vec<u64>,
+}
+
+/// A port as of the previous sample: its counters and the part of the packet then being
+/// serialised that was still to go (group, bytes), from which an interval's wire bytes follow.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PortMark {
+    pub c: PortCounters,
+    pub unsent: Option<(u16, f64)>,
+}
+
+/// Bytes of a [`PortMark::unsent`] part that count for flow group `group` (any group for `None`).
+pub fn unsent_bytes(unsent: Option<(u16, f64)>, group: Option<u16>) -> f64 {
+    match (unsent, group) {
+        (Some((_, b)), None) => b,
+        (Some((g, b)), Some(k)) if g == k => b,
+        _ => 0.0,
+    }
 }
 
 /// One row per (sample, active flow).
