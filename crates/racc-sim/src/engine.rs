@@ -323,10 +323,16 @@ impl Simulator {
                         s.stop(self.now);
                     }
                 }
+                // The run's last sample is taken below, after every event at the end time.
+                What::Sample if self.now >= self.spec.duration => {}
                 What::Sample => self.sample(),
             }
         }
         self.now = self.now.max(t);
+        if self.now >= self.spec.duration && self.last_sample < self.spec.duration {
+            // Last, so that what events at the end time deliver is in the samples too.
+            self.sample();
+        }
         self.finished()
     }
 
@@ -467,9 +473,18 @@ impl Simulator {
         if fl.state == FlowState::Running && fl.sender.as_ref().is_some_and(|s| s.stats().done) {
             fl.state = FlowState::Done;
             let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
-            self.goodput_bytes += rb - fl.last_bytes;
+            let delta = rb - fl.last_bytes;
+            self.goodput_bytes += delta;
             self.done_bytes += rb;
             fl.last_bytes = rb;
+            if self.spec.record_flows {
+                // The flow has no row after this: what it delivered since its last row goes
+                // into one at the next sample time, so its series adds up to every byte. (The
+                // run's last sample comes after every event, so that time is still ahead.)
+                let next = (self.last_sample + self.spec.sample_interval).min(self.spec.duration);
+                let dt = (next - self.last_sample) as f64 * 1e-9;
+                self.flow_series.push(next as f64 * 1e-9, f as u32, delta, dt, fl.sender.as_deref());
+            }
             fl.sender = None;
             fl.receiver = None;
             self.completions.push(f as u32, size, spec.start, self.now);
@@ -567,22 +582,7 @@ impl Simulator {
             self.goodput_bytes += delta;
             fl.last_bytes = rb;
             if self.spec.record_flows {
-                let st = fl.sender.as_ref().map(|s| s.stats()).unwrap_or_default();
-                let s = &mut self.flow_series;
-                s.time_s.push(t_s);
-                s.flow.push(f as u32);
-                s.goodput_bps.push(if dt > 0.0 { delta as f64 * 8.0 / dt } else { 0.0 });
-                s.cwnd_bytes.push(st.cwnd_bytes);
-                s.rate_bps.push(st.rate_bps);
-                s.srtt_s.push(st.srtt as f64 * 1e-9);
-                s.acked_bytes.push(st.bytes);
-                s.retransmits.push(st.retransmits);
-                s.timeouts.push(st.timeouts);
-                s.spurious_timeouts.push(st.spurious_timeouts);
-                if let Some(snd) = fl.sender.as_ref() {
-                    snd.metrics(&mut s.named);
-                }
-                s.named.end_row();
+                self.flow_series.push(t_s, f as u32, delta, dt, fl.sender.as_deref());
             }
         }
         self.last_sample = now;
