@@ -461,3 +461,7 @@ impl Port {
         self.next_tick = self.module.next_tick();
     }
 }
+
+#[cfg(test)]
+#[path = "port_tests.rs"]
+mod tests;
