@@ -467,28 +467,37 @@ impl Simulator {
     }
 
     fn check_done(&mut self, f: usize) {
-        let spec = &self.spec.flows[f];
-        let Some(size) = spec.size_bytes else { return };
-        let fl = &mut self.flows[f];
+        let Some(size) = self.spec.flows[f].size_bytes else { return };
+        let fl = &self.flows[f];
         if fl.state == FlowState::Running && fl.sender.as_ref().is_some_and(|s| s.stats().done) {
-            fl.state = FlowState::Done;
-            let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
-            let delta = rb - fl.last_bytes;
-            self.goodput_bytes += delta;
-            self.done_bytes += rb;
-            fl.last_bytes = rb;
-            if self.spec.record_flows {
-                // The flow has no row after this: what it delivered since its last row goes
-                // into one at the next sample time, so its series adds up to every byte. (The
-                // run's last sample comes after every event, so that time is still ahead.)
-                let next = (self.last_sample + self.spec.sample_interval).min(self.spec.duration);
-                let dt = (next - self.last_sample) as f64 * 1e-9;
-                self.flow_series.push(next as f64 * 1e-9, f as u32, delta, dt, fl.sender.as_deref());
-            }
-            fl.sender = None;
-            fl.receiver = None;
-            self.completions.push(f as u32, size, spec.start, self.now);
+            self.complete(f, size);
         }
+    }
+
+    /// Flow `f` has all its `size` bytes acknowledged: count them, record it, free its endpoints.
+    /// Out of line: it runs once per flow, its caller once per ACK.
+    #[cold]
+    #[inline(never)]
+    fn complete(&mut self, f: usize, size: u64) {
+        let spec = &self.spec.flows[f];
+        let fl = &mut self.flows[f];
+        fl.state = FlowState::Done;
+        let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
+        let delta = rb - fl.last_bytes;
+        self.goodput_bytes += delta;
+        self.done_bytes += rb;
+        fl.last_bytes = rb;
+        if self.spec.record_flows {
+            // The flow has no row after this: what it delivered since its last row goes into
+            // one at the next sample time, so its series adds up to every byte. (The run's last
+            // sample comes after every event, so that time is still ahead.)
+            let next = (self.last_sample + self.spec.sample_interval).min(self.spec.duration);
+            let dt = (next - self.last_sample) as f64 * 1e-9;
+            self.flow_series.push(next as f64 * 1e-9, f as u32, delta, dt, fl.sender.as_deref());
+        }
+        fl.sender = None;
+        fl.receiver = None;
+        self.completions.push(f as u32, size, spec.start, self.now);
     }
 
     // -----------------------------------------------------------------------------------
