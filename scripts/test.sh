@@ -27,6 +27,20 @@ fi
 passed=$(grep -Eo "^test result: ok\. [0-9]+ passed" "$log" | awk '{s+=$4} END {print s+0}')
 echo "Rust: $passed passed, 0 failed"
 
+# Release leaves out debug_assert!s and overflow checks: run the simulator's property tests
+# once more with them (Cargo.toml's test-debug profile; about a minute to build on two cores).
+echo "== simulator property tests with debug assertions (cargo test --profile test-debug)"
+start=$(date +%s)
+cargo test --profile test-debug -p racc-sim --test properties >"$log" 2>&1
+rc=$?
+grep -E "^test result:" "$log"
+if [ $rc -ne 0 ]; then
+  cat "$log"
+  echo "property tests with debug assertions failed (exit $rc)"
+  exit $rc
+fi
+echo "with debug assertions: ok in $(( $(date +%s) - start )) s"
+
 echo "== ns-2 for the crosscheck tests"
 if command -v ns >/dev/null 2>&1; then
   echo "ns-2: $(command -v ns)"

@@ -5,8 +5,9 @@
   the whole window; a flow with no sample in part of the window counts 0 there.
 * Flow-completion statistics: count, mean, median, p95, p99 (linear interpolation),
   and mean FCT per logarithmic size bin.
-* Aggregate goodput: Σ over flows of receiver goodput, averaged over the run and
-  over the fairness window.
+* Aggregate goodput: over the whole run, the engine's count of payload bytes delivered
+  (``goodput_bytes``), whether or not per-flow series were recorded; over the fairness window,
+  the bytes in the flow series' samples of the window over the time those samples span.
 """
 
 from __future__ import annotations
@@ -215,19 +216,32 @@ def fct_stats(completions: pl.DataFrame, bins_per_decade: int = 1) -> dict[str, 
     }
 
 
-def aggregate_goodput(flows: pl.DataFrame, w0: float | None = None, w1: float | None = None) -> float | None:
-    """Σ flow goodput (b/s) averaged over the sample times (optionally only those in [w0, w1])."""
-    if flows.height == 0:
+def row_seconds(interval: float) -> pl.Expr:
+    """The length of the interval each row's sample covers: samples are taken at multiples of
+    ``interval`` and at the run's end, so a row at t covers (t', t] with t' the last multiple
+    of ``interval`` before t."""
+    prev = ((pl.col("time_s") / interval - EPS).ceil() - 1.0).clip(lower_bound=0.0) * interval
+    return pl.col("time_s") - prev
+
+
+def aggregate_goodput(flows: pl.DataFrame, w0: float, w1: float, interval: float, end: float) -> float | None:
+    """Σ flow goodput (b/s) over the samples whose intervals lie in [w0, w1]: the payload bytes
+    in them over the time they span. Samples are on a fixed grid, so a sample at which no flow
+    ran still counts, as zero; ``None`` if no sample lies in the window."""
+    if flows.height == 0 or not interval > 0 or not math.isfinite(end):
         return None
-    rows = flows
-    if w0 is not None and w1 is not None:
-        rows = window_rows(flows, w0, w1, sample_interval(sample_times(flows)))
-    n = rows.get_column("time_s").n_unique() if rows.height else 0
-    return float(rows.get_column("goodput_bps").sum()) / n if n else None
+    s0 = math.ceil(w0 / interval - EPS) * interval
+    s1 = end if w1 >= end - EPS else math.floor(w1 / interval + EPS) * interval
+    if s1 <= s0:
+        return None
+    half_ns = 0.5e-9  # sample times are whole nanoseconds
+    rows = flows.filter((pl.col("time_s") > s0 + half_ns) & (pl.col("time_s") <= s1 + half_ns))
+    bits = rows.select((pl.col("goodput_bps") * row_seconds(interval)).sum()).item() if rows.height else 0.0
+    return float(bits) / (s1 - s0)
 
 
-def _goodput_from_bytes(core_summary: dict[str, Any]) -> float | None:
-    """Aggregate goodput from the engine's ``goodput_bytes`` when no flow series was recorded."""
+def whole_run_goodput(core_summary: dict[str, Any]) -> float | None:
+    """Aggregate goodput (b/s) over the whole run from the engine's ``goodput_bytes`` counter."""
     b, t = core_summary.get("goodput_bytes"), core_summary.get("sim_time_s")
     if isinstance(b, (int, float)) and isinstance(t, (int, float)) and t > 0:
         return 8.0 * b / t
@@ -248,6 +262,7 @@ def build(
     end = run_end(flows, links, core_summary)
     fair = fairness(flows, flow_info, completions, end, window)
     w0, w1 = fair["window_s"]
+    interval = core_summary.get("sample_interval_s") or sample_interval(sample_times(flows))
     out["flows"] = {
         "count": flow_info.height,
         "completed": completions.height,
@@ -256,8 +271,9 @@ def build(
         "jain_flows": fair["flows"],
         "per_flow_goodput_bps": fair.get("goodput_bps"),
         "series_recorded": flows.height > 0,
-        "aggregate_goodput_bps": aggregate_goodput(flows) if flows.height else _goodput_from_bytes(core_summary),
-        "aggregate_goodput_window_bps": aggregate_goodput(flows, w0, w1) if math.isfinite(w1) else None,
+        # From the run's counter, never from what happened to be sampled.
+        "aggregate_goodput_bps": whole_run_goodput(core_summary),
+        "aggregate_goodput_window_bps": aggregate_goodput(flows, w0, w1, interval, end) if math.isfinite(w1) else None,
     }
     out["fct"] = fct_stats(completions)
     return out

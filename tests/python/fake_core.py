@@ -157,6 +157,8 @@ class Simulation:
             "sent_pkts": 1010,
             "dropped_pkts": 5,
             "in_flight_pkts": 5,
+            "goodput_bytes": int(sum(acked)),
+            "sample_interval_s": dt,
             "ports": [
                 {
                     "port": p,

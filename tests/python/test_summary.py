@@ -142,7 +142,7 @@ def test_fct_stats_empty():
 def test_aggregate_goodput_and_build():
     flows = _flows([1e6, 3e6])
     out = sm.build(
-        {"sim_time_s": 10.0, "events": 1},
+        {"sim_time_s": 10.0, "events": 1, "goodput_bytes": 5_000_000},
         links=frame("links", {}),
         flows=flows,
         completions=EMPTY_COMP,
@@ -150,8 +150,31 @@ def test_aggregate_goodput_and_build():
     )
     assert out["events"] == 1
     assert out["flows"]["aggregate_goodput_bps"] == pytest.approx(4e6)
+    assert out["flows"]["aggregate_goodput_window_bps"] == pytest.approx(4e6)
     assert out["flows"]["jain"] == pytest.approx(sm.jain([1, 3]))
     assert out["fct"] == {"count": 0}
+
+
+def test_whole_run_goodput_comes_from_the_counter_not_the_samples():
+    # One short flow: 1 Mb/s for the first 2 s of a 10 s run, then no rows at all. Averaging
+    # the rows there are gave 1 Mb/s; the run delivered 250 kB, 200 kb/s over the run.
+    flows = _flows([1e6], end=2.0)
+    core = {"sim_time_s": 10.0, "goodput_bytes": 250_000, "sample_interval_s": 1.0}
+    out = sm.build(core, links=frame("links", {}), flows=flows, completions=EMPTY_COMP, flow_info=_info([0]))
+    assert out["flows"]["aggregate_goodput_bps"] == pytest.approx(2e5)
+    # The window (last half) holds samples with no flow: they count, as zero.
+    assert out["flows"]["aggregate_goodput_window_bps"] == pytest.approx(0.0)
+    w = sm.aggregate_goodput(flows, 0.0, 4.0, 1.0, 10.0)
+    assert w == pytest.approx(5e5)
+
+
+def test_window_goodput_weighs_the_short_last_sample_by_its_length():
+    # Samples at 1, 2, 3 and the run's end 3.5: over (1, 3.5] the rows at 2 and 3 hold 1 Mb
+    # each and the one at 3.5 holds 2 Mb/s x 0.5 s, 3 Mb in 2.5 s.
+    flows = frame("flows", {"time_s": [1.0, 2.0, 3.0, 3.5], "flow": [0] * 4, "goodput_bps": [1e6, 1e6, 1e6, 2e6]})
+    assert sm.aggregate_goodput(flows, 1.0, 3.5, 1.0, 3.5) == pytest.approx(3e6 / 2.5)
+    assert sm.aggregate_goodput(flows, 0.5, 3.2, 1.0, 3.5) == pytest.approx(1e6)
+    assert sm.aggregate_goodput(flows, 3.1, 3.4, 1.0, 3.5) is None
 
 
 def test_sample_interval():

@@ -251,6 +251,7 @@ impl Simulation {
         summary.set_item("lost_pkts", cons.lost)?;
         summary.set_item("in_flight_pkts", cons.in_flight)?;
         summary.set_item("goodput_bytes", sim.goodput_bytes())?;
+        summary.set_item("sample_interval_s", spec.sample_interval as f64 * 1e-9)?;
         let plist = PyList::empty(py);
         for p in &ports {
             let d = PyDict::new(py);

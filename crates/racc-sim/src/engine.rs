@@ -5,7 +5,7 @@
 //! route or delivered to the destination endpoint, whose answers go back the same way.
 
 use crate::event::{EventQueue, What};
-use crate::metrics::{Completions, Conservation, FlowSeries, GroupSeries, PortSeries};
+use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries};
 use crate::port::{Accept, Port, PortCounters, TunnelRole};
 use crate::scenario::{BufferSpec, ScenarioError, Spec};
 use racc_proto::endpoint::{Endpoint, FlowConfig};
@@ -91,7 +91,7 @@ pub struct Simulator {
     cons: Conservation,
     // Metrics.
     last_sample: Time,
-    prev: Vec<PortCounters>,
+    prev: Vec<PortMark>,
     pub port_series: PortSeries,
     pub flow_series: FlowSeries,
     pub completions: Completions,
@@ -175,7 +175,7 @@ impl Simulator {
                 last_bytes: 0,
             })
             .collect();
-        let prev = vec![PortCounters::default(); ports.len()];
+        let prev = vec![PortMark::default(); ports.len()];
         let mut route_ports = Vec::new();
         let mut spans = Vec::with_capacity(spec.routes.len());
         for r in &spec.routes {
@@ -319,10 +319,16 @@ impl Simulator {
                         s.stop(self.now);
                     }
                 }
+                // The run's last sample is taken below, after every event at the end time.
+                What::Sample if self.now >= self.spec.duration => {}
                 What::Sample => self.sample(),
             }
         }
         self.now = self.now.max(t);
+        if self.now >= self.spec.duration && self.last_sample < self.spec.duration {
+            // Last, so that what events at the end time deliver is in the samples too.
+            self.sample();
+        }
         self.finished()
     }
 
@@ -457,19 +463,37 @@ impl Simulator {
     }
 
     fn check_done(&mut self, f: usize) {
-        let spec = &self.spec.flows[f];
-        let Some(size) = spec.size_bytes else { return };
-        let fl = &mut self.flows[f];
+        let Some(size) = self.spec.flows[f].size_bytes else { return };
+        let fl = &self.flows[f];
         if fl.state == FlowState::Running && fl.sender.as_ref().is_some_and(|s| s.stats().done) {
-            fl.state = FlowState::Done;
-            let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
-            self.goodput_bytes += rb - fl.last_bytes;
-            self.done_bytes += rb;
-            fl.last_bytes = rb;
-            fl.sender = None;
-            fl.receiver = None;
-            self.completions.push(f as u32, size, spec.start, self.now);
+            self.complete(f, size);
         }
+    }
+
+    /// Flow `f` has all its `size` bytes acknowledged: count them, record it, free its endpoints.
+    /// Out of line: it runs once per flow, its caller once per ACK.
+    #[cold]
+    #[inline(never)]
+    fn complete(&mut self, f: usize, size: u64) {
+        let spec = &self.spec.flows[f];
+        let fl = &mut self.flows[f];
+        fl.state = FlowState::Done;
+        let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
+        let delta = rb - fl.last_bytes;
+        self.goodput_bytes += delta;
+        self.done_bytes += rb;
+        fl.last_bytes = rb;
+        if self.spec.record_flows {
+            // The flow has no row after this: what it delivered since its last row goes into
+            // one at the next sample time, so its series adds up to every byte. (The run's last
+            // sample comes after every event, so that time is still ahead.)
+            let next = (self.last_sample + self.spec.sample_interval).min(self.spec.duration);
+            let dt = (next - self.last_sample) as f64 * 1e-9;
+            self.flow_series.push(next as f64 * 1e-9, f as u32, delta, dt, fl.sender.as_deref());
+        }
+        fl.sender = None;
+        fl.receiver = None;
+        self.completions.push(f as u32, size, spec.start, self.now);
     }
 
     // -----------------------------------------------------------------------------------
@@ -517,14 +541,18 @@ impl Simulator {
             let p = &mut self.ports[i];
             p.settle(now, &mut self.slab.pkts);
             let c = p.c;
-            let pv = self.prev[i];
-            let s = &mut self.port_series;
+            let PortMark { c: pv, unsent: pu } = self.prev[i];
+            let unsent = p.unsent(now);
+            // Bytes on the wire in the interval: those that started in it, plus what was still to
+            // go of the packet on the wire at the previous sample, less what is still to go now.
             let tx_bytes = c.tx_bytes - pv.tx_bytes;
+            let wire = tx_bytes as f64 + unsent_bytes(pu, None) - unsent_bytes(unsent, None);
+            let s = &mut self.port_series;
             s.time_s.push(t_s);
             s.port.push(i as u32);
             s.tx_bytes.push(tx_bytes);
             s.tx_pkts.push(c.tx_pkts - pv.tx_pkts);
-            let thr = if dt > 0.0 { tx_bytes as f64 * 8.0 / dt } else { 0.0 };
+            let thr = if dt > 0.0 { wire * 8.0 / dt } else { 0.0 };
             s.throughput_bps.push(thr);
             s.utilisation.push(thr / p.capacity_bps);
             let (qp, qb) = p.queue();
@@ -534,7 +562,7 @@ impl Simulator {
             s.losses.push(c.losses - pv.losses);
             s.marks.push(c.marks - pv.marks);
             s.arrivals.push(c.arrivals - pv.arrivals);
-            self.prev[i] = c;
+            self.prev[i] = PortMark { c, unsent };
             let g = &mut self.group_series;
             for (k, (&now_b, prev_b)) in p.group_tx.iter().zip(self.prev_group_tx[i].iter_mut()).enumerate() {
                 if now_b == 0 {
@@ -542,11 +570,12 @@ impl Simulator {
                 }
                 let b = now_b - *prev_b;
                 *prev_b = now_b;
+                let wire = b as f64 + unsent_bytes(pu, Some(k as u16)) - unsent_bytes(unsent, Some(k as u16));
                 g.time_s.push(t_s);
                 g.port.push(i as u32);
                 g.group.push(k as u16);
                 g.tx_bytes.push(b);
-                g.share.push(if dt > 0.0 { b as f64 * 8.0 / (dt * p.capacity_bps) } else { 0.0 });
+                g.share.push(if dt > 0.0 { wire * 8.0 / (dt * p.capacity_bps) } else { 0.0 });
             }
         }
         for (f, fl) in self.flows.iter_mut().enumerate() {
@@ -558,22 +587,7 @@ impl Simulator {
             self.goodput_bytes += delta;
             fl.last_bytes = rb;
             if self.spec.record_flows {
-                let st = fl.sender.as_ref().map(|s| s.stats()).unwrap_or_default();
-                let s = &mut self.flow_series;
-                s.time_s.push(t_s);
-                s.flow.push(f as u32);
-                s.goodput_bps.push(if dt > 0.0 { delta as f64 * 8.0 / dt } else { 0.0 });
-                s.cwnd_bytes.push(st.cwnd_bytes);
-                s.rate_bps.push(st.rate_bps);
-                s.srtt_s.push(st.srtt as f64 * 1e-9);
-                s.acked_bytes.push(st.bytes);
-                s.retransmits.push(st.retransmits);
-                s.timeouts.push(st.timeouts);
-                s.spurious_timeouts.push(st.spurious_timeouts);
-                if let Some(snd) = fl.sender.as_ref() {
-                    snd.metrics(&mut s.named);
-                }
-                s.named.end_row();
+                self.flow_series.push(t_s, f as u32, delta, dt, fl.sender.as_deref());
             }
         }
         self.last_sample = now;
@@ -592,12 +606,14 @@ impl Simulator {
             .map(|(i, p)| {
                 p.settle(now, &mut self.slab.pkts);
                 let c = p.c;
+                // Bytes on the wire, as the samples count them, so that they add up to this.
+                let wire = p.wire_bytes(now);
                 PortSummary {
                     port: i,
                     name: p.name.clone(),
                     router: p.module_name(),
                     capacity_bps: p.capacity_bps,
-                    utilisation: c.tx_bytes as f64 * 8.0 / (p.capacity_bps * now as f64 * 1e-9),
+                    utilisation: wire * 8.0 / (p.capacity_bps * now as f64 * 1e-9),
                     mean_queue_pkts: c.queue_pkt_ns as f64 / now as f64,
                     mean_queue_bytes: c.queue_byte_ns as f64 / now as f64,
                     max_queue_pkts: c.max_queue_pkts,

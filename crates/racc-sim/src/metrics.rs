@@ -1,16 +1,24 @@
 //! Metrics: counters sampled at a fixed interval into column vectors (no per-packet log),
 //! handed to Python as columns for Parquet; plus the end-of-run summary.
 
+use crate::port::PortCounters;
+use racc_proto::endpoint::Endpoint;
 use racc_proto::metrics::{MetricSink, MetricValue};
 use racc_proto::time::Time;
 
-/// One row per (sample, port).
+/// One row per (sample, port). A row covers the interval since the previous sample.
 #[derive(Default, Debug, Clone, PartialEq)]
 pub struct PortSeries {
     pub time_s: Vec<f64>,
     pub port: Vec<u32>,
+    /// Whole packets (and their bytes) that started serialisation in the interval: integers
+    /// that reconcile with the port's counters and the engine's packet conservation.
     pub tx_bytes: Vec<u64>,
     pub tx_pkts: Vec<u64>,
+    /// Bytes on the wire during the interval × 8 / its length: a packet straddling a sample
+    /// boundary is split in proportion to its serialisation time on either side
+    /// ([`crate::port::Port::unsent`]), so this never exceeds the capacity, and over the
+    /// samples it adds up to the whole-run figure.
     pub throughput_bps: Vec<f64>,
     pub utilisation: Vec<f64>,
     pub queue_pkts: Vec<u32>,
@@ -21,11 +29,30 @@ pub struct PortSeries {
     pub arrivals: Vec<u64>,
 }
 
-/// One row per (sample, active flow).
+/// A port as of the previous sample: its counters and the part of the packet then being
+/// serialised that was still to go (group, bytes), from which an interval's wire bytes follow.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PortMark {
+    pub c: PortCounters,
+    pub unsent: Option<(u16, f64)>,
+}
+
+/// Bytes of a [`PortMark::unsent`] part that count for flow group `group` (any group for `None`).
+pub fn unsent_bytes(unsent: Option<(u16, f64)>, group: Option<u16>) -> f64 {
+    match (unsent, group) {
+        (Some((_, b)), None) => b,
+        (Some((g, b)), Some(k)) if g == k => b,
+        _ => 0.0,
+    }
+}
+
+/// One row per (sample, running flow), plus one at the first sample after a finite flow
+/// completes with what it delivered since its previous row: every delivered byte is in a row.
 #[derive(Default, Debug, Clone, PartialEq)]
 pub struct FlowSeries {
     pub time_s: Vec<f64>,
     pub flow: Vec<u32>,
+    /// Payload bytes delivered in order in the interval since the previous sample × 8 / its length.
     pub goodput_bps: Vec<f64>,
     pub cwnd_bytes: Vec<f64>,
     pub rate_bps: Vec<f64>,
@@ -39,6 +66,28 @@ pub struct FlowSeries {
     /// Each sender's own metrics (`Endpoint::metrics`), one column per name, in order of
     /// first report; missing where a flow's protocol does not report the name.
     pub named: NamedColumns,
+}
+
+impl FlowSeries {
+    /// A row for `flow` at `t_s`: `delivered` payload bytes over `dt_s` seconds, the rest from
+    /// the sender (zeros without one).
+    pub fn push(&mut self, t_s: f64, flow: u32, delivered: u64, dt_s: f64, sender: Option<&dyn Endpoint>) {
+        let st = sender.map(|s| s.stats()).unwrap_or_default();
+        self.time_s.push(t_s);
+        self.flow.push(flow);
+        self.goodput_bps.push(if dt_s > 0.0 { delivered as f64 * 8.0 / dt_s } else { 0.0 });
+        self.cwnd_bytes.push(st.cwnd_bytes);
+        self.rate_bps.push(st.rate_bps);
+        self.srtt_s.push(st.srtt as f64 * 1e-9);
+        self.acked_bytes.push(st.bytes);
+        self.retransmits.push(st.retransmits);
+        self.timeouts.push(st.timeouts);
+        self.spurious_timeouts.push(st.spurious_timeouts);
+        if let Some(snd) = sender {
+            snd.metrics(&mut self.named);
+        }
+        self.named.end_row();
+    }
 }
 
 /// The values of one named metric column.

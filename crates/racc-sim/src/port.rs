@@ -415,6 +415,25 @@ impl Port {
         s
     }
 
+    /// The packet being serialised at `now` (call after `catch_up(now)`), if any: its flow group
+    /// and the bytes of it still to go onto the wire, in proportion to its serialisation time
+    /// left. `tx_bytes` counts a packet whole when it starts; a rate over an interval takes
+    /// this part back so that a packet straddling a sample boundary is split across the two
+    /// samples and no sample exceeds the capacity. Costs nothing per packet: only the last
+    /// packet to depart can still be on the wire, and the next slot (or `busy_until`) says
+    /// when it ends.
+    pub fn unsent(&self, now: Time) -> Option<(u16, f64)> {
+        let cur = self.fifo.get(self.departed.checked_sub(1)?)?;
+        let end = self.fifo.get(self.departed).map_or(self.busy_until, |s| s.tx_start);
+        (now < end).then(|| (cur.group, cur.size as f64 * (end - now) as f64 / (end - cur.tx_start) as f64))
+    }
+
+    /// Bytes that have been on the wire by `now` (call after `catch_up(now)`): `tx_bytes` less
+    /// the part of the packet being serialised that is still to go.
+    pub fn wire_bytes(&self, now: Time) -> f64 {
+        self.c.tx_bytes as f64 - self.unsent(now).map_or(0.0, |u| u.1)
+    }
+
     /// Packets held (waiting or on the wire): for conservation checks.
     pub fn held(&self) -> usize {
         self.fifo.len()
@@ -442,3 +461,7 @@ impl Port {
         self.next_tick = self.module.next_tick();
     }
 }
+
+#[cfg(test)]
+#[path = "port_tests.rs"]
+mod tests;

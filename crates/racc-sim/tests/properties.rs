@@ -61,6 +61,39 @@ fn packets_are_conserved_at_every_step() {
     assert!(checks >= 400);
 }
 
+/// Every packet a port counts is accounted for by the engine: per port, each arrival was
+/// dropped, is waiting, or has started serialisation; each packet sent is lost on the wire, is
+/// still on it (or propagating), or has left the port for the next hop or its endpoint. Summed
+/// over the ports these give the engine's drops, losses and packets in flight, and the
+/// arrivals are the endpoints' packets plus the forwarded ones.
+#[test]
+fn port_counters_reconcile_with_conservation_at_every_step() {
+    let mut s = sim(MIX);
+    let mut t = 0.0;
+    while !s.finished() {
+        t += 0.05;
+        s.run_until(racc_proto::time::secs(t));
+        let c = s.conservation();
+        let (mut drops, mut losses, mut held, mut arrivals, mut passed) = (0, 0, 0, 0, 0);
+        for p in s.ports() {
+            let pc = p.c;
+            let waiting = p.queue().0 as u64;
+            let on_wire = p.held() as u64 - waiting;
+            assert_eq!(pc.arrivals, pc.drops + waiting + pc.tx_pkts, "t={t} {}: {pc:?}", p.name);
+            assert!(pc.tx_pkts >= pc.losses + on_wire, "t={t} {}: {pc:?}", p.name);
+            assert_eq!(p.queue().1 == 0, waiting == 0, "t={t} {}", p.name);
+            drops += pc.drops;
+            losses += pc.losses;
+            held += p.held() as u64;
+            arrivals += pc.arrivals;
+            passed += pc.tx_pkts - pc.losses - on_wire;
+        }
+        assert_eq!((drops, losses, held), (c.dropped, c.lost, c.in_flight), "t={t}: {c:?}");
+        // What left a port went on to the next hop (an arrival there) or was delivered.
+        assert_eq!(arrivals, c.sent + passed - c.delivered, "t={t}: {c:?}");
+    }
+}
+
 #[test]
 fn event_time_never_decreases() {
     let mut s = sim(MIX);

@@ -1,0 +1,211 @@
+//! The port against hand-computed times: serialisation (bytes × 8 / capacity, rounded up to
+//! the nanosecond), far-end arrival, the packet and byte buffer limits, the order "router
+//! module sees the arrival, then the buffer may drop it", lazy departures, the queue
+//! integral and the split of the packet on the wire.
+
+use super::*;
+use racc_proto::loss::LossSpec;
+use racc_proto::packet::{Kind, TcpHeader};
+use racc_proto::rng::SimRng;
+use std::sync::{Arc, Mutex};
+
+const MS: Time = 1_000_000;
+
+/// What a router module was called with: the time and the waiting queue it saw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Call {
+    Arrival { t: Time, queue: u32, idle_since: Option<Time> },
+    BufferDrop { t: Time, queue: u32 },
+    Departure { t: Time, queue: u32 },
+}
+
+/// A router module that logs its calls and answers every arrival with `verdict`.
+struct Recorder {
+    log: Arc<Mutex<Vec<Call>>>,
+    verdict: Verdict,
+}
+
+impl RouterModule for Recorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn on_arrival(&mut self, now: Time, _pkt: &mut Packet, v: &PortView) -> Verdict {
+        self.log.lock().unwrap().push(Call::Arrival { t: now, queue: v.queue_pkts, idle_since: v.idle_since });
+        self.verdict
+    }
+    fn on_buffer_drop(&mut self, now: Time, _pkt: &Packet, v: &PortView) {
+        self.log.lock().unwrap().push(Call::BufferDrop { t: now, queue: v.queue_pkts });
+    }
+    fn on_departure(&mut self, now: Time, _pkt: &mut Packet, v: &PortView) -> bool {
+        self.log.lock().unwrap().push(Call::Departure { t: now, queue: v.queue_pkts });
+        false
+    }
+}
+
+/// A port of `capacity_bps` with a 5 ms link, the given limits and a recorder answering
+/// `verdict`; returns the recorder's log too.
+fn port(capacity_bps: f64, limit_pkts: u32, limit_bytes: u64, verdict: Verdict) -> (Port, Arc<Mutex<Vec<Call>>>) {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let module = Box::new(Recorder { log: log.clone(), verdict });
+    let p =
+        Port::new("a->b".into(), 1, capacity_bps, 5 * MS, limit_pkts, limit_bytes, 1000, module, LossProcess::none());
+    (p, log)
+}
+
+/// A slab of data packets of these wire sizes.
+fn slab(sizes: &[u32]) -> Vec<Packet> {
+    sizes.iter().map(|&s| Packet::tcp(0, Kind::Data, s, s.saturating_sub(40), TcpHeader::default())).collect()
+}
+
+fn queued(a: Accept) -> bool {
+    matches!(a, Accept::Queued { .. })
+}
+
+#[test]
+fn serialisation_time_is_bits_over_capacity_rounded_up_to_the_nanosecond() {
+    // 1000 B at 8 Mb/s: 8000 bits / 8e6 b/s = 1 ms exactly; 40 B: 40 µs; 1500 B at 7 Mb/s:
+    // 12000 / 7e6 s = 1 714 285.71 ns, rounded up to 1 714 286.
+    let (mut p, _) = port(8e6, 100, u64::MAX, Verdict::Forward);
+    let mut pkts = slab(&[1000, 40, 1000]);
+    for i in 0..3 {
+        assert!(queued(p.enqueue(100, i, &mut pkts, 0, 0)));
+    }
+    // Back to back from t = 100 ns; each arrives at the far end 5 ms after its last bit.
+    let ends = [100 + MS, 100 + MS + 40_000, 100 + 2 * MS + 40_000];
+    let starts = [100, ends[0], ends[1]];
+    for i in 0..3 {
+        assert_eq!(p.head_arrival(), Some(ends[i] + 5 * MS));
+        let s = p.pop_head(ends[i] + 5 * MS, &mut pkts);
+        assert_eq!((s.pkt, s.tx_start, s.arrive), (i as u32, starts[i], ends[i] + 5 * MS));
+    }
+    assert_eq!(p.head_arrival(), None);
+
+    let (mut p, _) = port(7e6, 100, u64::MAX, Verdict::Forward);
+    let mut pkts = slab(&[1500]);
+    p.enqueue(0, 0, &mut pkts, 0, 0);
+    assert_eq!(p.head_arrival(), Some(1_714_286 + 5 * MS));
+}
+
+#[test]
+fn a_packet_onto_an_idle_link_needs_no_buffer_space() {
+    // One packet of buffer: the first goes straight onto the wire, the second waits, the third
+    // finds the buffer full.
+    let (mut p, _) = port(8e6, 1, u64::MAX, Verdict::Forward);
+    let mut pkts = slab(&[1000; 4]);
+    assert!(matches!(p.enqueue(0, 0, &mut pkts, 0, 0), Accept::Queued { was_empty: true }));
+    assert!(matches!(p.enqueue(0, 1, &mut pkts, 0, 0), Accept::Queued { was_empty: false }));
+    assert!(matches!(p.enqueue(0, 2, &mut pkts, 0, 0), Accept::Dropped));
+    assert_eq!(p.queue(), (1, 1000));
+    // At 1 ms the first is done and the second starts: the buffer has room again.
+    assert!(queued(p.enqueue(MS, 3, &mut pkts, 0, 0)));
+    assert_eq!(p.queue(), (1, 1000));
+    assert_eq!((p.c.arrivals, p.c.drops, p.c.tx_pkts, p.held()), (4, 1, 2, 3));
+}
+
+#[test]
+fn the_byte_limit_counts_waiting_bytes_and_admits_an_exact_fit() {
+    let (mut p, _) = port(8e6, u32::MAX, 2500, Verdict::Forward);
+    let mut pkts = slab(&[1000, 1000, 1000, 1000, 500, 40]);
+    let got: Vec<bool> = (0..6).map(|i| queued(p.enqueue(0, i, &mut pkts, 0, 0))).collect();
+    // 1000 on the wire; 1000 + 1000 wait; 1000 more would be 3000 > 2500; 500 fills it to
+    // exactly 2500; 40 more would be 2540.
+    assert_eq!(got, [true, true, true, false, true, false]);
+    assert_eq!(p.queue(), (3, 2500));
+    assert_eq!((p.c.max_queue_pkts, p.c.max_queue_bytes, p.c.drops), (3, 2500, 2));
+}
+
+#[test]
+fn the_router_module_sees_every_arrival_before_the_buffer_may_drop_it() {
+    let (mut p, log) = port(8e6, 1, u64::MAX, Verdict::Forward);
+    let mut pkts = slab(&[1000; 4]);
+    for i in 0..3 {
+        p.enqueue(0, i, &mut pkts, 0, 0);
+    }
+    // A departure due at the time of an arrival runs first.
+    p.enqueue(MS, 3, &mut pkts, 0, 0);
+    use Call::*;
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            Arrival { t: 0, queue: 0, idle_since: Some(0) },
+            Departure { t: 0, queue: 0 },
+            Arrival { t: 0, queue: 0, idle_since: None },
+            // The full buffer's victim was seen by the module first (VCP counts it as load).
+            Arrival { t: 0, queue: 1, idle_since: None },
+            BufferDrop { t: 0, queue: 1 },
+            Departure { t: MS, queue: 0 },
+            Arrival { t: MS, queue: 0, idle_since: None },
+        ]
+    );
+    assert_eq!((p.c.arrivals, p.c.drops), (4, 1));
+}
+
+#[test]
+fn a_module_drop_is_counted_once_and_never_reaches_the_buffer() {
+    let (mut p, log) = port(8e6, 1, u64::MAX, Verdict::Drop);
+    let mut pkts = slab(&[1000]);
+    assert!(matches!(p.enqueue(0, 0, &mut pkts, 0, 0), Accept::Dropped));
+    assert_eq!(*log.lock().unwrap(), [Call::Arrival { t: 0, queue: 0, idle_since: Some(0) }]);
+    assert_eq!((p.c.arrivals, p.c.drops, p.c.tx_pkts, p.held()), (1, 1, 0, 0));
+
+    let (mut p, _) = port(8e6, 1, u64::MAX, Verdict::Mark);
+    p.enqueue(0, 0, &mut pkts, 0, 0);
+    assert_eq!((p.c.marks, p.c.drops, p.held()), (1, 0, 1));
+}
+
+#[test]
+fn idle_since_is_the_end_of_the_last_transmission() {
+    let (mut p, log) = port(8e6, 10, u64::MAX, Verdict::Forward);
+    let mut pkts = slab(&[1000, 1000]);
+    p.enqueue(0, 0, &mut pkts, 0, 0);
+    p.enqueue(3 * MS, 1, &mut pkts, 0, 0);
+    assert_eq!(log.lock().unwrap()[2], Call::Arrival { t: 3 * MS, queue: 0, idle_since: Some(MS) });
+}
+
+#[test]
+fn the_queue_integral_follows_hand_computed_departures() {
+    // Three 1000 B packets at t = 0 on 8 Mb/s: two wait during [0, 1 ms), one during
+    // [1, 2 ms): 3 packet·ms = 3e6 packet·ns and 3e9 byte·ns.
+    let (mut p, _) = port(8e6, 10, u64::MAX, Verdict::Forward);
+    let mut pkts = slab(&[1000; 3]);
+    for i in 0..3 {
+        p.enqueue(0, i, &mut pkts, 0, 0);
+    }
+    p.settle(3 * MS, &mut pkts);
+    assert_eq!((p.c.queue_pkt_ns, p.c.queue_byte_ns), (3_000_000, 3_000_000_000));
+    assert_eq!((p.c.max_queue_pkts, p.c.max_queue_bytes, p.c.tx_pkts, p.c.tx_bytes), (2, 2000, 3, 3000));
+}
+
+#[test]
+fn unsent_splits_the_packet_on_the_wire_by_its_serialisation_time() {
+    let (mut p, _) = port(8e6, 10, u64::MAX, Verdict::Forward);
+    let mut pkts = slab(&[1000, 1000]);
+    p.enqueue(0, 0, &mut pkts, 0, 1);
+    p.enqueue(0, 1, &mut pkts, 0, 3);
+    // A quarter of the first 1 ms packet is out at 0.25 ms, half of the second at 1.5 ms.
+    p.settle(MS / 4, &mut pkts);
+    assert_eq!((p.unsent(MS / 4), p.wire_bytes(MS / 4)), (Some((1, 750.0)), 250.0));
+    p.settle(3 * MS / 2, &mut pkts);
+    assert_eq!((p.unsent(3 * MS / 2), p.wire_bytes(3 * MS / 2)), (Some((3, 500.0)), 1500.0));
+    p.settle(2 * MS, &mut pkts);
+    assert_eq!((p.unsent(2 * MS), p.wire_bytes(2 * MS)), (None, 2000.0));
+    // Still none once both have reached the far end and left the port.
+    p.pop_head(6 * MS, &mut pkts);
+    p.pop_head(7 * MS, &mut pkts);
+    assert_eq!(p.unsent(7 * MS), None);
+}
+
+#[test]
+fn a_lost_packet_still_takes_its_time_on_the_wire() {
+    let loss = LossProcess::new(&LossSpec::Bernoulli { p: 1.0 }, SimRng::for_component(1, "t")).unwrap();
+    let module = Box::new(racc_proto::aqm::droptail::DropTail::new());
+    let mut p = Port::new("a->b".into(), 1, 8e6, 5 * MS, 10, u64::MAX, 1000, module, loss);
+    let mut pkts = slab(&[1000, 1000]);
+    p.enqueue(0, 0, &mut pkts, 0, 0);
+    p.enqueue(0, 1, &mut pkts, 0, 0);
+    let a = p.pop_head(6 * MS, &mut pkts);
+    let b = p.pop_head(7 * MS, &mut pkts);
+    assert!(a.lost && b.lost);
+    assert_eq!((b.tx_start, b.arrive), (MS, 7 * MS));
+    assert_eq!((p.c.tx_pkts, p.c.losses), (2, 2));
+}
