@@ -87,6 +87,13 @@ pub struct TcpParams {
     /// than `recover` (RFC 6582 §3.2 step 1, ns-2's `highest_ack_ > recover_`); `at`
     /// accepted an ACK reaching it (racc before).
     pub recover_check: RecoverCheck,
+    /// Random send overhead, s: each window-released segment waits a uniform [0, send_jitter)
+    /// before it leaves, one at a time (ns-2's `overhead_`; fast retransmits are not delayed).
+    /// Off (0) by default, which keeps runs bit-identical to racc without it. Use it where a
+    /// few long-lived flows share a DropTail queue and their results depend on sub-millisecond
+    /// changes of delay or seed (deterministic phase effects, Floyd & Jacobson 1992); a value
+    /// near one bottleneck packet time is enough.
+    pub send_jitter: f64,
 }
 
 /// What TCP's halving halves.
@@ -152,6 +159,7 @@ impl Default for TcpParams {
             ssthresh_from: SsthreshFrom::Cwnd,
             rto_in_recovery: RtoInRecovery::HalveWindow,
             recover_check: RecoverCheck::Beyond,
+            send_jitter: 0.0,
         }
     }
 }
@@ -163,6 +171,12 @@ impl TcpParams {
         }
         positive("initial_rto", self.initial_rto)?;
         positive("max_rto", self.max_rto)?;
+        if !(self.send_jitter.is_finite() && (0.0..=1.0).contains(&self.send_jitter)) {
+            return Err(ParamError::new(
+                "send_jitter",
+                format!("must be a number of seconds in [0, 1], got {}", self.send_jitter),
+            ));
+        }
         if !(self.clock_granularity.is_finite() && self.clock_granularity >= 0.0) {
             return Err(ParamError::new(
                 "clock_granularity",

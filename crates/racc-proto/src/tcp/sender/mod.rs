@@ -31,6 +31,7 @@ use crate::cc::{CongestionControl, SenderCtx};
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{ecn, flags, hdr, tcp_checksum, Direction, Kind, Packet, TcpHeader};
+use crate::rng::SimRng;
 use crate::time::{secs, Time, NEVER};
 use timeout::RtoUndo;
 
@@ -108,6 +109,11 @@ pub struct TcpSender {
     cwr_pending: bool,
 
     pace_next: Time,
+    /// ns-2's `overhead_` (`TcpParams::send_jitter`): the largest random wait, ns, and the
+    /// stream it is drawn from (`None`: off).
+    jitter: Option<(Time, SimRng)>,
+    /// The drawn wait of the next window-released segment ends here (`NEVER`: none drawn).
+    jitter_gate: Time,
     ip_id: u16,
 
     data_pkts_sent: u64,
@@ -189,6 +195,11 @@ impl TcpSender {
             ecn_high: 0,
             cwr_pending: false,
             pace_next: 0,
+            jitter: (params.send_jitter > 0.0).then(|| {
+                let label = format!("tcp/send-jitter/flow{}", cfg.flow);
+                (secs(params.send_jitter), SimRng::for_component(cfg.seed, &label))
+            }),
+            jitter_gate: NEVER,
             ip_id: 0,
             data_pkts_sent: 0,
             retransmits: 0,
@@ -444,6 +455,15 @@ impl Endpoint for TcpSender {
                     let wire = HDRS + self.mss + self.cc.header_bytes();
                     self.pace_next = self.pace_next.max(now).saturating_add(secs(wire as f64 / rate));
                 }
+                if let Some((max, rng)) = self.jitter.as_mut() {
+                    if self.jitter_gate == NEVER {
+                        self.jitter_gate = now.saturating_add((rng.uniform() * *max as f64) as Time);
+                    }
+                    if now < self.jitter_gate {
+                        return None;
+                    }
+                    self.jitter_gate = NEVER;
+                }
                 let off = self.snd_nxt;
                 let pkt = self.segment(now, off);
                 self.snd_nxt = off + pkt.payload as u64;
@@ -456,6 +476,9 @@ impl Endpoint for TcpSender {
         let mut t = self.rto_deadline.min(self.cc_timer());
         if self.cc.pacing_rate().is_some() && self.pace_next > 0 && self.window_allows().is_some() {
             t = t.min(self.pace_next);
+        }
+        if self.jitter_gate != NEVER && self.window_allows().is_some() {
+            t = t.min(self.jitter_gate);
         }
         (t != NEVER).then_some(t)
     }

@@ -735,3 +735,38 @@ fn plugged_window_paces_and_adds_header_bytes() {
     assert_eq!(drain(&mut s, MS).len(), 1);
     assert_eq!(s.stats().rate_bps, 8_320_000.0, "1.04 MB/s in bits per second");
 }
+
+/// ns-2's `overhead_` (issue 12 item 4): with `send_jitter` each window-released segment waits
+/// a uniform [0, 2 ms) after the previous one could go, one at a time; the same seed gives the
+/// same times, another seed others; off, all four IW segments leave at once.
+#[test]
+fn send_jitter_delays_each_segment_by_a_seeded_random_wait() {
+    let times = |seed: u64, jitter: f64| {
+        let mut c = cfg();
+        c.seed = seed;
+        let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams { send_jitter: jitter, ..Default::default() });
+        s.start(0);
+        let mut out = Vec::new();
+        let mut now = 0;
+        while out.len() < 4 {
+            for p in drain(&mut s, now) {
+                out.push((now, offs(&[p])[0]));
+            }
+            now = s.poll_timeout().expect("a send or the RTO is due");
+        }
+        out
+    };
+    assert_eq!(times(1, 0.0), vec![(0, 0), (0, 1000), (0, 2000), (0, 3000)]);
+    let a = times(1, 0.002);
+    assert_eq!(a.iter().map(|&(_, o)| o).collect::<Vec<_>>(), vec![0, 1000, 2000, 3000], "in order");
+    let mut prev = 0;
+    for &(t, _) in &a {
+        assert!(t >= prev && t - prev < 2 * MS, "{a:?}");
+        prev = t;
+    }
+    assert!(a[3].0 > 0, "{a:?}");
+    assert_eq!(a, times(1, 0.002), "deterministic");
+    assert_ne!(a, times(2, 0.002), "another seed, other waits");
+    let e = TcpParams { send_jitter: -0.1, ..Default::default() }.validate().unwrap_err();
+    assert_eq!(e.key, "send_jitter");
+}
