@@ -6,7 +6,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use racc_proto::registry::{self, Regulation};
-use racc_sim::metrics::{ColumnValues, NamedColumn};
+use racc_sim::metrics::{Column as SeriesColumn, ColumnValues, NamedColumn};
 use racc_sim::scenario::{self, ScenarioError as RsScenarioError};
 use racc_sim::{bench as std_bench, Simulator};
 use std::sync::Mutex;
@@ -49,6 +49,23 @@ impl Column for bool {
     const DTYPE: &'static str = "|b1";
     fn put(self, out: &mut Vec<u8>) {
         out.push(self as u8);
+    }
+}
+
+impl Column for u16 {
+    const DTYPE: &'static str = "<u2";
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+/// One of the engine's series columns, whatever its type.
+fn any_col<'py>(py: Python<'py>, c: SeriesColumn<'_>) -> (&'static str, Bound<'py, PyBytes>) {
+    match c {
+        SeriesColumn::F64(v) => col(py, v),
+        SeriesColumn::U64(v) => col(py, v),
+        SeriesColumn::U32(v) => col(py, v),
+        SeriesColumn::U16(v) => col(py, v),
     }
 }
 
@@ -141,33 +158,17 @@ impl Simulation {
 
         let ps = &sim.port_series;
         let links = PyDict::new(py);
-        links.set_item("time_s", col(py, &ps.time_s))?;
-        links.set_item("port", col(py, &ps.port))?;
         // No per-row port name: Python joins it from `port_info`.
-        links.set_item("tx_bytes", col(py, &ps.tx_bytes))?;
-        links.set_item("tx_pkts", col(py, &ps.tx_pkts))?;
-        links.set_item("throughput_bps", col(py, &ps.throughput_bps))?;
-        links.set_item("utilisation", col(py, &ps.utilisation))?;
-        links.set_item("queue_pkts", col(py, &ps.queue_pkts))?;
-        links.set_item("queue_bytes", col(py, &ps.queue_bytes))?;
-        links.set_item("drops", col(py, &ps.drops))?;
-        links.set_item("losses", col(py, &ps.losses))?;
-        links.set_item("marks", col(py, &ps.marks))?;
-        links.set_item("arrivals", col(py, &ps.arrivals))?;
+        for (name, c) in ps.columns() {
+            links.set_item(name, any_col(py, c))?;
+        }
         out.set_item("links", links)?;
 
         let fs = &sim.flow_series;
         let flows = PyDict::new(py);
-        flows.set_item("time_s", col(py, &fs.time_s))?;
-        flows.set_item("flow", col(py, &fs.flow))?;
-        flows.set_item("goodput_bps", col(py, &fs.goodput_bps))?;
-        flows.set_item("cwnd_bytes", col(py, &fs.cwnd_bytes))?;
-        flows.set_item("rate_bps", col(py, &fs.rate_bps))?;
-        flows.set_item("srtt_s", col(py, &fs.srtt_s))?;
-        flows.set_item("acked_bytes", col(py, &fs.acked_bytes))?;
-        flows.set_item("retransmits", col(py, &fs.retransmits))?;
-        flows.set_item("timeouts", col(py, &fs.timeouts))?;
-        flows.set_item("spurious_timeouts", col(py, &fs.spurious_timeouts))?;
+        for (name, c) in fs.columns() {
+            flows.set_item(name, any_col(py, c))?;
+        }
         // Each protocol's own metrics, by the names and units it reports them under.
         let units = PyDict::new(py);
         for c in &fs.named.columns {

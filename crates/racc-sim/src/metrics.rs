@@ -29,6 +29,54 @@ pub struct PortSeries {
     pub arrivals: Vec<u64>,
 }
 
+/// A borrowed column of a series, as engines hand it on (to Python, to files).
+#[derive(Clone, Copy, Debug)]
+pub enum Column<'a> {
+    F64(&'a [f64]),
+    U64(&'a [u64]),
+    U32(&'a [u32]),
+    U16(&'a [u16]),
+}
+
+impl PortSeries {
+    /// Every column by its results name, in table order: the one list of the `links` table.
+    pub fn columns(&self) -> [(&'static str, Column<'_>); 12] {
+        [
+            ("time_s", Column::F64(&self.time_s)),
+            ("port", Column::U32(&self.port)),
+            ("tx_bytes", Column::U64(&self.tx_bytes)),
+            ("tx_pkts", Column::U64(&self.tx_pkts)),
+            ("throughput_bps", Column::F64(&self.throughput_bps)),
+            ("utilisation", Column::F64(&self.utilisation)),
+            ("queue_pkts", Column::U32(&self.queue_pkts)),
+            ("queue_bytes", Column::U64(&self.queue_bytes)),
+            ("drops", Column::U64(&self.drops)),
+            ("losses", Column::U64(&self.losses)),
+            ("marks", Column::U64(&self.marks)),
+            ("arrivals", Column::U64(&self.arrivals)),
+        ]
+    }
+}
+
+impl FlowSeries {
+    /// Every standard column by its results name, in table order: the one list of the `flows`
+    /// table (each protocol's own metrics follow in `named`).
+    pub fn columns(&self) -> [(&'static str, Column<'_>); 10] {
+        [
+            ("time_s", Column::F64(&self.time_s)),
+            ("flow", Column::U32(&self.flow)),
+            ("goodput_bps", Column::F64(&self.goodput_bps)),
+            ("cwnd_bytes", Column::F64(&self.cwnd_bytes)),
+            ("rate_bps", Column::F64(&self.rate_bps)),
+            ("srtt_s", Column::F64(&self.srtt_s)),
+            ("acked_bytes", Column::U64(&self.acked_bytes)),
+            ("retransmits", Column::U64(&self.retransmits)),
+            ("timeouts", Column::U64(&self.timeouts)),
+            ("spurious_timeouts", Column::U64(&self.spurious_timeouts)),
+        ]
+    }
+}
+
 /// A port as of the previous sample: its counters and the part of the packet then being
 /// serialised that was still to go (group, bytes), from which an interval's wire bytes follow.
 #[derive(Clone, Copy, Debug, Default)]
