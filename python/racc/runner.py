@@ -47,10 +47,23 @@ def run(
     started = _dt.datetime.now(_dt.timezone.utc)
     t0 = time.perf_counter()
     advance(sim, show=progress, label=sc.name)
-    wall = time.perf_counter() - t0
-    events = int(sim.events)
-    res = Results.from_core(sim.results(), resolved=resolved, scenario_text=sc.text, name=sc.name)
+    res = finished_results(sim, sc, resolved, started, time.perf_counter() - t0, window)
     del sim  # the engine's copy of the series is no longer needed
+    if out is not None:
+        res.save(out, plots=plots)
+    return res
+
+
+def finished_results(
+    sim: Any,
+    sc: _scenario.Scenario,
+    resolved: dict,
+    started: _dt.datetime,
+    wall: float,
+    window: tuple[float, float] | None,
+) -> Results:
+    """A finished engine run as :class:`Results`, with its summary statistics and provenance."""
+    res = Results.from_core(sim.results(), resolved=resolved, scenario_text=sc.text, name=sc.name)
     res.summary = _summary.build(
         res.summary,
         links=res.links,
@@ -59,9 +72,7 @@ def run(
         flow_info=res.flow_info,
         window=window,
     )
-    res.summary["run"] = run_info(sc, resolved, started, wall, events)
-    if out is not None:
-        res.save(out, plots=plots)
+    res.summary["run"] = run_info(sc, resolved, started, wall, int(sim.events))
     return res
 
 

@@ -26,8 +26,7 @@ from racc import scenario as _scenario
 from racc import summary as _summary
 from racc.crosscheck import compare, counters, ns, support, tcl
 from racc.errors import ScenarioError, core
-from racc.results import Results
-from racc.runner import run_info
+from racc.runner import finished_results
 
 # Sample intervals tried, largest first: the largest that divides the window's edges and the
 # duration and gives at least MIN_SAMPLES samples (racc samples flows only while they run, and so
@@ -213,18 +212,7 @@ def _run_racc(sc: Any, sim: Any, resolved: dict[str, Any], window: tuple[float, 
         else:
             qint[t] = {}
     sim.run_until(resolved["duration"] / 1e9)
-    wall = time.perf_counter() - t0
-    res = Results.from_core(sim.results(), resolved=resolved, scenario_text=sc.text, name=sc.name)
-    res.summary = _summary.build(
-        res.summary,
-        links=res.links,
-        flows=res.flows,
-        completions=res.completions,
-        flow_info=res.flow_info,
-        window=window,
-    )
-    res.summary["run"] = run_info(sc, resolved, started, wall, int(sim.events))
-    return res, qint
+    return finished_results(sim, sc, resolved, started, time.perf_counter() - t0, window), qint
 
 
 def progress_log() -> Callable[[str], None] | None:
