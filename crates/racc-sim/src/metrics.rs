@@ -201,6 +201,22 @@ impl NamedColumns {
         self.columns.iter().find(|c| c.name == name)
     }
 
+    /// The values of a count column named `name` (`None`: no such name, or not counts).
+    pub fn counts(&self, name: &str) -> Option<&[u64]> {
+        match &self.get(name)?.values {
+            ColumnValues::Count(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The values of a flag column named `name` (`None`: no such name, or not flags).
+    pub fn flags(&self, name: &str) -> Option<&[bool]> {
+        match &self.get(name)?.values {
+            ColumnValues::Flag(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// Close the current row: every column without a value for it gets a missing one.
     pub fn end_row(&mut self) {
         self.rows += 1;

@@ -11,7 +11,6 @@
 
 mod common;
 use common::sim;
-use racc_sim::metrics::ColumnValues;
 use racc_sim::Simulator;
 
 const LOSS_SWEEP: &str = include_str!("../../../scenarios/mpcp-loss-sweep.toml");
@@ -35,12 +34,9 @@ fn run(ack_loss: f64) -> Simulator {
 fn chain_series(s: &Simulator) -> Vec<(f64, u64, u64, u64, bool)> {
     let fs = &s.flow_series;
     // The chain senders' own metrics, by the names DPCP reports them under.
-    let count = |name: &str| match &fs.named.get(name).expect(name).values {
-        ColumnValues::Count(v) => v.clone(),
-        other => panic!("{name}: {other:?}"),
-    };
+    let count = |name: &str| fs.named.counts(name).unwrap_or_else(|| panic!("no count column {name}"));
     let (exc, fb, res) = (count("chain_exceptions"), count("vcp_fallbacks"), count("chain_resumes"));
-    let ColumnValues::Flag(mode) = &fs.named.get("vcp_mode").expect("vcp_mode").values else { panic!("a flag") };
+    let mode = fs.named.flags("vcp_mode").expect("vcp_mode is a flag column");
     (0..fs.time_s.len()).filter(|&i| fs.flow[i] == 0).map(|i| (fs.time_s[i], exc[i], fb[i], res[i], mode[i])).collect()
 }
 

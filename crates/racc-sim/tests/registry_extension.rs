@@ -16,7 +16,6 @@ use racc_proto::params::{parse, positive, ParamError};
 use racc_proto::registry::{FlowProtocol, ProtocolEntry, Registry, Regulation};
 use racc_proto::tcp::{self, Recovery, TcpParams};
 use racc_proto::time::Time;
-use racc_sim::metrics::ColumnValues;
 use racc_sim::scenario::from_toml_with;
 use racc_sim::Simulator;
 use std::sync::Arc;
@@ -218,11 +217,8 @@ count = 4
 interval = "1s"
 "#;
 
-fn count_column(s: &Simulator, name: &str) -> Vec<u64> {
-    match &s.flow_series.named.get(name).unwrap_or_else(|| panic!("no column {name}")).values {
-        ColumnValues::Count(v) => v.clone(),
-        other => panic!("{name}: {other:?}"),
-    }
+fn count_column<'a>(s: &'a Simulator, name: &str) -> &'a [u64] {
+    s.flow_series.named.counts(name).unwrap_or_else(|| panic!("no count column {name}"))
 }
 
 #[test]

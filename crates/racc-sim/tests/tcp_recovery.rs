@@ -13,7 +13,6 @@
 mod common;
 
 use common::sim;
-use racc_sim::metrics::ColumnValues;
 use racc_sim::Simulator;
 
 fn scenario(name: &str) -> String {
@@ -69,10 +68,6 @@ fn the_rtt_spread_dumbbell_retransmits_what_ns2_does() {
     assert!(rexmit <= 754 * 4 / 3, "retransmissions {rexmit}; ns-2 489-754");
     assert!(timeouts <= 39 * 4 / 3, "timeouts {timeouts}; ns-2 22-39");
     // The transport's own counters show where the timeouts came from.
-    let named = |n: &str| match &s.flow_series.named.get(n).expect(n).values {
-        ColumnValues::Count(v) => v.clone(),
-        other => panic!("{n}: {other:?}"),
-    };
-    let fast = flows_growth(&s, &named("fast_retransmits"), 20.0, 100.0);
+    let fast = flows_growth(&s, s.flow_series.named.counts("fast_retransmits").expect("a count column"), 20.0, 100.0);
     assert!(fast > 0, "losses are repaired by fast retransmit");
 }
