@@ -413,6 +413,7 @@ mod tests {
     use crate::dpcp::levels::Lf;
     use crate::dpcp::ordering::{impose, wire_position, Position};
     use crate::packet::TcpHeader;
+    use crate::tcp::recovery::drive;
     use crate::tcp::{FastRecovery, RecoveryExit};
     use crate::time::NS_PER_MS;
 
@@ -434,11 +435,9 @@ mod tests {
         w.on_wire_arrival(a, &c);
     }
 
-    /// A timeout as the transport applies the window's response.
+    /// A timeout, its response applied as the transport does.
     fn timeout(w: &mut DpcpWindow, c: &SenderCtx) {
-        if let Response::SetWindow(x) = w.on_congestion(Signal::Timeout, c) {
-            w.set_window(x, f64::INFINITY);
-        }
+        drive::signal(w, Signal::Timeout, c);
     }
 
     fn window(p: &DpcpParams, cwnd: f64) -> DpcpWindow {

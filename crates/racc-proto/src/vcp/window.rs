@@ -170,6 +170,7 @@ impl CongestionControl for VcpWindow {
 mod tests {
     use super::*;
     use crate::packet::TcpHeader;
+    use crate::tcp::recovery::drive;
     use crate::tcp::{growth_packets, FastRecovery, RecoveryExit};
     use crate::time::NS_PER_MS;
     use crate::vcp::{ai_step, mi_step, MdHold};
@@ -195,11 +196,9 @@ mod tests {
         new_ack_covered(w, acked, 0, a, c);
     }
 
-    /// A timeout as the transport applies VCP's response.
+    /// A timeout, its response applied as the transport does.
     fn timeout(w: &mut VcpWindow, c: &SenderCtx) {
-        if let Response::SetWindow(x) = w.on_congestion(Signal::Timeout, c) {
-            w.set_window(x, f64::INFINITY);
-        }
+        drive::signal(w, Signal::Timeout, c);
     }
 
     fn window(cwnd: f64, p: &VcpParams) -> VcpWindow {
