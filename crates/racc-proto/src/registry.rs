@@ -272,21 +272,21 @@ impl Registry {
         name: &str,
         params: &serde_json::Value,
     ) -> Result<(&'static str, Arc<dyn FlowProtocol>), ParamError> {
-        let e = self.protocol(name).ok_or_else(|| {
-            let known: Vec<&str> = self.protocols.iter().map(|p| p.name).collect();
-            ParamError::new("", format!("unknown protocol '{name}' (known: {})", known.join(", ")))
-        })?;
+        let e = self.protocol(name).ok_or_else(|| unknown("protocol", name, self.protocols.iter().map(|p| p.name)))?;
         Ok((e.name, (e.parse)(params)?))
     }
 
     /// Parse a port's router module and parameters.
     pub fn parse_router(&self, name: &str, params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
-        let e = self.router(name).ok_or_else(|| {
-            let known: Vec<&str> = self.routers.iter().map(|r| r.name).collect();
-            ParamError::new("", format!("unknown router module '{name}' (known: {})", known.join(", ")))
-        })?;
+        let e = self.router(name).ok_or_else(|| unknown("router module", name, self.routers.iter().map(|r| r.name)))?;
         (e.parse)(params)
     }
+}
+
+/// An unknown name, with the known ones (the error has no key: the caller names it).
+fn unknown<'a>(what: &str, name: &str, known: impl Iterator<Item = &'a str>) -> ParamError {
+    let known: Vec<&str> = known.collect();
+    ParamError::new("", format!("unknown {what} '{name}' (known: {})", known.join(", ")))
 }
 
 // Conveniences over the standard registry (tests, tools).
