@@ -8,6 +8,9 @@
 //!   of its own on the return path: the engine must route by the direction the endpoint set,
 //!   not by the packet's kind.
 
+mod common;
+
+use common::last_per_flow;
 use racc_proto::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
 use racc_proto::endpoint::{Endpoint, EndpointStats, FlowConfig};
 use racc_proto::metrics::{MetricSink, MetricValue};
@@ -232,9 +235,8 @@ fn a_controller_defined_in_a_test_runs_through_the_registry_and_reports_its_metr
     assert_eq!(col.unit, "events");
     assert!(col.present.iter().all(|&p| p), "every row is a toy flow");
     let dec = count_column(&s, "toy_decreases");
-    let last: Vec<u64> = (0..4)
-        .map(|f| dec.iter().zip(&s.flow_series.flow).filter(|(_, &fl)| fl == f).map(|(&d, _)| d).next_back().unwrap())
-        .collect();
+    let last: Vec<u64> = last_per_flow(&s, dec, f64::INFINITY).into_values().collect();
+    assert_eq!(last.len(), 4);
     // A 50-packet buffer on a 10 Mb/s, ~100 ms path (~83 packets) overflows again and again
     // over 30 s of additive increase: every flow has cut, and AIMD keeps the link busy.
     assert!(last.iter().all(|&d| d >= 3), "decreases per flow: {last:?}");
@@ -270,10 +272,8 @@ fn the_engine_routes_by_the_direction_the_endpoint_set() {
     s.run();
     // Every ping reached its receiver and every answer (a data packet) its sender.
     let answers = count_column(&s, "ping_answers");
-    for f in 0..4u32 {
-        let last = answers.iter().zip(&s.flow_series.flow).filter(|(_, &fl)| fl == f).map(|(&a, _)| a).next_back();
-        assert_eq!(last, Some(50), "flow {f}");
-    }
+    let last = last_per_flow(&s, answers, f64::INFINITY);
+    assert_eq!(last, (0..4).map(|f| (f, 50)).collect(), "answers per flow");
     let c = s.conservation();
     assert_eq!((c.sent, c.delivered, c.dropped), (400, 400, 0));
 }

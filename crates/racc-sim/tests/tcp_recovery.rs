@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::sim;
+use common::{last_per_flow, sim};
 use racc_sim::Simulator;
 
 fn scenario(name: &str) -> String {
@@ -33,16 +33,7 @@ fn port_window(s: &Simulator, name: &str, from: f64, to: f64) -> (f64, u64) {
 
 /// Sum over flows of a cumulative per-flow counter's growth over (from, to].
 fn flows_growth(s: &Simulator, column: &[u64], from: f64, to: f64) -> u64 {
-    let fs = &s.flow_series;
-    let at = |t: f64| {
-        let mut last = std::collections::HashMap::new();
-        for ((&time, &flow), &value) in fs.time_s.iter().zip(&fs.flow).zip(column) {
-            if time <= t {
-                last.insert(flow, value);
-            }
-        }
-        last.values().sum::<u64>()
-    };
+    let at = |t: f64| last_per_flow(s, column, t).values().sum::<u64>();
     at(to) - at(from)
 }
 

@@ -28,3 +28,16 @@ pub fn goodput_per_flow(s: &Simulator, n_flows: usize, from: f64, to: f64) -> Ve
 pub fn port(s: &mut Simulator, name: &str) -> racc_sim::engine::PortSummary {
     s.port_summary().into_iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no port {name}"))
 }
+
+/// Each flow's last value of a cumulative flows-table column (`column`, aligned with the
+/// table's rows) among the rows with time at or before `until`.
+pub fn last_per_flow(s: &Simulator, column: &[u64], until: f64) -> std::collections::BTreeMap<u32, u64> {
+    let fs = &s.flow_series;
+    let mut last = std::collections::BTreeMap::new();
+    for ((&time, &flow), &value) in fs.time_s.iter().zip(&fs.flow).zip(column) {
+        if time <= until {
+            last.insert(flow, value);
+        }
+    }
+    last
+}
