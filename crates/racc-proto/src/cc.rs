@@ -141,7 +141,10 @@ pub trait CongestionControl: Send {
         0
     }
 
-    /// Pace data packets at this many wire bytes per second; `None` = ACK-clocked only.
+    /// Pace data packets at this many wire bytes per second; `None` = ACK-clocked only. The
+    /// gap after a packet is recomputed from the current rate whenever the transport asks, so
+    /// that a rate change takes effect at once, not only after the next packet. A rate-based
+    /// controller (RCP) returns an infinite `window` and regulates by this alone.
     fn pacing_rate(&self) -> Option<f64> {
         None
     }
@@ -153,6 +156,21 @@ pub trait CongestionControl: Send {
 
     /// The controller's timer expired (possibly early: do nothing that is not due).
     fn on_timer(&mut self, _ctx: &SenderCtx) {}
+
+    /// Is a header-only probe (`Kind::Ref`) due now? Asked whenever the transport may send;
+    /// on `true` the transport sends one, after `on_send` filled its header. A rate-based
+    /// controller whose pacing gap exceeds the RTT uses it to learn the rate once per RTT
+    /// (RCP's REF, PROTOCOLS.md §6), keeps its own record of when it last said yes, and sets
+    /// `poll_timer` to the next probe. Default: never.
+    fn probe_due(&mut self, _ctx: &SenderCtx) -> bool {
+        false
+    }
+
+    /// Send a FIN once every byte of a finite flow is acknowledged, so that routers that count
+    /// flows see it leave (seed 004's framework). Default: no FIN.
+    fn announces_end(&self) -> bool {
+        false
+    }
 
     /// The controller's own counters and gauges, by name, for the results.
     fn metrics(&self, _out: &mut dyn MetricSink) {}

@@ -15,6 +15,7 @@
 //! - [`registry`]: protocol and router-module names to constructors
 //! - [`rng`]: deterministic per-component random streams
 //! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
+//! - [`xcc`]: the congestion-header layer of seed 004 (receiver echo, countable router arithmetic)
 
 pub mod aqm;
 pub mod cc;
@@ -32,6 +33,7 @@ pub mod router;
 pub mod tcp;
 pub mod time;
 pub mod vcp;
+pub mod xcc;
 
 pub use endpoint::{Endpoint, EndpointStats, FlowConfig};
 pub use packet::{CongHeader, Kind, Packet, TcpHeader, Transport};

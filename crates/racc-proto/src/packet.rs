@@ -49,6 +49,13 @@ pub enum Kind {
     Syn = 2,
     /// Answer to a SYN (receiver to sender).
     SynAck = 3,
+    /// A header-only probe that asks the routers for feedback and is answered by the receiver
+    /// with a `Ref` on the return path (RCP's REF packet, PROTOCOLS.md §6: sent once per RTT
+    /// while the pacing gap exceeds the RTT). Carries no sequence space: never a duplicate ACK.
+    Ref = 4,
+    /// The flow's end, for routers that count flows (seed 004's framework): sent once all data
+    /// is acknowledged, by senders whose controller announces it. Not acknowledged.
+    Fin = 5,
 }
 
 /// Which way a packet travels, set by the endpoint that emits it: engines route by this and

@@ -3,6 +3,7 @@
 //! and the link and calls the module at the points below, handing it a read-only view of the
 //! port. The same module runs in the simulator and in the live runtime's userspace router.
 
+use crate::metrics::MetricSink;
 use crate::packet::Packet;
 use crate::time::Time;
 
@@ -55,6 +56,10 @@ pub trait RouterModule: Send {
     }
     /// A control interval ended.
     fn on_tick(&mut self, _now: Time, _port: &PortView) {}
+
+    /// The module's own counters and gauges, by name (a fair-share rate, the arithmetic
+    /// operations it did per packet), sampled with the port's series. Default: none.
+    fn metrics(&self, _out: &mut dyn MetricSink) {}
 
     // IPsec tunnel hooks (seed 003 §III.C). On a port where packets enter a tunnel the engine
     // calls `before_encapsulation`, encapsulates (`ipsec::Tunnel::encapsulate`), calls

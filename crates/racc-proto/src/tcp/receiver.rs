@@ -142,6 +142,22 @@ impl TcpReceiver {
         self.finish(now, Packet::tcp(self.flow, Kind::Ack, HDRS, 0, h));
     }
 
+    /// A REF probe (PROTOCOLS.md §6) is answered at once by a `Ref` carrying the echoed
+    /// feedback and the probe's timestamp; it acknowledges nothing, so the sender can never
+    /// take it for a duplicate ACK.
+    fn answer_probe(&mut self, now: Time, probe: &TcpHeader) {
+        let h = TcpHeader {
+            seq: RCV_ISN.wrapping_add(1),
+            ack: self.seq.wire(self.rcv_nxt),
+            flags: flags::ACK,
+            window: u16::MAX,
+            ts_val: now,
+            ts_ecr: probe.ts_val,
+            ..Default::default()
+        };
+        self.finish(now, Packet::tcp(self.flow, Kind::Ref, HDRS, 0, h));
+    }
+
     fn on_syn(&mut self, now: Time, h: &TcpHeader) {
         // The SYN fixes the sender's sequence space (the first data byte follows it).
         if self.rcv_nxt == 0 && self.ooo.is_empty() {
@@ -256,6 +272,7 @@ impl Endpoint for TcpReceiver {
         match pkt.kind {
             Kind::Syn => self.on_syn(now, &h),
             Kind::Data if pkt.payload > 0 => self.on_data(now, pkt, &h),
+            Kind::Ref => self.answer_probe(now, &h),
             _ => {}
         }
     }

@@ -108,7 +108,11 @@ pub struct TcpSender {
     ecn_high: u64,
     cwr_pending: bool,
 
-    pace_next: Time,
+    /// When the last paced segment left (`None` before the first): the next may leave one
+    /// packet's wire time at the controller's *current* rate later (`pace_due`).
+    paced_at: Option<Time>,
+    /// The FIN of a controller that announces its end has been sent.
+    fin_sent: bool,
     /// ns-2's `overhead_` (`TcpParams::send_jitter`): the largest random wait, ns, and the
     /// stream it is drawn from (`None`: off).
     jitter: Option<(Time, SimRng)>,
@@ -194,7 +198,8 @@ impl TcpSender {
             ecn_on: false,
             ecn_high: 0,
             cwr_pending: false,
-            pace_next: 0,
+            paced_at: None,
+            fin_sent: false,
             jitter: (params.send_jitter > 0.0).then(|| {
                 let label = format!("tcp/send-jitter/flow{}", cfg.flow);
                 (secs(params.send_jitter), SimRng::for_component(cfg.seed, &label))
@@ -380,6 +385,28 @@ impl TcpSender {
         (flight == 0 || (flight + len) as f64 <= self.cwnd() + extra).then_some(len as u32)
     }
 
+    /// When pacing lets the next full segment leave: the last paced departure plus one packet's
+    /// wire time at the rate the controller asks for now (a rate change moves it at once).
+    /// `None` when the controller does not pace or nothing has been paced yet.
+    fn pace_due(&self) -> Option<Time> {
+        let rate = self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0)?;
+        let wire = HDRS + self.mss + self.cc.header_bytes();
+        Some(self.paced_at?.saturating_add(secs(wire as f64 / rate)))
+    }
+
+    /// A header-only packet of `kind` (a REF probe or a FIN) at the current send point.
+    fn control_packet(&mut self, now: Time, kind: Kind) -> Packet {
+        let h = TcpHeader {
+            seq: self.seq.wire(self.snd_nxt),
+            flags: flags::ACK,
+            window: u16::MAX,
+            ts_val: now,
+            ..Default::default()
+        };
+        let pkt = Packet::tcp(self.flow, kind, HDRS, 0, h);
+        self.finish(now, pkt)
+    }
+
     /// The controller's own timer, if it asked for one.
     fn cc_timer(&self) -> Time {
         self.cc.poll_timer().unwrap_or(NEVER)
@@ -447,13 +474,20 @@ impl Endpoint for TcpSender {
                         self.snd_nxt = end.min(self.snd_max);
                     }
                 }
+                let ctx = self.ctx(now);
+                if self.cc.probe_due(&ctx) {
+                    return Some(self.control_packet(now, Kind::Ref));
+                }
+                if !self.fin_sent && self.cc.announces_end() && self.size.is_some_and(|n| self.snd_una >= n) {
+                    self.fin_sent = true;
+                    return Some(self.control_packet(now, Kind::Fin));
+                }
                 self.window_allows()?;
-                if let Some(rate) = self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0) {
-                    if now < self.pace_next {
+                if self.cc.pacing_rate().is_some_and(|r| r.is_finite() && r > 0.0) {
+                    if self.pace_due().is_some_and(|due| now < due) {
                         return None;
                     }
-                    let wire = HDRS + self.mss + self.cc.header_bytes();
-                    self.pace_next = self.pace_next.max(now).saturating_add(secs(wire as f64 / rate));
+                    self.paced_at = Some(now);
                 }
                 if let Some((max, rng)) = self.jitter.as_mut() {
                     if self.jitter_gate == NEVER {
@@ -474,8 +508,8 @@ impl Endpoint for TcpSender {
 
     fn poll_timeout(&self) -> Option<Time> {
         let mut t = self.rto_deadline.min(self.cc_timer());
-        if self.cc.pacing_rate().is_some() && self.pace_next > 0 && self.window_allows().is_some() {
-            t = t.min(self.pace_next);
+        if let Some(due) = self.pace_due().filter(|_| self.window_allows().is_some()) {
+            t = t.min(due);
         }
         if self.jitter_gate != NEVER && self.window_allows().is_some() {
             t = t.min(self.jitter_gate);
@@ -499,7 +533,8 @@ impl Endpoint for TcpSender {
     fn stats(&self) -> EndpointStats {
         EndpointStats {
             bytes: self.snd_una,
-            cwnd_bytes: self.cwnd(),
+            // A rate-based controller has no window (an infinite one): report none.
+            cwnd_bytes: if self.cwnd().is_finite() { self.cwnd() } else { 0.0 },
             rate_bps: self.cc.pacing_rate().map_or(0.0, |r| r * 8.0),
             srtt: self.rtt.srtt().unwrap_or(0),
             data_pkts_sent: self.data_pkts_sent,

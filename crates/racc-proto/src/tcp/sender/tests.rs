@@ -770,3 +770,65 @@ fn send_jitter_delays_each_segment_by_a_seeded_random_wait() {
     let e = TcpParams { send_jitter: -0.1, ..Default::default() }.validate().unwrap_err();
     assert_eq!(e.key, "send_jitter");
 }
+
+/// A rate-based controller: an infinite window, a rate it can be told, a REF probe whenever
+/// asked, a FIN at the end.
+struct RateOnly {
+    rate: std::sync::Arc<std::sync::Mutex<f64>>,
+    probe: bool,
+}
+impl CongestionControl for RateOnly {
+    fn window(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn set_window(&mut self, _w: f64, _s: f64) {}
+    fn on_ack(&mut self, _a: &Ack<'_>, _c: &SenderCtx) {}
+    fn on_congestion(&mut self, _s: Signal, _c: &SenderCtx) -> Response {
+        Response::Keep
+    }
+    fn pacing_rate(&self) -> Option<f64> {
+        Some(*self.rate.lock().unwrap())
+    }
+    fn probe_due(&mut self, _c: &SenderCtx) -> bool {
+        std::mem::take(&mut self.probe)
+    }
+    fn announces_end(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_rate_change_moves_the_next_departure_at_once() {
+    let mut c = cfg();
+    c.size_bytes = Some(3000);
+    let rate = std::sync::Arc::new(std::sync::Mutex::new(1_040.0)); // one packet per second
+    let w = RateOnly { rate: rate.clone(), probe: true };
+    let mut s = TcpSender::with_controller(&c, Recovery::NewReno, &TcpParams::default(), Box::new(w));
+    s.start(0);
+    let p = drain(&mut s, 0);
+    assert_eq!(
+        p.iter().map(|p| p.kind).collect::<Vec<_>>(),
+        vec![Kind::Ref, Kind::Data],
+        "probe, then one paced packet"
+    );
+    assert_eq!((p[0].payload, p[0].size), (0, 40));
+    assert_eq!(s.poll_timeout(), Some(NS_PER_SEC), "next packet 1 s after the first at 1040 B/s");
+    // The rate rises to 1 packet per ms before that packet goes: it is due at 1 ms, not 1 s.
+    *rate.lock().unwrap() = 1_040_000.0;
+    assert_eq!(s.poll_timeout(), Some(MS));
+    assert_eq!(offs(&drain(&mut s, MS)), vec![1000]);
+    assert_eq!(offs(&drain(&mut s, 2 * MS)), vec![2000]);
+    assert_eq!(s.stats().cwnd_bytes, 0.0, "no window to report");
+    // A REF answer is not a duplicate ACK, however many arrive.
+    for _ in 0..4 {
+        let mut r = ack(0, 0, 0);
+        r.kind = Kind::Ref;
+        s.on_packet(3 * MS, &r);
+    }
+    assert!(drain(&mut s, 3 * MS).is_empty(), "no fast retransmit");
+    // Everything acknowledged: one FIN, once.
+    s.on_packet(4 * MS, &ack(3000, 0, 0));
+    let fin = drain(&mut s, 4 * MS);
+    assert_eq!(fin.iter().map(|p| p.kind).collect::<Vec<_>>(), vec![Kind::Fin]);
+    assert!(drain(&mut s, 5 * MS).is_empty());
+}
