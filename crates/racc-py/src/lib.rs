@@ -162,6 +162,12 @@ impl Simulation {
         for (name, c) in ps.columns() {
             links.set_item(name, any_col(py, c))?;
         }
+        // Each router module's own metrics, by the names and units it reports them under.
+        let link_units = PyDict::new(py);
+        for c in &ps.named.columns {
+            links.set_item(c.name, named_col(py, c))?;
+            link_units.set_item(c.name, c.unit)?;
+        }
         out.set_item("links", links)?;
 
         let fs = &sim.flow_series;
@@ -275,6 +281,7 @@ impl Simulation {
         }
         summary.set_item("ports", plist)?;
         summary.set_item("flow_metric_units", units)?;
+        summary.set_item("link_metric_units", link_units)?;
         out.set_item("summary", summary)?;
         Ok(out)
     }

@@ -562,6 +562,8 @@ impl Simulator {
             s.losses.push(c.losses - pv.losses);
             s.marks.push(c.marks - pv.marks);
             s.arrivals.push(c.arrivals - pv.arrivals);
+            p.module().metrics(&mut s.named);
+            s.named.end_row();
             self.prev[i] = PortMark { c, unsent };
             let g = &mut self.group_series;
             for (k, (&now_b, prev_b)) in p.group_tx.iter().zip(self.prev_group_tx[i].iter_mut()).enumerate() {

@@ -27,6 +27,9 @@ pub struct PortSeries {
     pub losses: Vec<u64>,
     pub marks: Vec<u64>,
     pub arrivals: Vec<u64>,
+    /// Each port's router module's own metrics (`RouterModule::metrics`: a fair-share rate,
+    /// operation counts), one column per name; missing where a port's module does not report it.
+    pub named: NamedColumns,
 }
 
 /// A borrowed column of a series, as engines hand it on (to Python, to files).

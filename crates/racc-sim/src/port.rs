@@ -255,6 +255,11 @@ impl Port {
         }
     }
 
+    /// The port's router module (read-only: its metrics).
+    pub fn module(&self) -> &dyn RouterModule {
+        self.module.as_ref()
+    }
+
     pub fn module_name(&self) -> &'static str {
         self.module.name()
     }

@@ -7,6 +7,8 @@
 //! - `toy-ping`: its own transport, whose receiver answers every data packet with a data packet
 //!   of its own on the return path: the engine must route by the direction the endpoint set,
 //!   not by the packet's kind.
+//! - `toy-counter`: a router module counting the forward packets that reach it, reported as a named
+//!   metric of the links table.
 
 mod common;
 
@@ -16,7 +18,11 @@ use racc_proto::endpoint::{Endpoint, EndpointStats, FlowConfig};
 use racc_proto::metrics::{MetricSink, MetricValue};
 use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
 use racc_proto::params::{parse, positive, ParamError};
-use racc_proto::registry::{FlowProtocol, ProtocolEntry, Registry, Regulation};
+use racc_proto::registry::{
+    FlowProtocol, PortIdentity, ProtocolEntry, Registry, Regulation, RouterEntry, RouterFactory,
+};
+use racc_proto::rng::SimRng;
+use racc_proto::router::{PortView, RouterModule, Verdict};
 use racc_proto::tcp::{self, Recovery, TcpParams};
 use racc_proto::time::Time;
 use racc_sim::scenario::from_toml_with;
@@ -185,9 +191,41 @@ fn parse_ping(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, Param
     Ok(Arc::new(PingFlow))
 }
 
+/// Counts forward packets (SYNs and data); forwards everything.
+struct ToyCounter(u64);
+
+impl RouterModule for ToyCounter {
+    fn name(&self) -> &'static str {
+        "toy-counter"
+    }
+    fn on_arrival(&mut self, _now: Time, pkt: &mut Packet, _port: &PortView) -> Verdict {
+        if pkt.dir == Direction::Forward {
+            self.0 += 1;
+        }
+        Verdict::Forward
+    }
+    fn metrics(&self, out: &mut dyn MetricSink) {
+        out.put("toy_forward_arrivals", "packets", MetricValue::Count(self.0));
+    }
+}
+
+#[derive(Debug)]
+struct ToyCounterFactory;
+
+impl RouterFactory for ToyCounterFactory {
+    fn build(&self, _port: &PortIdentity<'_>, _rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(ToyCounter(0))
+    }
+}
+
+fn parse_counter(_params: &serde_json::Value) -> Result<Arc<dyn racc_proto::registry::RouterFactory>, ParamError> {
+    Ok(Arc::new(ToyCounterFactory))
+}
+
 fn registry() -> Registry {
     Registry::standard()
         .clone()
+        .with_router(RouterEntry { name: "toy-counter", description: "a test's counter", parse: parse_counter })
         .with_protocol(ProtocolEntry {
             name: "toy-aimd",
             aliases: &[],
@@ -276,4 +314,33 @@ fn the_engine_routes_by_the_direction_the_endpoint_set() {
     assert_eq!(last, (0..4).map(|f| (f, 50)).collect(), "answers per flow");
     let c = s.conservation();
     assert_eq!((c.sent, c.delivered, c.dropped), (400, 400, 0));
+}
+
+/// A router module's own counter reaches the links table as a named column, on the ports that
+/// run it (both directions of the bottleneck link) and on no other.
+#[test]
+fn a_router_modules_metric_is_a_column_of_the_links_table() {
+    let text = DUMBBELL.replace("buffer = 50 }", "buffer = 50, router = \"toy-counter\" }");
+    let mut s = Simulator::new(from_toml_with(&text, "counter.toml", &registry()).unwrap()).unwrap();
+    s.run();
+    let ps = &s.port_series;
+    let col = ps.named.get("toy_forward_arrivals").expect("the module's metric");
+    assert_eq!(col.unit, "packets");
+    let port = |name: &str| s.ports().iter().position(|p| p.name == name).unwrap() as u32;
+    let (bn, back) = (port("r0->r1"), port("r1->r0"));
+    let counts = ps.named.counts("toy_forward_arrivals").unwrap();
+    let (mut seen, mut arrivals) = (0, 0);
+    for i in 0..ps.time_s.len() {
+        assert_eq!(col.present[i], ps.port[i] == bn || ps.port[i] == back, "present exactly on the bottleneck's rows");
+        if ps.port[i] == back {
+            assert_eq!(counts[i], 0, "only ACKs, on the return path, cross r1->r0");
+        }
+        if ps.port[i] == bn {
+            arrivals += ps.arrivals[i];
+            // Only SYNs and data cross r0->r1 (ACKs return on r1->r0): the count is the port's arrivals.
+            assert_eq!(counts[i], arrivals, "row {i}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 30 && arrivals > 1000, "{seen} rows, {arrivals} arrivals");
 }
