@@ -10,6 +10,12 @@ from racc.experiments import (  # noqa: F401  (register their experiments)
     mpcp_loss_sweep,
     mpcp_parking_lot,
     mpcp_queue,
+    xcc_abrupt,
+    xcc_mice,
+    xcc_multilink,
+    xcc_rtt,
+    xcc_single,
+    xcc_xcp_maxmin,
 )
 from racc.experiments.base import Case, Claim, Experiment, Reproduction, get, names, reproduce
 

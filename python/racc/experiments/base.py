@@ -208,3 +208,28 @@ def port_summary(res: Any, name: str) -> dict:
         if p["name"] == name:
             return p
     raise KeyError(name)
+
+
+# How a paper's words become an acceptance window, written before measuring (ARCHITECTURE.md,
+# "Claims"). One rule per kind of wording, used by every experiment that states such a claim.
+
+#: "about X", "≈ X", "nearly X", "up to X" read off a figure: within ±25 % of X.
+ABOUT = 0.25
+#: "much better", "far smaller", "significantly lower": better by at least this factor.
+MUCH = 2.0
+#: "high utilisation", "performs reasonably well" (of a link): at least this fraction of capacity.
+HIGH_UTILISATION = 0.90
+#: "almost at once", "almost instantaneously", "within a few RTTs": within this many RTTs.
+FEW_RTTS = 10
+#: "fair" / "max-min fair" (of rates against an oracle): every rate within ±10 % of it.
+FAIR = 0.10
+
+
+def about(measured: float, paper: float, rel: float = ABOUT) -> bool:
+    """The "about X" rule: ``measured`` within ``rel`` of ``paper`` (relative)."""
+    return abs(measured - paper) <= rel * abs(paper)
+
+
+def much_smaller(small: float, large: float, factor: float = MUCH) -> bool:
+    """The "much better" rule for a figure where smaller is better: ``small`` ≤ ``large`` / factor."""
+    return small * factor <= large

@@ -1,0 +1,116 @@
+"""xcc-rtt, seed 004 ("RTT Unfairness"): a 200 ms RTT flow alone on 1 Gb/s, a 30 ms flow joining
+at 30 s, under XCP, JetMax, RCP and PIQI-RCP."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from racc.experiments import xcc
+from racc.experiments.base import ABOUT, FAIR, FEW_RTTS, Claim, Experiment, about, register, verdict
+
+BOTTLENECK = "r0->r1"
+LINK = "topology.bottleneck"
+JOIN_S = 30.0
+LONG_RTT_S = 0.2
+#: seed 004: "To saturate the link, it takes RCP nearly 10 sec initially and 5 sec when a flow joins"
+RCP_FILL_S, RCP_JOIN_S = 10.0, 5.0
+#: "saturate": the 1 s mean utilisation at 95 % or more from then on (our reading)
+SATURATED = 0.95
+
+
+def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
+    return [
+        xcc.rates_and_queue(results, out / "fig-rtt.png", "xcc-rtt: 200 ms flow, 30 ms flow joins at 30 s", BOTTLENECK)
+    ]
+
+
+def fill_times(r: Any) -> tuple[float | None, float | None]:
+    """Seconds to saturate the link from the start and from the join."""
+    end = float(r.links["time_s"].max())
+    return (
+        xcc.settle_time(r, BOTTLENECK, 0.0, JOIN_S, SATURATED),
+        xcc.settle_time(r, BOTTLENECK, JOIN_S, end, SATURATED),
+    )
+
+
+def fmt(t: float | None) -> str:
+    return "never" if t is None else f"{t:.1f} s"
+
+
+def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
+    out = []
+    fills = {n: fill_times(r) for n, r in results.items()}
+    if "rcp" in fills:
+        a, b = fills["rcp"]
+        out.append(
+            Claim(
+                "RCP: time to saturate the link, initially",
+                f"nearly {RCP_FILL_S:.0f} s (±{ABOUT:.0%})",
+                fmt(a),
+                verdict(a is not None and about(a, RCP_FILL_S)),
+            )
+        )
+        out.append(
+            Claim(
+                "RCP: time to saturate the link when a flow joins",
+                f"{RCP_JOIN_S:.0f} s (±{ABOUT:.0%})",
+                fmt(b),
+                verdict(b is not None and about(b, RCP_JOIN_S)),
+            )
+        )
+    for n in ("xcp", "jetmax"):
+        if n in fills:
+            a, _ = fills[n]
+            limit = FEW_RTTS * LONG_RTT_S
+            out.append(
+                Claim(
+                    f"{n}: full utilisation almost at once",
+                    f"within {FEW_RTTS} RTTs of the 200 ms flow ({limit:.0f} s)",
+                    fmt(a),
+                    verdict(a is not None and a <= limit),
+                )
+            )
+    for n, r in results.items():
+        end = float(r.links["time_s"].max())
+        g = xcc.flow_goodput(r, end - 10.0, end)
+        if len(g) == 2:
+            x, y = g[0], g[1]
+            ratio = x / y if y > 0 else float("inf")
+            out.append(
+                Claim(
+                    f"{n}: RTT fair in the steady state (last 10 s)",
+                    f"equal rates (±{FAIR:.0%})",
+                    f"200 ms flow {x / 1e6:.1f}, 30 ms flow {y / 1e6:.1f} Mb/s (ratio {ratio:.2f})",
+                    verdict(abs(ratio - 1.0) <= FAIR),
+                )
+            )
+    if "rcp" in fills and "piqi-rcp" in fills:
+        (ra, rb), (pa, pb) = fills["rcp"], fills["piqi-rcp"]
+
+        def shorter(p: float | None, r: float | None) -> bool:
+            return p is not None and (r is None or p < r)
+
+        out.append(
+            Claim(
+                "PIQI-RCP's transient better than RCP's (time to saturate, start and join)",
+                "better",
+                f"start {fmt(pa)} vs {fmt(ra)}, join {fmt(pb)} vs {fmt(rb)}",
+                verdict(shorter(pa, ra) and shorter(pb, rb)),
+            )
+        )
+    return out
+
+
+register(
+    Experiment(
+        name="xcc-rtt",
+        source="seed 004 (RTT Unfairness)",
+        description="a 200 ms RTT flow on 1 Gb/s, a 30 ms flow joining at 30 s: XCP, JetMax, RCP, PIQI-RCP",
+        cases=xcc.cases("xcc-rtt.toml", 2, [LINK]),
+        quick=xcc.quick({LINK: (1e9, 20000)}),
+        figures=figures,
+        claims=claims,
+    )
+)

@@ -1,0 +1,99 @@
+"""xcc-single, seed 004 ("Single-Bottleneck Topology"): three flows joining a 1 Gb/s, 50 ms
+bottleneck at 0, 20 and 40 s under XCP, JetMax, RCP and PIQI-RCP; each router also counts the
+arithmetic it does per packet (seed 004's summary)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from racc.experiments import xcc
+from racc.experiments.base import HIGH_UTILISATION, Claim, Experiment, about, port_summary, register, verdict
+
+BOTTLENECK = "r0->r1"
+LINK = "topology.bottleneck"
+#: seed 004: "RCP experiences significant queue buildup (up to 9415 packets) whenever a new flow joins"
+RCP_QUEUE_PKTS = 9415
+#: seed 004's per-packet router work (additions, multiplications)
+OPS = {"xcp": (6, 3), "jetmax": (3, 0), "rcp": (2, 2)}
+
+
+def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
+    return [xcc.rates_and_queue(results, out / "fig-single.png", "xcc-single: 3 flows on 1 bottleneck", BOTTLENECK)]
+
+
+def ops_per_packet(res: Any) -> tuple[float, float, float] | None:
+    """(additions, multiplications, divisions) per packet at the bottleneck, from the router's
+    own counters (``count_ops``), or None if it did not count."""
+    rows = xcc.link_rows(res, BOTTLENECK)
+    if "ops_packets" not in rows.columns or rows["ops_packets"].null_count() == rows.height:
+        return None
+    last = rows.drop_nulls("ops_packets").tail(1)
+    n = max(int(last["ops_packets"][0]), 1)
+    return tuple(float(last[c][0]) / n if c in last.columns else 0.0 for c in ("ops_adds", "ops_muls", "ops_divs"))
+
+
+def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
+    out = []
+    for n, r in results.items():
+        end = float(r.links["time_s"].max())
+        u = xcc.utilisation(r, BOTTLENECK, 45.0, end)
+        d = port_summary(r, BOTTLENECK)["drops"]
+        out.append(
+            Claim(
+                f"{n}: high rates with all three flows (45 s to the end)",
+                f"high (≥ {HIGH_UTILISATION:.0%} by the rule)",
+                f"utilisation {u:.1%}",
+                verdict(u >= HIGH_UTILISATION),
+            )
+        )
+        out.append(Claim(f"{n}: no packet loss", "none", f"{d} drops", verdict(d == 0)))
+        ops = ops_per_packet(r)
+        if ops is not None and n in OPS:
+            adds, muls = OPS[n]
+            out.append(
+                Claim(
+                    f"{n}: router arithmetic per packet",
+                    f"{adds} additions, {muls} multiplications",
+                    f"{ops[0]:.2f} additions, {ops[1]:.2f} multiplications, {ops[2]:.2f} divisions",
+                    verdict(abs(ops[0] - adds) < 0.01 and abs(ops[1] - muls) < 0.01),
+                )
+            )
+    if "rcp" in results:
+        r = results["rcp"]
+        scale = xcc.capacity(r, BOTTLENECK) / xcc.GBPS
+        want = RCP_QUEUE_PKTS * scale
+        q = port_summary(r, BOTTLENECK)["max_queue_pkts"]
+        out.append(
+            Claim(
+                "RCP's queue when a flow joins",
+                f"up to {RCP_QUEUE_PKTS} pkts at 1 Gb/s ({want:.0f} at this capacity)",
+                f"peak {q} pkts",
+                verdict(about(q, want)),
+            )
+        )
+        others = {n: port_summary(x, BOTTLENECK)["max_queue_pkts"] for n, x in results.items() if n != "rcp"}
+        if others:
+            out.append(
+                Claim(
+                    "RCP's queue build-up is the significant one",
+                    "RCP significant; the others' not reported",
+                    ", ".join(f"{n} {q2}" for n, q2 in others.items()) + f" vs RCP {q} pkts",
+                    verdict(all(q2 < q for q2 in others.values())),
+                )
+            )
+    return out
+
+
+register(
+    Experiment(
+        name="xcc-single",
+        source="seed 004 (Single-Bottleneck Topology)",
+        description="3 flows joining a 1 Gb/s, 50 ms RTPD bottleneck at 0, 20, 40 s: XCP, JetMax, RCP, PIQI-RCP",
+        cases=xcc.cases("xcc-single.toml", 3, [LINK], router_params={"count_ops": True}),
+        quick=xcc.quick({LINK: (1e9, 20000)}),
+        figures=figures,
+        claims=claims,
+    )
+)
