@@ -82,6 +82,19 @@ pub(crate) fn check_delta(delta: f64) -> Result<(), ParamError> {
     Ok(())
 }
 
+/// What a data packet's ipt field says.
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Ipt {
+    /// The time the packet adds to the flow's announced presence: s/x while the flow paces
+    /// steadily, less when it sends before its previous packet's s/x ran out (after a rate
+    /// increase), so that routers never count one flow twice (`rate.rs`).
+    #[default]
+    Presence,
+    /// s/x at the current rate, §7 literally.
+    Gap,
+}
+
 /// A JetMax flow's `params`. Defaults: PROTOCOLS.md §7.
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -94,13 +107,15 @@ pub struct JetMaxParams {
     /// The RTT assumed before the first sample (handshake off), s: the flow starts at one
     /// packet per this and updates once per it [reconstructed: 100 ms].
     pub initial_rtt: f64,
+    /// The ipt field: "presence" (default) or "gap" (s/x, §7 literally; see [`Ipt`]).
+    pub ipt: Ipt,
     /// The TCP transport's knobs (RTO bounds, ...); loss recovery is the transport's.
     pub tcp: TcpParams,
 }
 
 impl Default for JetMaxParams {
     fn default() -> JetMaxParams {
-        JetMaxParams { tau: 0.55, delta: 0.01, initial_rtt: 0.1, tcp: TcpParams::default() }
+        JetMaxParams { tau: 0.55, delta: 0.01, initial_rtt: 0.1, ipt: Ipt::Presence, tcp: TcpParams::default() }
     }
 }
 
@@ -154,5 +169,7 @@ mod tests {
         assert!(parse::<JetMaxRouterParams>(&json!({"gama": 0.9})).unwrap_err().reason.contains("gama"));
         assert_eq!(parse::<JetMaxRouterParams>(&json!({"window": "rtt"})).unwrap_err().key, "window");
         assert!(parse::<JetMaxParams>(&json!({"tao": 0.5})).unwrap_err().reason.contains("tao"));
+        assert_eq!(parse::<JetMaxParams>(&json!({"ipt": "gap"})).unwrap().ipt, Ipt::Gap);
+        assert_eq!(parse::<JetMaxParams>(&json!({"ipt": "rate"})).unwrap_err().key, "ipt");
     }
 }

@@ -21,14 +21,22 @@
 //!   than the packet whose header it echoes, so ts_ecr ≥ first + 2Δ is conservative. The first
 //!   update happens as soon as such an ACK arrives; later ones once per RTT (srtt, else the
 //!   latest sample, else `initial_rtt`) with the latest feedback received.
-//! - s is the full data packet's wire size, and ipt = s/x the pacing gap the transport keeps,
-//!   so a flow's packets put Σipt = Δ into each router interval.
+//! - s is the full data packet's wire size, and s/x the pacing gap the transport keeps, so a
+//!   flow's packets put Σipt = Δ into each router interval. A packet's ipt announces its flow
+//!   until the next one; when the rate rises (the first update multiplies it by 10³ or more)
+//!   the next packet comes before the last announcement ran out, and a router would count
+//!   the flow twice until it did (once for the old packet, once for the new ones: F too low
+//!   for everyone for up to one old ipt). So with `ipt = "presence"` (default
+//!   [reconstructed]) each data packet carries only what it adds to the announced presence,
+//!   max(0, now + s/x − announced_until), and the announcement runs to the later of the two:
+//!   s/x exactly while the flow paces steadily, and Σipt = the time the flow was announced.
+//!   `ipt = "gap"` is §7 literally, s/x on every packet.
 //! - Until the first update x follows the RTT estimate (1 pkt/RTT): with the handshake off it
 //!   is 1 packet per `initial_rtt` (100 ms) until the first sample.
 //! - Loss: `Response::Keep` (JetMax is loss-free in steady state; the transport retransmits,
 //!   the rate stands); a FIN announces the end of a finite flow.
 
-use super::params::JetMaxParams;
+use super::params::{Ipt, JetMaxParams};
 use super::NO_ID;
 use crate::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
 use crate::metrics::{MetricSink, MetricValue};
@@ -43,6 +51,9 @@ pub const HEADER_BYTES: u32 = 20;
 pub struct JetMaxRate {
     tau: f64,
     delta: Dur,
+    ipt: Ipt,
+    /// The flow's presence announced by its data packets' ipt runs to here.
+    announced_until: Time,
     initial_rtt: Dur,
     /// Wire bytes of a full data packet (s).
     wire: f64,
@@ -66,6 +77,8 @@ impl JetMaxRate {
         JetMaxRate {
             tau: p.tau,
             delta: secs(p.delta),
+            ipt: p.ipt,
+            announced_until: 0,
             initial_rtt: secs(p.initial_rtt),
             wire: wire.max(1) as f64,
             x: None,
@@ -133,7 +146,17 @@ impl CongestionControl for JetMaxRate {
         if pkt.kind == Kind::Data && self.first_data.is_none() {
             self.first_data = Some(ctx.now);
         }
-        let ipt = (self.wire / self.rate() * 1e9).round().min(u32::MAX as f64) as u32;
+        let gap = (self.wire / self.rate() * 1e9).round().min(u32::MAX as f64) as Time;
+        let ipt = match self.ipt {
+            Ipt::Gap => gap,
+            Ipt::Presence if pkt.kind == Kind::Data => {
+                let end = ctx.now.saturating_add(gap);
+                let added = end.saturating_sub(self.announced_until.max(ctx.now));
+                self.announced_until = self.announced_until.max(end);
+                added
+            }
+            Ipt::Presence => gap,
+        } as u32;
         let rtt_us = ctx.srtt.map_or(0, |r| (r / 1000).min(u32::MAX as u64) as u32);
         pkt.cong = CongHeader::JetMax { rtt_us, ipt_ns: ipt, cur_id: self.cur_id, fb_id: NO_ID, feedback: u32::MAX };
     }
@@ -259,6 +282,31 @@ mod tests {
         c.on_wire_arrival(&mut ack(440 * MS, u32::MAX, 0), &ctx(445 * MS, Some(rtt)));
         c.on_timer(&ctx(450 * MS, Some(rtt)));
         assert_eq!((c.rate(), c.cur_id()), (x, NO_ID));
+    }
+
+    #[test]
+    fn ipt_announces_presence_once_even_when_the_rate_rises() {
+        let p = JetMaxParams::default();
+        let (mut c, mut g) = (JetMaxRate::new(&p, 1000), JetMaxRate::new(&JetMaxParams { ipt: Ipt::Gap, ..p }, 1000));
+        let rtt = Some(50 * MS);
+        let ipt = |c: &mut JetMaxRate, now: Time| {
+            let mut d = data();
+            c.on_send(&mut d, &ctx(now, rtt));
+            header(&d).0
+        };
+        assert_eq!((ipt(&mut c, 0), ipt(&mut g, 0)), (50_000_000, 50_000_000));
+        // Sent on time: the full gap.
+        assert_eq!((ipt(&mut c, 50 * MS), ipt(&mut g, 50 * MS)), (50_000_000, 50_000_000));
+        // The rate rises to 1e6 B/s (s/x = 1 ms) at 60 ms: packets every 1 ms from 60 ms add
+        // nothing until the announcement of the packet sent at 50 ms runs out at 100 ms, then
+        // 1 ms each; Σipt = the time announced. "gap" says 1 ms on every packet.
+        c.x = Some(1_000_000.0);
+        g.x = Some(1_000_000.0);
+        let sent: Vec<u32> = (60..=101).map(|k| ipt(&mut c, k * MS)).collect();
+        assert!(sent[..40].iter().all(|&t| t == 0), "{sent:?}");
+        assert_eq!(&sent[40..], &[1_000_000, 1_000_000], "then s/x again");
+        assert_eq!(c.announced_until, 102 * MS);
+        assert!((60..=101).map(|k| ipt(&mut g, k * MS)).all(|t| t == 1_000_000), "gap: s/x on every packet");
     }
 
     #[test]

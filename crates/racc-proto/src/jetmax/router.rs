@@ -17,21 +17,27 @@
 //!   and divisions only).
 //! - **Flow count.** A flow sending steadily at x puts Δ·x/s packets of ipt s/x into an
 //!   interval: Σipt = Δ, one flow whatever its rate (§7; that is what makes J7).
-//! - **The measurement window** [reconstructed, `window = "ipt"`]. §7's sums over one Δ
-//!   assume every counted flow sends at least one packet per Δ. A flow that starts at one
-//!   packet per RTT (RTT > Δ) does not: in the intervals between its packets S = 0, so F =
-//!   +inf, and the packet that follows departs with the +inf of an interval that did not
-//!   contain it. A lone flow then never receives a finite F and stays at 1 pkt/RTT for ever
-//!   (`window = "delta"` reproduces this; see the racc-sim test
-//!   `literal_delta_window_starves_a_lone_starting_flow`). So the estimates are taken over
-//!   the last m intervals, m the largest j such that interval j back (j = 1: the one just
-//!   ended) holds a counted packet whose ipt reaches the present, ipt ≥ (j − 1)Δ. A packet's
-//!   ipt is the time until its flow's next packet, so this window holds the latest packet of
-//!   every flow still sending; while every counted flow sends at least one packet per Δ,
-//!   m = 1 and this is §7 exactly. With m > 1 a slow flow can show two packets in the window
-//!   and count up to ≈2.5 times: F errs low (no overshoot) until its rate passes 1 pkt/Δ.
+//! - **Slow flows** [reconstructed, `window = "ipt"`]. §7's sums over one Δ assume every
+//!   counted flow sends at least one packet per Δ. A flow that starts at one packet per RTT
+//!   (RTT > Δ) does not: in the intervals between its packets S = 0, so F = +inf, and the
+//!   packet that follows departs with the +inf of an interval that did not contain it. A lone
+//!   flow then never receives a finite F and stays at 1 pkt/RTT for ever (`window = "delta"`
+//!   reproduces this; racc-sim test `literal_delta_window_starves_a_lone_starting_flow`). So a
+//!   counted packet whose ipt exceeds Δ goes to a second pair of sums (S', Ninv'): the same
+//!   one addition each, chosen by one comparison. Fast packets are §7's one-Δ sums. Slow ones
+//!   are summed over the last m intervals, m the largest j such that interval j back (j = 1:
+//!   the one just ended) holds a slow packet whose ipt still reaches the present, ipt ≥ (j −
+//!   1)Δ, and divided by D = max(mΔ, the largest such ipt): a packet of ipt t stands for its
+//!   flow over t, so one slow flow counts 1 (1.67 in the one interval in t/Δ where its previous
+//!   packet is still in the window: F errs low, never high). With every counted flow at one
+//!   packet per Δ or more this is §7 exactly:
+//!   ```text
+//!   u = (Y − S − S')/Δ                        # traffic of flows bottlenecked elsewhere, last Δ
+//!   b = S/Δ + ΣS'/D ;  N = Ninv/Δ + ΣNinv'/D ;  y = u + b
+//!   ```
 //!   The ring holds `max_window`/Δ intervals (2 s by default), allocated when the port is
-//!   built; the per-tick work is O(m).
+//!   built; the per-tick work is O(m). The sender's ipt is the time its packet adds to the
+//!   flow's announced presence (`rate.rs`), so a flow that speeds up does not count twice.
 //! - **First tick** at a phase drawn uniformly in [0, Δ) from the port's stream
 //!   (PROTOCOLS.md §1); it only opens the first interval. Until the first full interval
 //!   F = +inf: nothing is known to constrain.
@@ -51,16 +57,33 @@ use crate::router::{PortView, RouterModule, Verdict};
 use crate::time::{secs, Dur, Time};
 use crate::xcc::ops::{self, Arith, Counted, OpCounts};
 
-/// The per-packet arithmetic: `[Y, S, Ninv]` after a packet of `wire` bytes and inter-packet
-/// time `ipt` (ns) arrives; `counted` = the packet's cur_id is this port or none. Three
-/// additions for a counted packet, one otherwise.
+/// How an arriving packet counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Not counted here (another protocol, another bottleneck, not forward data): Y only.
+    Other,
+    /// Counted, ipt ≤ Δ: S and Ninv.
+    Fast,
+    /// Counted, ipt > Δ: S' and Ninv'.
+    Slow,
+}
+
+/// Index of Y, S, Ninv, S', Ninv' in an interval's sums.
+const Y: usize = 0;
+const S: usize = 1;
+const NINV: usize = 2;
+const S_SLOW: usize = 3;
+const NINV_SLOW: usize = 4;
+
+/// The per-packet arithmetic: `[Y, S, Ninv, S', Ninv']` after a packet of `wire` bytes and
+/// inter-packet time `ipt` (ns) arrives. Three additions for a counted packet, one otherwise.
 #[inline]
-pub fn arrival<N: Arith>(sums: [N; 3], wire: N, ipt: N, counted: bool) -> [N; 3] {
-    let [y, s, ninv] = sums;
-    if counted {
-        [y + wire, s + wire, ninv + ipt]
-    } else {
-        [y + wire, s, ninv]
+pub fn arrival<N: Arith>(sums: [N; 5], wire: N, ipt: N, class: Class) -> [N; 5] {
+    let [y, s, ninv, s_slow, ninv_slow] = sums;
+    match class {
+        Class::Other => [y + wire, s, ninv, s_slow, ninv_slow],
+        Class::Fast => [y + wire, s + wire, ninv + ipt, s_slow, ninv_slow],
+        Class::Slow => [y + wire, s, ninv, s_slow + wire, ninv_slow + ipt],
     }
 }
 
@@ -94,9 +117,9 @@ pub fn encode_rate(f: f64) -> u32 {
 /// One control interval's sums.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Interval {
-    /// [Y, S, Ninv]: bytes, bytes, ns.
-    sums: [f64; 3],
-    /// The largest ipt (ns) of a counted packet.
+    /// [Y, S, Ninv, S', Ninv']: bytes, bytes, ns, bytes, ns.
+    sums: [f64; 5],
+    /// The largest ipt (ns) of a slow packet.
     max_ipt: u32,
 }
 
@@ -109,6 +132,8 @@ pub struct JetMaxRouter {
     next_tick: Time,
     /// The tick at the phase has passed: the running interval is a full one.
     opened: bool,
+    /// Packets with a larger ipt (ns) count as slow (Δ; never with `window = "delta"`).
+    slow_above: u32,
     cur: Interval,
     /// Past intervals, newest at `head - 1` (mod len); `filled` of them valid.
     ring: Vec<Interval>,
@@ -151,6 +176,10 @@ impl JetMaxRouter {
             delta,
             next_tick: phase,
             opened: false,
+            slow_above: match p.window {
+                Window::Delta => u32::MAX,
+                Window::Ipt => delta.min(u32::MAX as u64) as u32,
+            },
             cur: Interval::default(),
             ring: vec![Interval::default(); len],
             head: 0,
@@ -177,7 +206,7 @@ impl JetMaxRouter {
         self.f
     }
 
-    /// The last interval's (y B/s, b B/s, N, window ns).
+    /// The last interval's (y B/s, b B/s, N, slow-flow window D in ns; Δ without slow flows).
     pub fn estimates(&self) -> (f64, f64, f64, Dur) {
         (self.y, self.b, self.n, self.window)
     }
@@ -193,15 +222,20 @@ impl JetMaxRouter {
         &self.ring[(self.head + len - j) % len]
     }
 
-    /// How many stored intervals the estimates span (at least 1).
-    fn window_intervals(&self) -> usize {
-        let mut m = 1;
-        for j in 2..=self.filled {
-            if self.back(j).max_ipt as u64 >= (j as u64 - 1) * self.delta {
+    /// The slow flows' window: how many stored intervals (0 without slow packets that still
+    /// reach the present) and the largest ipt among them.
+    fn slow_window(&self) -> (usize, u32) {
+        let (mut m, mut max_ipt) = (0, 0);
+        for j in 1..=self.filled {
+            let ipt = self.back(j).max_ipt;
+            if ipt > 0 && ipt as u64 >= (j as u64 - 1) * self.delta {
                 m = j;
             }
         }
-        m
+        for j in 1..=m {
+            max_ipt = max_ipt.max(self.back(j).max_ipt);
+        }
+        (m, max_ipt)
     }
 }
 
@@ -212,28 +246,32 @@ impl RouterModule for JetMaxRouter {
 
     #[inline]
     fn on_arrival(&mut self, _now: Time, pkt: &mut Packet, _port: &PortView) -> Verdict {
-        let (counted, ipt) = match pkt.cong {
+        let (class, ipt) = match pkt.cong {
             CongHeader::JetMax { cur_id, ipt_ns, .. }
                 if pkt.kind == Kind::Data
                     && pkt.dir == Direction::Forward
                     && (cur_id == self.id || cur_id == NO_ID) =>
             {
-                (true, ipt_ns)
+                if ipt_ns > self.slow_above {
+                    if ipt_ns > self.cur.max_ipt {
+                        self.cur.max_ipt = ipt_ns;
+                    }
+                    (Class::Slow, ipt_ns)
+                } else {
+                    (Class::Fast, ipt_ns)
+                }
             }
-            _ => (false, 0),
+            _ => (Class::Other, 0),
         };
-        if counted && ipt > self.cur.max_ipt {
-            self.cur.max_ipt = ipt;
-        }
         let wire = pkt.size as f64;
         if self.p.count_ops {
             let sums = self.cur.sums.map(Counted);
-            let (after, done) = ops::count(|| arrival(sums, Counted(wire), Counted(ipt as f64), counted));
+            let (after, done) = ops::count(|| arrival(sums, Counted(wire), Counted(ipt as f64), class));
             self.cur.sums = after.map(f64::from);
             self.ops = self.ops + done;
             self.ops_packets += 1;
         } else {
-            self.cur.sums = arrival(self.cur.sums, wire, ipt as f64, counted);
+            self.cur.sums = arrival(self.cur.sums, wire, ipt as f64, class);
         }
         Verdict::Forward
     }
@@ -272,23 +310,24 @@ impl RouterModule for JetMaxRouter {
         self.ring[self.head] = ended;
         self.head = (self.head + 1) % len;
         self.filled = (self.filled + 1).min(len);
-        let m = self.window_intervals();
-        let mut sums = [0.0; 3];
+        let (m, max_ipt) = self.slow_window();
+        let (mut s_slow, mut ninv_slow) = (0.0, 0.0);
         for j in 1..=m {
-            let s = self.back(j).sums;
-            for k in 0..3 {
-                sums[k] += s[k];
-            }
+            let x = self.back(j).sums;
+            s_slow += x[S_SLOW];
+            ninv_slow += x[NINV_SLOW];
         }
-        self.window = m as Dur * self.delta;
-        let w_s = self.window as f64 * 1e-9;
-        let [y_bytes, s_bytes, ninv] = sums;
-        self.y = y_bytes / w_s;
-        self.b = s_bytes / w_s;
-        self.n = ninv / self.window as f64;
+        self.window = if m == 0 { self.delta } else { (m as Dur * self.delta).max(max_ipt as Dur) };
+        let (delta_s, d_s) = (self.delta as f64 * 1e-9, self.window as f64 * 1e-9);
+        let last = ended.sums;
+        let u = (last[Y] - last[S] - last[S_SLOW]) / delta_s;
+        self.b = last[S] / delta_s + s_slow / d_s;
+        self.y = u + self.b;
+        self.n = last[NINV] / self.delta as f64 + ninv_slow / self.window as f64;
+        let s_zero = last[S] == 0.0 && s_slow == 0.0;
         let gamma_c = self.p.gamma * port.capacity_bps / 8.0;
         let f_min = self.p.f_min * port.mean_pkt_size.max(1) as f64;
-        self.f = fair_share(gamma_c, self.y, self.b, self.n, s_bytes == 0.0, f_min);
+        self.f = fair_share(gamma_c, self.y, self.b, self.n, s_zero, f_min);
         self.f_wire = encode_rate(self.f);
     }
 
@@ -302,7 +341,7 @@ impl RouterModule for JetMaxRouter {
         out.put("flow_count", "flows", MetricValue::Gauge(self.n));
         out.put("arrival_bps", "bit/s", MetricValue::Gauge(self.y * 8.0));
         out.put("bottlenecked_bps", "bit/s", MetricValue::Gauge(self.b * 8.0));
-        out.put("window_s", "s", MetricValue::Gauge(self.window as f64 * 1e-9));
+        out.put("slow_window_s", "s", MetricValue::Gauge(self.window as f64 * 1e-9));
         out.put("feedback_stamps", "packets", MetricValue::Count(self.stamps));
         if self.p.count_ops {
             out.put("ops_adds", "ops", MetricValue::Count(self.ops.adds));
@@ -498,19 +537,27 @@ mod tests {
         // §7 literally: F = +inf in 4 intervals of 5, which is what the next packet carries.
         let literal = run(Window::Delta);
         assert_eq!(literal.iter().filter(|(f, _, _)| f.is_infinite()).count(), 16);
-        // The ipt window: always finite. N over-counts the slow flow (never under): 5 in the
-        // interval of its first packet (50 ms of ipt in a 10 ms window), then cycling through
-        // 2.5, 1.67, 1.25, 1 and 1.67 (two packets in a 60 ms window); F = γC/N, never above γC.
+        // The slow sums: always finite, N = 1 (the packet of ipt 50 ms stands for its flow over
+        // D = 50 ms), 5/3 in the one interval of five whose 60 ms window still holds the
+        // previous packet (errs low); F = γC/N.
         let ipt = run(Window::Ipt);
-        assert!((ipt[0].1 - 5.0).abs() < 1e-12);
-        let cycle = [100.0 / 60.0, 2.5, 50.0 / 30.0, 1.25, 1.0];
         for (k, &(f, n, w)) in ipt.iter().enumerate() {
-            assert!(f.is_finite() && n >= 1.0, "interval {k}: F {f} N {n} W {w}");
-            if k >= 1 {
-                assert!((n - cycle[k % 5]).abs() < 1e-9, "interval {k}: N {n}");
-            }
-            assert!(f <= 950_000.0 + 1e-6 && (f - 950_000.0 / n).abs() < 1e-6);
-            assert!((10 * MS..=60 * MS).contains(&w));
+            let want = if k % 5 == 0 && k > 0 { 100.0 / 60.0 } else { 1.0 };
+            assert!((n - want).abs() < 1e-9, "interval {k}: N {n}");
+            assert!((f - 950_000.0 / n).abs() < 1e-6, "interval {k}: F {f}");
+            assert_eq!(w, if k % 5 == 0 && k > 0 { 60 * MS } else { 50 * MS });
+        }
+        // The flow speeds up (sender: ipt 0 while its announced presence lasts, then 1 ms per
+        // packet): its last slow packet and its fast packets make one flow, not two.
+        let mut r = router(JetMaxRouterParams::default());
+        arrive(&mut r, [data(NO_ID, 50_000_000)]);
+        r.on_tick(10 * MS, &port());
+        for k in 2..=8u64 {
+            let ipt = if k <= 5 { 0 } else { 1_000_000 };
+            arrive(&mut r, (0..10).map(|_| data(7, ipt)));
+            r.on_tick(k * 10 * MS, &port());
+            let n = r.estimates().2;
+            assert!((n - 1.0).abs() < 1e-9 || (k == 6 && (n - (1.0 + 50.0 / 60.0)).abs() < 1e-9), "k {k}: N {n}");
         }
         // A flow at ≥ 1 packet per Δ: the window is Δ exactly (§7).
         let mut r = router(JetMaxRouterParams::default());
