@@ -9,10 +9,11 @@ use crate::time::secs;
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Window {
-    /// Over the last Δ, widened backwards to every earlier interval that still holds a counted
-    /// packet whose inter-packet time reaches into the present (`router.rs`, "the measurement
-    /// window"): flows that send less than one packet per Δ are neither missed nor taken
-    /// for absent. Equal to `delta` while every counted flow sends at least one packet per Δ.
+    /// §7's sums over the last Δ for packets with ipt ≤ Δ; packets with a longer ipt are
+    /// summed over the earlier intervals their ipt still reaches and stand for their flow over
+    /// that ipt (`router.rs`, "Slow flows"), so flows that send less than one packet per Δ are
+    /// neither missed nor over-counted. Equal to `delta` while every counted flow sends at
+    /// least one packet per Δ.
     #[default]
     Ipt,
     /// §7 read literally: the sums of the last Δ alone.
@@ -31,8 +32,8 @@ pub struct JetMaxRouterParams {
     pub f_min: f64,
     /// Measurement window: "ipt" (default) or "delta" (§7 literally; see [`Window`]).
     pub window: Window,
-    /// The longest window "ipt" may reach back, s: inter-packet times beyond it are cut to
-    /// it (a flow at F_min = 1 pkt/s has an ipt of 1 s) [reconstructed: 2 s].
+    /// How far back "ipt" may look for slow packets, s: a packet older than this no longer
+    /// counts, whatever its ipt (a flow at F_min = 1 pkt/s has an ipt of 1 s) [reconstructed: 2 s].
     pub max_window: f64,
     /// Count the arithmetic of the per-packet path (`ops_*` metrics; seed 004: 3 additions).
     pub count_ops: bool,

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! on_arrival(p):  Y += wire ; if p.cur_id in {l, none}: { S += wire ; Ninv += p.ipt }   # 3 additions
-//! every Δ:        y = Y/W ; b = S/W ; N = Ninv/W            # W = Δ, or wider (below)
+//! every Δ:        y = Y/Δ ; b = S/Δ ; N = Ninv/Δ            # packets with ipt > Δ: below
 //!                 F = (S == 0 and y < γC) ? +inf : max(F_min, (γC − (y − b))/max(N, 1))
 //! on_departure(p): if F < p.feedback: p.feedback = F ; p.fb_id = l
 //! ```
@@ -12,9 +12,9 @@
 //!   Ninv count forward JetMax data whose sender names this port, or no port yet, as its
 //!   bottleneck. That is the whole per-packet arithmetic: one addition for other packets,
 //!   three for these, written once over [`Arith`] ([`arrival`]) and counted on the code that
-//!   runs when `count_ops` is set. The fast path also keeps the largest ipt of the interval
-//!   (one comparison, not arithmetic: [`crate::xcc::ops`] counts additions, multiplications
-//!   and divisions only).
+//!   runs when `count_ops` is set. The fast path also compares the ipt with Δ and keeps the
+//!   largest ipt of the slow packets (comparisons, not arithmetic: [`crate::xcc::ops`] counts
+//!   additions, multiplications and divisions only).
 //! - **Flow count.** A flow sending steadily at x puts Δ·x/s packets of ipt s/x into an
 //!   interval: Σipt = Δ, one flow whatever its rate (§7; that is what makes J7).
 //! - **Slow flows** [reconstructed, `window = "ipt"`]. §7's sums over one Δ assume every
