@@ -15,6 +15,7 @@
 //! - [`registry`]: protocol and router-module names to constructors
 //! - [`rng`]: deterministic per-component random streams
 //! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
+//! - [`jetmax`]: JetMax (PROTOCOLS.md §7): router module, rate controller, parameters
 //! - [`xcc`]: the congestion-header layer of seed 004 (receiver echo, countable router arithmetic)
 
 pub mod aqm;
@@ -23,6 +24,7 @@ pub mod dcpew;
 pub mod dpcp;
 pub mod endpoint;
 pub mod ipsec;
+pub mod jetmax;
 pub mod loss;
 pub mod metrics;
 pub mod packet;

@@ -16,6 +16,7 @@ use crate::aqm::{self, DropTail};
 use crate::dcpew;
 use crate::dpcp;
 use crate::endpoint::{Endpoint, FlowConfig};
+use crate::jetmax;
 use crate::params::{parse, ParamError};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
@@ -184,6 +185,13 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         description: "TCP/DCP-EW: DPCP ordered by the IP ID's LSB (works through IPsec tunnels), loss differentiation N=32 T=16 (seed 003 §III)",
         parse: dcpew::parse_flow,
     },
+    ProtocolEntry {
+        name: "jetmax",
+        aliases: &[],
+        regulation: Regulation::Rate,
+        description: "JetMax (reconstructed, PROTOCOLS.md §7): paced rate moving τ of the way to the bottleneck router's fair share once per RTT",
+        parse: jetmax::parse_flow,
+    },
 ];
 
 /// Every router module racc implements.
@@ -217,6 +225,11 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "dcpew",
         description: "DCP-EW: DPCP's Alg. 2 by the visible IP ID's LSB (outer ID in a tunnel) + the IPsec security module at gateways (seed 003 §III.C)",
         parse: dcpew::parse_router,
+    },
+    RouterEntry {
+        name: "jetmax",
+        description: "JetMax (PROTOCOLS.md §7): fair share of the flows bottlenecked here, counted by their inter-packet times (3 additions per packet)",
+        parse: jetmax::parse_router,
     },
 ];
 
@@ -369,6 +382,10 @@ pub mod keys {
     pub const LOAD_FACTOR_T_P: &str = "load_factor.t_p";
     /// The packets a load factor is spread over (DPCP 2, TPCP 3, ...; seed 000 §3, §5).
     pub const LOAD_FACTOR_CHAIN: &str = "load_factor.chain";
+    /// A JetMax router module is present (Int 1; PROTOCOLS.md §7).
+    pub const XCC_JETMAX: &str = "xcc.jetmax";
+    /// The control interval Δ (s) of a JetMax router, which the sender's first step waits 2Δ of.
+    pub const JETMAX_DELTA: &str = "jetmax.delta";
 }
 
 #[cfg(test)]
