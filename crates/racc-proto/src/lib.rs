@@ -15,6 +15,8 @@
 //! - [`registry`]: protocol and router-module names to constructors
 //! - [`rng`]: deterministic per-component random streams
 //! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
+//! - [`rcp`]: RCP (rate router, paced rate-based sender), PROTOCOLS.md §6
+//! - [`piqi_rcp`]: PIQI-RCP's router [reconstructed], PROTOCOLS.md §8 (RCP's sender and receiver)
 //! - [`xcc`]: the congestion-header layer of seed 004 (receiver echo, countable router arithmetic)
 
 pub mod aqm;
@@ -27,6 +29,8 @@ pub mod loss;
 pub mod metrics;
 pub mod packet;
 pub mod params;
+pub mod piqi_rcp;
+pub mod rcp;
 pub mod registry;
 pub mod rng;
 pub mod router;

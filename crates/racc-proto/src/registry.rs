@@ -17,6 +17,8 @@ use crate::dcpew;
 use crate::dpcp;
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
+use crate::piqi_rcp;
+use crate::rcp;
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp;
@@ -184,6 +186,20 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         description: "TCP/DCP-EW: DPCP ordered by the IP ID's LSB (works through IPsec tunnels), loss differentiation N=32 T=16 (seed 003 §III)",
         parse: dcpew::parse_flow,
     },
+    ProtocolEntry {
+        name: "rcp",
+        aliases: &["tcp-rcp"],
+        regulation: Regulation::Rate,
+        description: "RCP: one fair rate per router port (Dukkipati et al.), paced senders over the TCP transport; needs rcp or piqi-rcp routers",
+        parse: rcp::parse_flow,
+    },
+    ProtocolEntry {
+        name: "piqi-rcp",
+        aliases: &["piqi"],
+        regulation: Regulation::Rate,
+        description: "PIQI-RCP [reconstructed]: RCP's paced sender under PI rate routers with no queue term; needs piqi-rcp or rcp routers",
+        parse: rcp::parse_flow,
+    },
 ];
 
 /// Every router module racc implements.
@@ -217,6 +233,16 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "dcpew",
         description: "DCP-EW: DPCP's Alg. 2 by the visible IP ID's LSB (outer ID in a tunnel) + the IPsec security module at gateways (seed 003 §III.C)",
         parse: dcpew::parse_router,
+    },
+    RouterEntry {
+        name: "rcp",
+        description: "RCP (PROTOCOLS.md §6): R every min(10 ms, d0) from spare capacity and the queue, written as min(rate, R) into SYN/REF/DATA at dequeue",
+        parse: rcp::parse_router,
+    },
+    RouterEntry {
+        name: "piqi-rcp",
+        description: "PIQI-RCP [reconstructed]: R by a PI law on (γC − y)/N̂, no queue term, gain per RTT, newcomers counted from their first request",
+        parse: piqi_rcp::parse_router,
     },
 ];
 
@@ -369,6 +395,8 @@ pub mod keys {
     pub const LOAD_FACTOR_T_P: &str = "load_factor.t_p";
     /// The packets a load factor is spread over (DPCP 2, TPCP 3, ...; seed 000 §3, §5).
     pub const LOAD_FACTOR_CHAIN: &str = "load_factor.chain";
+    /// A router module that writes a rate into RCP headers (rcp, piqi-rcp): Int(1).
+    pub const XCC_RATE: &str = "xcc.rate";
 }
 
 #[cfg(test)]
