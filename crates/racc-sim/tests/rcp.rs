@@ -162,3 +162,16 @@ fn thirty_and_two_hundred_ms_flows_get_equal_rates() {
         assert!((r[0] / r[1] - 1.0).abs() < 0.10, "{proto}: {r:?}");
     }
 }
+
+/// RCP flows need a rate router on their path: through DropTail alone the scenario is refused
+/// before the run, naming the requirement.
+#[test]
+fn rcp_flows_without_a_rate_router_are_refused() {
+    let text = scenario("droptail", &[19.0], &flows("rcp", 1, 0.0, 0.0, 0), 1.0, "1bdp");
+    let e = racc_sim::scenario::from_toml(&text, "test.toml").unwrap_err().to_string();
+    eprintln!("{e}");
+    assert!(e.contains("xcc.rate"), "{e}");
+    // A PIQI-RCP flow through RCP routers (and the reverse) is accepted: one sender for both.
+    let text = scenario("rcp", &[19.0], &flows("piqi-rcp", 1, 0.0, 0.0, 0), 1.0, "1bdp");
+    assert!(racc_sim::scenario::from_toml(&text, "test.toml").is_ok());
+}

@@ -112,7 +112,7 @@ fn run(router: &mut dyn RouterModule, flows: &[FluidFlow], t_end: f64) -> Trace 
         tr.y.push(y);
         tr.q.push(q);
         let v = view(q);
-        while let Some(tick) = router.next_tick().filter(|&n| n <= now + NS_PER_MS - 1) {
+        while let Some(tick) = router.next_tick().filter(|&n| n < now + NS_PER_MS) {
             router.on_tick(tick, &v);
         }
     }

@@ -4,7 +4,7 @@
 //! (`rcp::RcpSender`, `xcc::HeaderEcho`).
 //!
 //! - [`router`]: [`PiqiRouter`], the PI rate law and its design notes
-//! - [`params`]: [`PiqiRouterParams`]
+//! - [`params`]: the router's parameters, [`PiqiRouterParams`]
 
 pub mod params;
 pub mod router;

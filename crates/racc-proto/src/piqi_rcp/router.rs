@@ -40,6 +40,7 @@
 //!   whole spare capacity), so flows that start together overshoot. R̄, R averaged over d0, is
 //!   the rate y reflects; in steady state R̄ = R and N̂ = y/R as in §8, which still counts a
 //!   flow by its usage (mice count for what they send, P6).
+//!
 //! Defaults: γ 0.95, K_i 0.5 per d0, K_p 0, Δ 10 ms, R0 = 0.05·C and d0 = 200 ms as RCP.
 
 use crate::metrics::{MetricSink, MetricValue};

@@ -131,6 +131,14 @@ impl CongestionControl for RcpSender {
         if !matches!(pkt.kind, Kind::SynAck | Kind::Ack | Kind::Ref) {
             return;
         }
+        // A SYN-ACK answering a resent SYN gives the transport no RTT sample (Karn), and data
+        // without an RTT would read as a newcomer's first request at PIQI-RCP routers: take the
+        // echoed timestamp's age as the header's RTT until the transport has a sample.
+        if pkt.kind == Kind::SynAck && self.rtt.is_none() {
+            if let Some(h) = pkt.tcp_hdr() {
+                self.rtt = Some(ctx.now.saturating_sub(h.ts_ecr).max(NS_PER_US));
+            }
+        }
         if let CongHeader::Rcp { rate, .. } = pkt.cong {
             if rate != NO_LIMIT && rate > 0 && self.rate != Some(rate as f64) {
                 self.rate = Some(rate as f64);

@@ -227,6 +227,22 @@ fn sender_starts_at_the_returned_rate_paces_without_bursts_and_follows_each_ack(
 }
 
 #[test]
+fn after_a_resent_syn_data_still_carries_an_rtt() {
+    let (mut s, mut r) = flow_pair(true);
+    s.start(0);
+    let _lost = drain(s.as_mut(), 0);
+    s.on_timeout(NS_PER_SEC); // initial RTO 1 s: the SYN goes again
+    let syn = drain(s.as_mut(), NS_PER_SEC);
+    assert_eq!(syn[0].kind, Kind::Syn);
+    r.on_packet(NS_PER_SEC + 20 * MS, &stamp(syn[0], 1_040_000));
+    let synack = drain(r.as_mut(), NS_PER_SEC + 20 * MS);
+    s.on_packet(NS_PER_SEC + 40 * MS, &synack[0]);
+    let d = drain(s.as_mut(), NS_PER_SEC + 40 * MS);
+    // Karn: no sample for the transport; the header carries the SYN-ACK's 40 ms.
+    assert_eq!(d[0].cong, CongHeader::Rcp { rate: NO_LIMIT, rtt_us: 40_000 });
+}
+
+#[test]
 fn without_handshake_one_packet_carries_the_request() {
     let (mut s, _) = flow_pair(false);
     s.start(0);
