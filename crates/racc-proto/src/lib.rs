@@ -16,6 +16,8 @@
 //! - [`rng`]: deterministic per-component random streams
 //! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
 //! - [`jetmax`]: JetMax (PROTOCOLS.md §7): router module, rate controller, parameters
+//! - [`rcp`]: RCP (rate router, paced rate-based sender), PROTOCOLS.md §6
+//! - [`piqi_rcp`]: PIQI-RCP's router [reconstructed], PROTOCOLS.md §8 (RCP's sender and receiver)
 //! - [`xcc`]: the congestion-header layer of seed 004 (receiver echo, countable router arithmetic)
 
 pub mod aqm;
@@ -29,6 +31,8 @@ pub mod loss;
 pub mod metrics;
 pub mod packet;
 pub mod params;
+pub mod piqi_rcp;
+pub mod rcp;
 pub mod registry;
 pub mod rng;
 pub mod router;

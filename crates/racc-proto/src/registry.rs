@@ -18,6 +18,8 @@ use crate::dpcp;
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::jetmax;
 use crate::params::{parse, ParamError};
+use crate::piqi_rcp;
+use crate::rcp;
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp;
@@ -192,6 +194,20 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         description: "JetMax (reconstructed, PROTOCOLS.md §7): paced rate moving τ of the way to the bottleneck router's fair share once per RTT",
         parse: jetmax::parse_flow,
     },
+    ProtocolEntry {
+        name: "rcp",
+        aliases: &["tcp-rcp"],
+        regulation: Regulation::Rate,
+        description: "RCP: one fair rate per router port (Dukkipati et al.), paced senders over the TCP transport; needs rcp or piqi-rcp routers",
+        parse: rcp::parse_flow,
+    },
+    ProtocolEntry {
+        name: "piqi-rcp",
+        aliases: &["piqi"],
+        regulation: Regulation::Rate,
+        description: "PIQI-RCP [reconstructed]: RCP's paced sender under PI rate routers with no queue term; needs piqi-rcp or rcp routers",
+        parse: rcp::parse_flow,
+    },
 ];
 
 /// Every router module racc implements.
@@ -230,6 +246,16 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "jetmax",
         description: "JetMax (PROTOCOLS.md §7): fair share of the flows bottlenecked here, counted by their inter-packet times (3 additions per packet)",
         parse: jetmax::parse_router,
+    },
+    RouterEntry {
+        name: "rcp",
+        description: "RCP (PROTOCOLS.md §6): R every min(10 ms, d0) from spare capacity and the queue, written as min(rate, R) into SYN/REF/DATA at dequeue",
+        parse: rcp::parse_router,
+    },
+    RouterEntry {
+        name: "piqi-rcp",
+        description: "PIQI-RCP [reconstructed]: R by a PI law on (γC − y)/N̂, no queue term, gain per RTT, newcomers counted from their first request",
+        parse: piqi_rcp::parse_router,
     },
 ];
 
@@ -386,6 +412,8 @@ pub mod keys {
     pub const XCC_JETMAX: &str = "xcc.jetmax";
     /// The control interval Δ (s) of a JetMax router, which the sender's first step waits 2Δ of.
     pub const JETMAX_DELTA: &str = "jetmax.delta";
+    /// A router module that writes a rate into RCP headers (rcp, piqi-rcp): Int(1).
+    pub const XCC_RATE: &str = "xcc.rate";
 }
 
 #[cfg(test)]

@@ -1,0 +1,71 @@
+//! A "piqi-rcp" router port's `router_params` (PROTOCOLS.md §8 and §16) [reconstructed].
+//! Times in seconds, rates as fractions of the port's capacity.
+
+use crate::params::{positive, ParamError};
+use crate::rcp::params::{fraction, interval, D0Gain};
+
+/// Defaults and why: see `piqi_rcp::router`.
+#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PiqiRouterParams {
+    /// Control interval Δ, s [reconstructed: 10 ms, fixed; the gain, not the interval, follows d0].
+    pub delta: f64,
+    /// Target utilisation γ [reconstructed: 0.95]; the queue drains only through 1 − γ.
+    pub gamma: f64,
+    /// Integral gain K_i per d0 (per interval K_i·Δ/d0) [reconstructed: 0.5].
+    pub k_i: f64,
+    /// Proportional gain K_p on the change of the error [reconstructed: 0, as §8].
+    pub k_p: f64,
+    /// d0 before the first RTT sample, s [as RCP: 200 ms].
+    pub d0: f64,
+    /// How d0 follows the measured mean RTT [as RCP: symmetric].
+    pub rcp_d0_gain: D0Gain,
+    /// Initial rate as a fraction of C [as RCP: 0.05, for a fair comparison].
+    pub initial_rate: f64,
+    /// R_min in packets per d0 [as RCP: 0.01].
+    pub r_min_pkts: f64,
+    /// Count a flow from its first request (a SYN, or the first data packet of a flow without
+    /// handshake: rtt 0 in the header) and make room for it at once [reconstructed: on].
+    pub count_newcomers: bool,
+    /// N̂ = y / R̄ with R̄ the rate averaged over the last d0 (the rate y reflects) instead of
+    /// the current R [reconstructed: on].
+    pub smoothed_count: bool,
+    /// Run the per-packet path on counted numbers and report "ops_*" (xcc::ops).
+    pub count_ops: bool,
+}
+
+impl Default for PiqiRouterParams {
+    fn default() -> PiqiRouterParams {
+        PiqiRouterParams {
+            delta: 0.01,
+            gamma: 0.95,
+            k_i: 0.5,
+            k_p: 0.0,
+            d0: 0.2,
+            rcp_d0_gain: D0Gain::Symmetric,
+            initial_rate: 0.05,
+            r_min_pkts: 0.01,
+            count_newcomers: true,
+            smoothed_count: true,
+            count_ops: false,
+        }
+    }
+}
+
+impl PiqiRouterParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        interval("delta", self.delta)?;
+        fraction("gamma", self.gamma)?;
+        // The normalised loop r' = −(K_i/d0)·r(t − d0) is stable for K_i < π/2 (router notes).
+        if !(self.k_i > 0.0 && self.k_i < std::f64::consts::FRAC_PI_2) {
+            return Err(ParamError::new("k_i", format!("must be in (0, π/2), got {}", self.k_i)));
+        }
+        if !(self.k_p.is_finite() && (0.0..1.0).contains(&self.k_p)) {
+            return Err(ParamError::new("k_p", format!("must be in [0, 1), got {}", self.k_p)));
+        }
+        interval("d0", self.d0)?;
+        fraction("initial_rate", self.initial_rate)?;
+        positive("r_min_pkts", self.r_min_pkts)?;
+        Ok(())
+    }
+}
