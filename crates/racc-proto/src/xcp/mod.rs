@@ -18,7 +18,7 @@ pub mod window;
 mod tests;
 
 pub use params::{XcpBudget, XcpParams, XcpRouterParams};
-pub use router::{arrival_xcp, control, departure, Budget, Control, Sums, XcpRouter};
+pub use router::{arrival_xcp, carry_terms, control, departure, Budget, Control, Sums, XcpRouter};
 pub use window::{XcpWindow, XCP_HEADER_BYTES};
 
 use crate::endpoint::{Endpoint, FlowConfig};
@@ -72,8 +72,19 @@ pub fn parse_flow(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, P
 struct XcpRouterFactory(XcpRouterParams);
 
 impl RouterFactory for XcpRouterFactory {
-    fn build(&self, _port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
-        Box::new(XcpRouter::new(&self.0, rng).expect("checked when parsed"))
+    fn build(&self, port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
+        let mut r = XcpRouter::new(&self.0, rng).expect("checked when parsed");
+        // Room for a full buffer of carried entries (40-byte packets in byte mode), up to 2¹⁶
+        // (2.6 MB); past that, or for an unlimited buffer, the deque grows when it must.
+        let pkts = if port.limit_pkts != u32::MAX {
+            port.limit_pkts as u64
+        } else if port.limit_bytes != u64::MAX {
+            port.limit_bytes / 40
+        } else {
+            1024
+        };
+        r.reserve(pkts.min(1 << 16) as usize + 1);
+        Box::new(r)
     }
 
     fn provides(&self) -> Vec<(&'static str, ContractValue)> {

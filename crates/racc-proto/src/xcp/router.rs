@@ -18,11 +18,13 @@
 //! The per-packet arithmetic is written once over [`Arith`] ([`arrival_xcp`], [`departure`])
 //! and counted on the code that runs when `count_ops` is set. The header carries the RTT as an
 //! integer count of µs, so the fast path works in µs and the interval's constants are scaled
-//! once per tick (no unit conversion per packet). Per XCP data packet that goes through the
-//! port it does 6 additions, 6 multiplications and 2 divisions by H_cwnd: arrival 3 + 2 + 1
-//! (input bytes, Σa, Σb; rtt·s, a·rtt; /cwnd), departure 3 + 4 + 1 (fb = pos − neg and the two
-//! budgets; rtt·s, ·rtt, ξ_p·, ξ_n·; /cwnd). Seed 004's "6 additions + 3 multiplications" is
-//! met for the additions; see `ops_per_packet` in the tests for why the products differ.
+//! once per tick (no unit conversion per packet); what an arrival computes that the departure
+//! needs (rtt·s and rtt²·s/cwnd) is kept beside the buffer in arrival order, as a router keeps
+//! per-packet metadata. Per XCP data packet through the port that is 6 additions,
+//! 4 multiplications and 1 division by H_cwnd: arrival 3 + 2 + 1 (input bytes, Σa, Σb; rtt·s,
+//! a·rtt; /cwnd), departure 3 + 2 (fb = pos − neg and the two budgets; ξ_p·, ξ_n·). Seed 004
+//! says 6 additions + 3 multiplications; see `ops_per_packet` in the tests for why four
+//! products is the least these quantities need.
 
 use super::params::{XcpBudget, XcpRouterParams, D_MAX, D_MIN};
 use crate::metrics::{MetricSink, MetricValue};
@@ -31,6 +33,7 @@ use crate::rng::SimRng;
 use crate::router::{PortView, RouterModule, Verdict};
 use crate::time::{secs, to_secs, Time};
 use crate::xcc::ops::{self, Arith, Counted, OpCounts};
+use std::collections::VecDeque;
 
 /// µs per second: the header's RTT unit.
 const US_PER_S: f64 = 1e6;
@@ -49,11 +52,38 @@ pub struct Sums {
 }
 
 /// The per-packet arithmetic of an XCP data packet's arrival (H_rtt = `rtt_us` > 0, wire size
-/// `s`, H_cwnd `cwnd`): (in_bytes + s, Σa + a, Σb + a·rtt) with a = rtt·s/cwnd.
+/// `s`, H_cwnd `cwnd`): the interval's (input bytes + s, Σa + a, Σb + b) with a = rtt·s/cwnd
+/// and b = a·rtt, and the [`Carry`] values u = rtt·s and b its departure reuses.
 #[inline]
-pub fn arrival_xcp<N: Arith>(in_bytes: N, sum_a: N, sum_b: N, rtt_us: N, s: N, cwnd: N) -> (N, N, N) {
-    let a = rtt_us * s / cwnd;
-    (in_bytes + s, sum_a + a, sum_b + a * rtt_us)
+pub fn arrival_xcp<N: Arith>(in_bytes: N, sum_a: N, sum_b: N, rtt_us: N, s: N, cwnd: N) -> ((N, N, N), (N, N)) {
+    let (u, a, b) = carry_terms(rtt_us, s, cwnd);
+    ((in_bytes + s, sum_a + a, sum_b + b), (u, b))
+}
+
+/// u = rtt·s, a = u/cwnd and b = a·rtt = rtt²·s/cwnd: 2 multiplications and the division by
+/// H_cwnd.
+#[inline]
+pub fn carry_terms<N: Arith>(rtt_us: N, s: N, cwnd: N) -> (N, N, N) {
+    let u = rtt_us * s;
+    let a = u / cwnd;
+    (u, a, a * rtt_us)
+}
+
+/// What an XCP data packet's arrival computed and its departure reuses, kept by the port in
+/// arrival order beside its buffer, as a router keeps per-packet metadata with the packet
+/// (the paper removes the per-packet division by carrying rtt·s/cwnd; here the router carries
+/// it across its own queue and the wire format stays PROTOCOLS.md §1's). The identifying
+/// fields let a departure check that the entry is its own; one that is not (a packet left
+/// the queue unseen) recomputes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Carry {
+    flow: u32,
+    rtt_us: u32,
+    cwnd: u32,
+    size: u32,
+    /// rtt·s (µs·B) and rtt²·s/cwnd (µs²).
+    u: f64,
+    b: f64,
 }
 
 /// The interval's feedback state as the departure path uses it: per-packet coefficients in
@@ -90,14 +120,14 @@ impl<N: Arith> Budget<N> {
 }
 
 /// The per-packet arithmetic of an XCP data packet's departure: this router's feedback
-/// pos − neg with pos = ξ_p·rtt²·s/cwnd and neg = ξ_n·rtt·s (each at most what is left of its
-/// budget), the header's new H_feedback (the lower of the two), and the billing of `rule`.
-/// `header` is the H_feedback the packet arrives with (+inf from a sender that asks for all).
+/// pos − neg with pos = ξ_p·rtt²·s/cwnd = k_p·b and neg = ξ_n·rtt·s = k_n·u (u and b from
+/// [`carry_terms`], in header units; each part at most what is left of its budget), the
+/// header's new H_feedback (the lower of the two), and the billing of `rule`. `header` is the
+/// H_feedback the packet arrives with (+inf from a sender that asks for all).
 #[inline]
-pub fn departure<N: Arith>(b: &mut Budget<N>, rtt_us: N, s: N, cwnd: N, header: N, rule: XcpBudget) -> N {
+pub fn departure<N: Arith>(b: &mut Budget<N>, u: N, rtt2_s_by_cwnd: N, header: N, rule: XcpBudget) -> N {
     let zero = N::from(0.0);
-    let u = rtt_us * s;
-    let mut pos = b.k_p * (u / cwnd * rtt_us);
+    let mut pos = b.k_p * rtt2_s_by_cwnd;
     let mut neg = b.k_n * u;
     if pos > b.res_pos {
         pos = b.res_pos;
@@ -190,6 +220,10 @@ pub struct XcpRouter {
     q_persistent: u64,
     q_running_min: u64,
     next_q: Time,
+    /// Arrival-order [`Carry`] of the XCP data packets in the buffer.
+    carried: VecDeque<Carry>,
+    /// Departures whose carried entry was missing or not their own.
+    carry_misses: u64,
     ops: OpCounts,
     ops_packets: u64,
 }
@@ -215,6 +249,8 @@ impl XcpRouter {
             q_persistent: 0,
             q_running_min: u64::MAX,
             next_q: phase,
+            carried: VecDeque::with_capacity(1024),
+            carry_misses: 0,
             ops: OpCounts::default(),
             ops_packets: 0,
         }
@@ -232,6 +268,17 @@ impl XcpRouter {
     /// What is left of the interval's budgets and the per-packet coefficients (header units).
     pub fn budget(&self) -> &Budget<f64> {
         &self.budget
+    }
+
+    /// Departures that found no carried entry of their own and recomputed it.
+    pub fn carry_misses(&self) -> u64 {
+        self.carry_misses
+    }
+
+    /// Reserve room for `n` carried entries (a port's buffer in packets), so that the per-packet
+    /// path does not allocate.
+    pub fn reserve(&mut self, n: usize) {
+        self.carried.reserve(n.saturating_sub(self.carried.len()));
     }
 
     /// When the current control interval ends.
@@ -299,26 +346,27 @@ impl RouterModule for XcpRouter {
         let s = pkt.size as f64;
         match xcp_data(pkt) {
             Some((rtt_us, cwnd)) if rtt_us > 0 => {
-                let (rtt, cwnd) = (rtt_us as f64, cwnd.max(1) as f64);
+                let (rtt, cw) = (rtt_us as f64, cwnd.max(1) as f64);
                 let Sums { in_bytes, sum_a, sum_b, .. } = self.sums;
-                let (i, a, b) = if self.p.count_ops {
+                let ((i, a, b), (u, rb)) = if self.p.count_ops {
                     let (r, n) = ops::count(|| {
-                        let (i, a, b) = arrival_xcp::<Counted>(
+                        let ((i, a, b), (u, rb)) = arrival_xcp::<Counted>(
                             in_bytes.into(),
                             sum_a.into(),
                             sum_b.into(),
                             rtt.into(),
                             s.into(),
-                            cwnd.into(),
+                            cw.into(),
                         );
-                        (i.into(), a.into(), b.into())
+                        ((i.into(), a.into(), b.into()), (u.into(), rb.into()))
                     });
                     self.ops = self.ops + n;
                     r
                 } else {
-                    arrival_xcp(in_bytes, sum_a, sum_b, rtt, s, cwnd)
+                    arrival_xcp(in_bytes, sum_a, sum_b, rtt, s, cw)
                 };
                 (self.sums.in_bytes, self.sums.sum_a, self.sums.sum_b) = (i, a, b);
+                self.carried.push_back(Carry { flow: pkt.flow, rtt_us, cwnd, size: pkt.size, u, b: rb });
             }
             _ => {
                 self.sums.in_bytes += s;
@@ -328,39 +376,77 @@ impl RouterModule for XcpRouter {
         Verdict::Forward
     }
 
+    /// The buffer dropped the packet that just arrived: its carried entry is the last one.
+    fn on_buffer_drop(&mut self, _now: Time, pkt: &Packet, _port: &PortView) {
+        if let Some((rtt_us, cwnd)) = xcp_data(pkt) {
+            if rtt_us > 0 {
+                let last = self.carried.back();
+                if last.is_some_and(|c| (c.flow, c.rtt_us, c.cwnd, c.size) == (pkt.flow, rtt_us, cwnd, pkt.size)) {
+                    self.carried.pop_back();
+                }
+            }
+        }
+    }
+
     #[inline]
     fn on_departure(&mut self, _now: Time, pkt: &mut Packet, _port: &PortView) -> bool {
-        let size = pkt.size as f64;
-        let (budget, rule, count) = (self.budget, self.p.xcp_budget, self.p.count_ops);
-        if let CongHeader::Xcp { rtt_us, cwnd, feedback, .. } = &mut pkt.cong {
-            if pkt.kind != Kind::Data || pkt.dir != Direction::Forward {
-                return false;
+        let Some((rtt_us, cwnd)) = xcp_data(pkt) else {
+            return false;
+        };
+        let (flow, size) = (pkt.flow, pkt.size);
+        let CongHeader::Xcp { feedback, .. } = &mut pkt.cong else {
+            return false;
+        };
+        if rtt_us == 0 {
+            // No RTT estimate: no share of the budgets, but never more than 0.
+            if *feedback > 0.0 {
+                *feedback = 0.0;
             }
-            if *rtt_us == 0 {
-                // No RTT estimate: no share of the budgets, but never more than 0.
-                if *feedback > 0.0 {
-                    *feedback = 0.0;
+            return false;
+        }
+        // This packet's carried entry: the oldest one, unless packets left unseen.
+        let mut mine = None;
+        while let Some(c) = self.carried.pop_front() {
+            if (c.flow, c.rtt_us, c.cwnd, c.size) == (flow, rtt_us, cwnd, size) {
+                mine = Some(c);
+                break;
+            }
+        }
+        if mine.is_none() {
+            self.carry_misses += 1;
+        }
+        let (rtt, s, cw, h) = (rtt_us as f64, size as f64, cwnd.max(1) as f64, *feedback as f64);
+        let (budget, rule) = (self.budget, self.p.xcp_budget);
+        let (fb, b) = if self.p.count_ops {
+            let (r, n) = ops::count(|| {
+                let (u, rb) = match mine {
+                    Some(c) => (Counted(c.u), Counted(c.b)),
+                    None => {
+                        let (u, _, rb) = carry_terms(Counted(rtt), Counted(s), Counted(cw));
+                        (u, rb)
+                    }
+                };
+                let mut b: Budget<Counted> = budget.map();
+                let fb = departure(&mut b, u, rb, Counted(h), rule);
+                (fb.0, b.unmap())
+            });
+            self.ops = self.ops + n;
+            self.ops_packets += 1;
+            r
+        } else {
+            let (u, rb) = match mine {
+                Some(c) => (c.u, c.b),
+                None => {
+                    let (u, _, rb) = carry_terms(rtt, s, cw);
+                    (u, rb)
                 }
-                return false;
-            }
-            let (rtt, cw, h) = (*rtt_us as f64, (*cwnd).max(1) as f64, *feedback as f64);
-            let (fb, b) = if count {
-                let (r, n) = ops::count(|| {
-                    let mut b: Budget<Counted> = budget.map();
-                    let fb = departure(&mut b, rtt.into(), size.into(), cw.into(), h.into(), rule);
-                    (fb.into(), b.unmap())
-                });
-                self.ops = self.ops + n;
-                self.ops_packets += 1;
-                r
-            } else {
-                let mut b = budget;
-                (departure(&mut b, rtt, size, cw, h, rule), b)
             };
-            self.budget = b;
-            if fb < h {
-                *feedback = fb as f32;
-            }
+            let mut b = budget;
+            (departure(&mut b, u, rb, h, rule), b)
+        };
+        self.budget = b;
+        if fb < h {
+            *feedback = fb as f32;
         }
         false
     }

@@ -11,6 +11,12 @@ use crate::router::{PortView, RouterModule};
 use crate::tcp::recovery::drive;
 use crate::time::{Time, NS_PER_MS};
 use crate::xcc::ops::{self, Counted, OpCounts};
+
+/// u = rtt·s and b = rtt²·s/cwnd of a packet (H_rtt µs).
+fn ub(rtt_us: f64, s: f64, cwnd: f64) -> (f64, f64) {
+    let (u, _, b) = carry_terms(rtt_us, s, cwnd);
+    (u, b)
+}
 use serde_json::json;
 
 const MS: Time = NS_PER_MS;
@@ -134,11 +140,14 @@ fn per_packet_feedback_formula_and_budgets() {
     let xi_p = (0.1 * 1e6 * (2.0 / 15.0) - 1_130.0) / 0.08;
     let (pos, neg) = (xi_p * 0.01 * 0.1, 5.0 / 3.0 * 100.0);
     assert!(close(pos - neg, -14.125, 1e-9));
+    // u = rtt·s = 10⁸ µs·B, b = rtt²·s/cwnd = 10¹⁰·1000/10⁴ = 10⁹ µs².
+    let (u, rb) = ub(100_000.0, 1000.0, 10_000.0);
+    assert_eq!((u, rb), (1e8, 1e9));
     for rule in [XcpBudget::Granted, XcpBudget::Ns235] {
         // A header asking for +inf (or more than fb) is lowered to fb; both parts are billed.
         for h in [f64::INFINITY, 100.0] {
             let mut b = shuffle_budget();
-            let fb = departure(&mut b, 100_000.0, 1000.0, 10_000.0, h, rule);
+            let fb = departure(&mut b, u, rb, h, rule);
             assert!(close(fb, pos - neg, 1e-9), "fb {fb}");
             assert!(close(b.res_pos, 12_203.0 - pos, 1e-12) && close(b.res_neg, 13_333.0 - neg, 1e-12));
         }
@@ -147,24 +156,24 @@ fn per_packet_feedback_formula_and_budgets() {
     // to the negative budget; "ns235" bills neg + (fb − H) = 166.667 + 35.875 = 202.542 to the
     // negative budget and H + that = 152.542 to the positive one.
     let mut b = shuffle_budget();
-    assert_eq!(departure(&mut b, 100_000.0, 1000.0, 10_000.0, -50.0, XcpBudget::Granted), -50.0);
+    assert_eq!(departure(&mut b, u, rb, -50.0, XcpBudget::Granted), -50.0);
     assert!(b.res_pos == 12_203.0 && close(b.res_neg, 13_283.0, 1e-12));
     let mut b = shuffle_budget();
-    assert_eq!(departure(&mut b, 100_000.0, 1000.0, 10_000.0, -50.0, XcpBudget::Ns235), -50.0);
+    assert_eq!(departure(&mut b, u, rb, -50.0, XcpBudget::Ns235), -50.0);
     assert!(close(b.res_neg, 13_333.0 - (neg + 35.875), 1e-9), "{}", b.res_neg);
     assert!(close(b.res_pos, 12_203.0 - (neg + 35.875 - 50.0), 1e-9), "{}", b.res_pos);
     // H = +20 ≥ 0 already lower: "granted" bills 20 to the positive budget.
     let mut b = shuffle_budget();
     let mut bb = b;
     bb.k_n = 0.0; // fb = +152.5 > 20
-    assert_eq!(departure(&mut bb, 100_000.0, 1000.0, 10_000.0, 20.0, XcpBudget::Granted), 20.0);
+    assert_eq!(departure(&mut bb, u, rb, 20.0, XcpBudget::Granted), 20.0);
     assert!(bb.res_pos == 12_183.0 && bb.res_neg == 13_333.0);
     // A spent budget: pos is cut to what is left, then ξ_p is zeroed for the rest of the interval.
     b.res_pos = 100.0;
-    let fb = departure(&mut b, 100_000.0, 1000.0, 10_000.0, f64::INFINITY, XcpBudget::Granted);
+    let fb = departure(&mut b, u, rb, f64::INFINITY, XcpBudget::Granted);
     assert!(close(fb, 100.0 - neg, 1e-12));
     assert_eq!((b.res_pos, b.k_p), (0.0, 0.0));
-    let fb = departure(&mut b, 100_000.0, 1000.0, 10_000.0, f64::INFINITY, XcpBudget::Granted);
+    let fb = departure(&mut b, u, rb, f64::INFINITY, XcpBudget::Granted);
     assert!(close(fb, -neg, 1e-12), "only negative feedback once the positive budget is spent");
 }
 
@@ -210,9 +219,10 @@ fn every_flow_gains_the_same_and_loses_in_proportion_to_its_rate() {
         let (mut gain, mut loss) = (0.0, 0.0);
         for _ in 0..n {
             let mut only_pos = Budget { k_p: xi_p / 1e12, k_n: 0.0, res_pos: 1e12, res_neg: 1e12 };
-            gain += departure(&mut only_pos, rtt * 1e6, s, cwnd, f64::INFINITY, XcpBudget::Granted);
+            let (u, b) = ub(rtt * 1e6, s, cwnd);
+            gain += departure(&mut only_pos, u, b, f64::INFINITY, XcpBudget::Granted);
             let mut only_neg = Budget { k_p: 0.0, k_n: xi_n / 1e6, res_pos: 1e12, res_neg: 1e12 };
-            loss -= departure(&mut only_neg, rtt * 1e6, s, cwnd, f64::INFINITY, XcpBudget::Granted);
+            loss -= departure(&mut only_neg, u, b, f64::INFINITY, XcpBudget::Granted);
         }
         assert!(close(gain / rtt, xi_p * d, 1e-9), "rtt {rtt}: throughput gain {} vs ξ_p·d {}", gain / rtt, xi_p * d);
         assert!(close(loss / rtt, xi_n * d * x, 1e-9), "rtt {rtt}: loss {} vs ξ_n·d·x {}", loss / rtt, xi_n * d * x);
@@ -221,53 +231,90 @@ fn every_flow_gains_the_same_and_loses_in_proportion_to_its_rate() {
 
 /// Seed 004: XCP does "6 additions and 3 multiplications" per packet. Counted on the code that
 /// runs (`count_ops`), one XCP data packet through the port (arrival + departure) does
-/// 6 additions, 6 multiplications and 2 divisions by H_cwnd:
-/// - arrival: a = rtt·s/cwnd (1 mul, 1 div), Σa + a, Σb + a·rtt (1 mul, 2 adds), input bytes
-///   + s (1 add);
-/// - departure: u = rtt·s (1 mul), u/cwnd·rtt (1 div, 1 mul), ξ_p·(…) and ξ_n·u (2 muls),
-///   fb = pos − neg (1 add), the two budgets less what was granted (2 adds).
-/// The additions match the seed. The products cannot be 3 with the header PROTOCOLS.md §1
-/// fixes (rtt, cwnd, feedback): the four monomials rtt·s, rtt·s/cwnd, rtt²·s/cwnd (for Σb and
-/// for pos) and the two per-interval coefficients need rtt·s, ·rtt, ξ_p·, ξ_n· at departure,
-/// and the arrival sums need rtt·s and ·rtt again because nothing carries them from arrival
-/// to departure. The paper's option of carrying rtt·s/cwnd in the header (§15) would remove
-/// both divisions and one product at each end, not reach 3.
+/// 6 additions, 4 multiplications and 1 division by H_cwnd:
+///
+/// - arrival: u = rtt·s (1 mul), a = u/cwnd (1 div), b = a·rtt (1 mul); input bytes + s,
+///   Σa + a, Σb + b (3 adds); u and b are carried to the departure beside the buffer;
+/// - departure: pos = ξ_p·b and neg = ξ_n·u (2 muls, the per-interval ξ already in header
+///   units), fb = pos − neg and the two budgets less what was granted (3 adds).
+///
+/// The additions match the seed; the products are one more. Four is the least for these
+/// quantities: Σa and Σb need rtt·s/cwnd and rtt²·s/cwnd (one product each besides the
+/// division), and the feedback needs ξ_p and ξ_n each times its own per-packet monomial; a
+/// fixed packet size would fold s into ξ_n but still leave four.
 #[test]
 fn ops_per_packet() {
     let (n_arr, arr) = ops::count(|| {
         arrival_xcp(Counted(0.0), Counted(0.0), Counted(0.0), Counted(1e5), Counted(1000.0), Counted(1e4))
     });
     assert_eq!(arr, OpCounts { adds: 3, muls: 2, divs: 1 });
-    // a = 10⁵ µs·1000/10⁴ = 10⁴ µs, a·rtt = 10⁹ µs².
-    assert_eq!((n_arr.0 .0, n_arr.1 .0, n_arr.2 .0), (1000.0, 1e4, 1e9));
+    // a = 10⁵ µs·1000/10⁴ = 10⁴ µs, b = a·rtt = 10⁹ µs², u = 10⁸.
+    let ((i, a, b), (u, rb)) = n_arr;
+    assert_eq!((i.0, a.0, b.0, u.0, rb.0), (1000.0, 1e4, 1e9, 1e8, 1e9));
     let (_, dep) = ops::count(|| {
         let mut b: Budget<Counted> =
             Budget { k_p: Counted(1e-7), k_n: Counted(1e-6), res_pos: Counted(1e6), res_neg: Counted(1e6) };
-        departure(&mut b, Counted(1e5), Counted(1000.0), Counted(1e4), Counted(f64::INFINITY), XcpBudget::Granted)
+        departure(&mut b, Counted(1e8), Counted(1e9), Counted(f64::INFINITY), XcpBudget::Granted)
     });
-    assert_eq!(dep, OpCounts { adds: 3, muls: 4, divs: 1 });
+    assert_eq!(dep, OpCounts { adds: 3, muls: 2, divs: 0 });
     // The same through the module's counters.
     let p = XcpRouterParams { count_ops: true, ..Default::default() };
     let mut r = XcpRouter::with_phase(&p, 100 * MS);
     hand_interval(&mut r);
     r.on_tick(100 * MS, &port(0));
+    assert_eq!(r.ops(), (OpCounts { adds: 60 * 3, muls: 60 * 2, divs: 60 }, 0), "60 XCP arrivals");
+    let mut r = XcpRouter::with_phase(&p, 100 * MS);
     for _ in 0..5 {
         let mut pkt = data(1000, 100_000, 10_000, f32::INFINITY);
         r.on_arrival(101 * MS, &mut pkt, &port(0));
         r.on_departure(101 * MS, &mut pkt, &port(0));
     }
-    let before = r.ops();
-    assert_eq!(before.1, 5);
-    // 60 arrivals of the hand interval + 5 arrivals, 5 departures.
-    assert_eq!(before.0, OpCounts { adds: 65 * 3 + 5 * 3, muls: 65 * 2 + 5 * 4, divs: 65 + 5 });
+    assert_eq!(r.ops(), (OpCounts { adds: 5 * 6, muls: 5 * 4, divs: 5 }, 5));
+    assert_eq!(r.carry_misses(), 0);
     let mut m = MetricList::default();
     r.metrics(&mut m);
     assert_eq!(m.get("ops_packets"), Some(MetricValue::Count(5)));
-    assert_eq!(m.get("ops_adds"), Some(MetricValue::Count(210)));
+    assert_eq!(m.get("ops_adds"), Some(MetricValue::Count(30)));
+    assert_eq!(m.get("ops_muls"), Some(MetricValue::Count(20)));
+    assert_eq!(m.get("ops_divs"), Some(MetricValue::Count(5)));
+    // A departure whose carried entry is missing recomputes u and b: 2 muls and the division more.
+    let mut orphan = data(1000, 100_000, 10_000, f32::INFINITY);
+    r.on_departure(102 * MS, &mut orphan, &port(0));
+    assert_eq!(r.ops(), (OpCounts { adds: 5 * 6 + 3, muls: 5 * 4 + 4, divs: 6 }, 6));
+    assert_eq!(r.carry_misses(), 1);
     // Off by default: nothing counted.
     let mut r = XcpRouter::with_phase(&XcpRouterParams::default(), 100 * MS);
     hand_interval(&mut r);
     assert_eq!(r.ops(), (OpCounts::default(), 0));
+}
+
+/// The carried values follow the packets through the buffer: a tail-dropped arrival's entry
+/// goes, the others are met in order by their departures, and the feedback equals the one
+/// computed from the header.
+#[test]
+fn carried_values_follow_the_buffer() {
+    let p = XcpRouterParams::default();
+    let mut r = XcpRouter::with_phase(&p, 100 * MS);
+    hand_interval(&mut r);
+    r.on_tick(100 * MS, &port(5_000));
+    let q = port(0);
+    let mut pkts: Vec<Packet> =
+        (0..4).map(|i| data(1000, 100_000 + 10_000 * i, 10_000 + 1000 * i, f32::INFINITY)).collect();
+    for p in pkts.iter_mut() {
+        r.on_arrival(101 * MS, p, &q);
+    }
+    r.on_buffer_drop(101 * MS, &pkts[3], &q); // the last one did not fit
+    let xi_p = r.control().xi_p;
+    for p in pkts[..3].iter_mut() {
+        r.on_departure(102 * MS, p, &q);
+        let (rtt, cwnd) = match p.cong {
+            CongHeader::Xcp { rtt_us, cwnd, .. } => (rtt_us as f64 / 1e6, cwnd as f64),
+            _ => unreachable!(),
+        };
+        let want = xi_p * rtt * rtt * 1000.0 / cwnd; // ξ_n = 0 in this interval
+        assert!(close(feedback_of(p) as f64, want, 1e-6), "{} vs {want}", feedback_of(p));
+    }
+    assert_eq!(r.carry_misses(), 0);
 }
 
 #[test]
