@@ -282,3 +282,42 @@ fn two_link_oracle_under_the_ns235_charging_rule() {
     assert!((v_first - v_star).abs() <= 0.01, "link 1 first: {v_first}");
     assert!(v_second > v_star + 0.01 && v_second <= 1.0, "link 2 first: {v_second}");
 }
+
+/// The router's own metrics reach the links table: with `count_ops` the bottleneck's counters
+/// give seed 004's per-packet arithmetic on the code that ran. Written before measuring, from
+/// the fast path's structure (racc-proto xcp::tests::ops_per_packet): 6 additions (the seed's
+/// figure), 4 multiplications (the seed says 3; four is the least these quantities need) and
+/// 1 division by H_cwnd per XCP data packet, to ±0.01 (packets still queued at the last
+/// sample have had their arrival counted, not yet their departure). The control interval d
+/// is the byte-weighted mean RTT: the 50 ms propagation RTT plus the little queueing XCP
+/// keeps, so within [50, 55] ms at the end.
+#[test]
+fn router_metrics_and_ops_per_packet_in_the_links_table() {
+    let text = dumbbell(3, "20Mbps", "5s", "1s", "100ms")
+        .replace("router = \"xcp\" }", "router = \"xcp\", router_params = { count_ops = true } }");
+    let mut s = sim(&text);
+    s.run();
+    let ps = &s.port_series;
+    let bn = s.ports().iter().position(|p| p.name == "r0->r1").unwrap() as u32;
+    let last = (0..ps.time_s.len()).rev().find(|&i| ps.port[i] == bn).unwrap();
+    let count = |name: &str| ps.named.counts(name).unwrap_or_else(|| panic!("no column {name}"))[last] as f64;
+    let gauge = |name: &str| match &ps.named.get(name).unwrap_or_else(|| panic!("no column {name}")).values {
+        racc_sim::metrics::ColumnValues::Gauge(v) => v[last],
+        other => panic!("{name}: {other:?}"),
+    };
+    let n = count("ops_packets");
+    let (adds, muls, divs) = (count("ops_adds") / n, count("ops_muls") / n, count("ops_divs") / n);
+    let d = gauge("control_interval_s");
+    eprintln!(
+        "{n} packets: {adds:.4} additions, {muls:.4} multiplications, {divs:.4} divisions per packet; d = {d:.4} s, \
+         xi_p {:.1}, xi_n {:.4}, Q {} B",
+        gauge("xi_p"),
+        gauge("xi_n"),
+        gauge("persistent_queue_bytes")
+    );
+    assert!(n > 5_000.0, "{n} packets");
+    assert!((adds - 6.0).abs() <= 0.01, "additions {adds}");
+    assert!((muls - 4.0).abs() <= 0.01, "multiplications {muls}");
+    assert!((divs - 1.0).abs() <= 0.01, "divisions {divs}");
+    assert!((0.05..=0.055).contains(&d), "d = {d}");
+}
