@@ -19,6 +19,7 @@
 //! - [`rcp`]: RCP (rate router, paced rate-based sender), PROTOCOLS.md §6
 //! - [`piqi_rcp`]: PIQI-RCP's router [reconstructed], PROTOCOLS.md §8 (RCP's sender and receiver)
 //! - [`xcc`]: the congestion-header layer of seed 004 (receiver echo, countable router arithmetic)
+//! - [`xcp`]: XCP over TCP: router module (efficiency and fairness controllers), feedback-driven window
 
 pub mod aqm;
 pub mod cc;
@@ -40,6 +41,7 @@ pub mod tcp;
 pub mod time;
 pub mod vcp;
 pub mod xcc;
+pub mod xcp;
 
 pub use endpoint::{Endpoint, EndpointStats, FlowConfig};
 pub use packet::{CongHeader, Kind, Packet, TcpHeader, Transport};

@@ -24,6 +24,7 @@ use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp;
 use crate::vcp;
+use crate::xcp;
 use std::sync::{Arc, OnceLock};
 
 /// How a protocol regulates its sending.
@@ -208,6 +209,13 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         description: "PIQI-RCP [reconstructed]: RCP's paced sender under PI rate routers with no queue term; needs piqi-rcp or rcp routers",
         parse: rcp::parse_flow,
     },
+    ProtocolEntry {
+        name: "xcp",
+        aliases: &["tcp-xcp"],
+        regulation: Regulation::Window,
+        description: "TCP/XCP: window moved by the routers' explicit per-packet feedback (Katabi et al. 2002), NewReno on loss",
+        parse: xcp::parse_flow,
+    },
 ];
 
 /// Every router module racc implements.
@@ -256,6 +264,11 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "piqi-rcp",
         description: "PIQI-RCP [reconstructed]: R by a PI law on (γC − y)/N̂, no queue term, gain per RTT, newcomers counted from their first request",
         parse: piqi_rcp::parse_router,
+    },
+    RouterEntry {
+        name: "xcp",
+        description: "XCP efficiency (alpha, beta) and fairness (gamma) controllers every mean RTT, per-packet feedback at dequeue (Katabi et al. 2002 App. A)",
+        parse: xcp::parse_router,
     },
 ];
 
@@ -414,6 +427,8 @@ pub mod keys {
     pub const JETMAX_DELTA: &str = "jetmax.delta";
     /// A router module that writes a rate into RCP headers (rcp, piqi-rcp): Int(1).
     pub const XCC_RATE: &str = "xcc.rate";
+    /// An XCP router module (value 1): XCP flows need one on their data path (PROTOCOLS.md §5).
+    pub const XCC_XCP: &str = "xcc.xcp";
 }
 
 #[cfg(test)]
