@@ -23,6 +23,9 @@ from racc.experiments.figures import save, subplots
 
 #: the slides' order
 PROTOCOLS = ["xcp", "jetmax", "rcp", "piqi-rcp"]
+#: congestion-header bytes per packet (PROTOCOLS.md §1), beside 40 of IPv4 + TCP: a flow's
+#: goodput counts payload only, its share of a link is on the wire
+HEADER_BYTES = {"xcp": 20, "jetmax": 20, "rcp": 12, "piqi-rcp": 12}
 #: the slides' link speed; quick runs use a tenth
 GBPS = 1e9
 QUICK_SCALE = 0.1
@@ -121,6 +124,15 @@ def flow_goodput(res: Any, start: float, end: float) -> dict[int, float]:
     df = res.flows.filter((pl.col("time_s") > start) & (pl.col("time_s") <= end))
     g = df.group_by("flow").agg(pl.col("goodput_bps").mean()).sort("flow")
     return dict(zip(g["flow"].to_list(), g["goodput_bps"].to_list()))
+
+
+def wire_rate(res: Any, start: float, end: float) -> dict[int, float]:
+    """Each flow's mean rate on the wire (b/s) over (start, end]: its goodput scaled by packet
+    size / payload, to set against link capacities (max-min shares are of the wire)."""
+    size = int(res.resolved["packet_size"])
+    proto = dict(zip(res.flow_info["flow"].to_list(), res.flow_info["protocol"].to_list()))
+    g = flow_goodput(res, start, end)
+    return {f: x * size / (size - 40 - HEADER_BYTES.get(proto[f], 0)) for f, x in g.items()}
 
 
 def group_of(res: Any) -> dict[int, str]:

@@ -28,14 +28,15 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     out = []
     for n, r in results.items():
         end = float(r.links["time_s"].max())
-        g = xcc.flow_goodput(r, STEADY, end)
+        g = xcc.wire_rate(r, STEADY, end)
+        gp = xcc.flow_goodput(r, STEADY, end)
         cap, paths, groups = from_results(r)
         mm = max_min(cap, paths)
         worst = max(abs(g[f] / mm[f] - 1.0) for f in g)
         # Stability: 1 s means of each flow's rate against its steady-state mean.
         df = r.flows.filter(pl.col("time_s") > STEADY).with_columns((pl.col("time_s").ceil()).alias("sec"))
         sec = df.group_by(["flow", "sec"]).agg(pl.col("goodput_bps").mean())
-        swing = max(float((sec.filter(pl.col("flow") == f)["goodput_bps"] / g[f] - 1.0).abs().max() or 0.0) for f in g)
+        swing = max(float((sec.filter(pl.col("flow") == f)["goodput_bps"] / gp[f] - 1.0).abs().max() or 0.0) for f in g)
         out.append(
             Claim(
                 f"{n}: max-min fair",

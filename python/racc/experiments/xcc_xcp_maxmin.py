@@ -49,7 +49,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     out = []
     for n, r in results.items():
         end = float(r.links["time_s"].max())
-        g = xcc.flow_goodput(r, STEADY, end)
+        g = xcc.wire_rate(r, STEADY, end)
         cap, paths, groups = from_results(r)
         mm = max_min(cap, paths)
         short = [f for f in g if groups[f] == "short"]

@@ -205,7 +205,6 @@ impl CongestionControl for JetMaxRate {
     }
 
     fn metrics(&self, out: &mut dyn MetricSink) {
-        out.put("rate_bps", "bit/s", MetricValue::Gauge(self.rate() * 8.0));
         out.put("bottleneck_id", "", MetricValue::Gauge(self.cur_id as f64));
         out.put("rate_updates", "events", MetricValue::Count(self.updates));
         out.put("unconstrained_updates", "events", MetricValue::Count(self.unconstrained_updates));
