@@ -39,12 +39,27 @@ def test_every_experiment_case_is_a_valid_scenario():
                 core().validate(sc.to_json(), f"{name}/{case.name}")
 
 
-def test_dccp_vcp_t3_quick(tmp_path):
-    """TCP/RED at reduced scale: RED keeps a standing queue between its thresholds and drops a few
-    percent (seed 001 Figs. 6-7); cases whose protocols are missing are reported as not run."""
+@pytest.fixture(scope="module")
+def t3(tmp_path_factory):
     from racc import experiments
 
-    rep = experiments.reproduce("dccp-vcp-t3", out=tmp_path / "r", quick=True)
+    out = tmp_path_factory.mktemp("t3") / "r"
+    return experiments.reproduce("dccp-vcp-t3", out=out, quick=True), out
+
+
+def test_dccp_vcp_t3_quick(t3):
+    """TCP/RED at reduced scale: RED keeps a standing queue between its thresholds and drops a few
+    percent (seed 001 Figs. 6-7); exactly the cases whose protocols are missing are reported as
+    not run, and every other case ran."""
+    from racc.experiments.base import available
+
+    rep, out = t3
+    tmp_path = out.parent
+    have = available()
+    missing = {c.name for c in rep.experiment.cases if any(r not in have for r in c.requires)}
+    assert set(rep.skipped) == missing
+    assert set(rep.results) == {c.name for c in rep.experiment.cases} - missing
+    assert {"tcp-red", "tcp-vcp"} <= set(rep.results)
     assert "tcp-red" in rep.results
     bn = next(p for p in rep.results["tcp-red"].summary["ports"] if p["name"] == "r0->r1")
     assert 15 < bn["mean_queue_pkts"] < 140  # inside RED's scaled band (min_th 15, buffer 140)
@@ -57,11 +72,42 @@ def test_dccp_vcp_t3_quick(tmp_path):
         assert info["rtt_prop_s"].to_list() == [pytest.approx(0.060)]
     data = json.loads((tmp_path / "r" / "claims.json").read_text())
     assert data["cases_run"] == sorted(rep.results)
-    assert {c["verdict"] for c in data["claims"]} <= {"consistent", "differs", "not run", "measured"}
     for f in data["figures"]:
         assert (tmp_path / "r" / f).stat().st_size > 10_000
-    for case, why in rep.skipped.items():
-        assert "not implemented" in why, case
+    for case in rep.experiment.cases:
+        if case.name in missing:
+            lacking = ", ".join(r for r in case.requires if r not in have)
+            assert rep.skipped[case.name] == f"needs {lacking}, not implemented yet"
+    # A case not run is a "not run" claim naming it, and nothing else is "not run".
+    assert sorted(c["claim"] for c in data["claims"] if c["verdict"] == "not run") == sorted(
+        f"case {n}" for n in missing
+    )
+    judged = sorted(c["claim"] for c in data["claims"] if c["verdict"] in ("consistent", "differs"))
+    assert judged == sorted(c for c, _ in T3_CLAIMS)
+
+
+# Every judged claim of dccp-vcp-t3 at reduced scale (seed 1), with its expected verdict: None =
+# holds; otherwise the shortfall measured on this build, and the claim's test is a strict
+# expected failure. The quick run has a tenth of the flows on a tenth of the capacity, and the
+# claims compare it with the paper's full-scale queue lengths.
+T3_CLAIMS = [
+    ("tcp-red: mean bottleneck queue", "quick scale: 28 pkts, not the paper's ≈180 (±30 %)"),
+    ("tcp-red: drop rate", None),
+    ("tcp-vcp: mean bottleneck queue", "quick scale: 15 pkts, not the paper's ≈105 (±30 %)"),
+    ("tcp-vcp: drops stop", None),
+    ("VCP keeps a smaller queue than RED (TCP)", None),
+]
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [pytest.param(c, id=c, marks=[pytest.mark.xfail(strict=True, reason=why)] if why else []) for c, why in T3_CLAIMS],
+)
+def test_dccp_vcp_t3_claim(t3, claim):
+    rep, _ = t3
+    hits = [c for c in rep.claims if c.claim == claim]
+    assert len(hits) == 1, [c.claim for c in rep.claims]
+    assert hits[0].verdict == "consistent", hits[0]
 
 
 def test_cli_reproduce_list_and_error(racc_cli):

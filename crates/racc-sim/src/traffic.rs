@@ -5,6 +5,9 @@
 use racc_proto::rng::SimRng;
 use racc_proto::time::{secs, Time};
 
+/// The largest flow size drawn, in packets: a flow larger than 2^40 packets cannot finish anyway.
+pub const MAX_DRAWN_PKTS: u64 = 1 << 40;
+
 /// Flow-size law, in packets of MSS bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SizeDist {
@@ -29,8 +32,8 @@ impl SizeDist {
             SizeDist::Exponential { mean_pkts } => rng.exponential(mean_pkts),
             SizeDist::Fixed { pkts } => pkts,
         };
-        // Guard the extreme Pareto tail: a flow larger than 2^40 packets cannot finish anyway.
-        (x.ceil().clamp(1.0, (1u64 << 40) as f64)) as u64
+        // Guard the extreme Pareto tail (the scenario refuses a mean or fixed size above this).
+        (x.ceil().clamp(1.0, MAX_DRAWN_PKTS as f64)) as u64
     }
 }
 

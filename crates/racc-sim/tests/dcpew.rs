@@ -8,6 +8,13 @@
 //!   bottleneck r -> g2 inside it. DCP-EW orders by the outer IP ID and its SMs carry the 4-bit
 //!   LF across the boundaries; DPCP's routers cannot read seq/ack inside the tunnel, so every
 //!   packet reads as an MSP there and the senders' LSP echoes only repeat the MSP digit.
+//!
+//! Bounds come from seed 003's wording, read by one rule (issue 12): "nearly identical" and
+//! "comparable" mean within 0.03 of utilisation (the tolerance of the experiments' "equal"
+//! claims); "higher", "better", "outperform" mean strictly greater; "significantly" means at
+//! least 1.5 times. Where racc falls short of a claim, a `known_shortfall` test asserts the
+//! shortfall with the measured numbers, so that it fails (and must become the claim's test)
+//! the day the claim holds.
 
 mod common;
 use common::{goodput_per_flow, port, sim};
@@ -85,15 +92,9 @@ fn show(tag: &str, r: &Run) {
     );
 }
 
-/// Measured on this build (seed 1): VCP 0.817, DPCP 0.907, DCP-EW 0.907 (the very same run:
-/// with incrementing IDs the positions are DPCP's).
-///
-/// Random IDs are drawn from the scenario seed, so their claim is checked over seeds 1–3 (each
-/// against VCP and DPCP at the same seed) on the mean, with the worst seed bounded too. Measured
-/// (seeds 1–6): utilisation 0.798–0.818 (VCP 0.813–0.817, DPCP 0.902–0.907), Jain 0.886–0.986,
-/// loss-free. Half the echoes are out of sequence and read as (MSP, 11), so growth in the low
-/// and high zones is slower: random IDs land about 0.1 below DPCP, level with VCP, not above it
-/// (an earlier "above VCP" held for one draw only).
+/// Seed 003 §IV.A: "if no wireless loss is introduced, DCP-EW and DPCP achieve nearly identical
+/// performance". Measured on this build (seed 1): VCP 0.817, DPCP 0.907, DCP-EW 0.907 (the very
+/// same run: with incrementing IDs the positions are DPCP's).
 #[test]
 fn a_loss_free_dumbbell_dcpew_matches_dpcp() {
     let v = measure(&dumbbell_text("vcp", None, ""), "r0->r1");
@@ -103,36 +104,52 @@ fn a_loss_free_dumbbell_dcpew_matches_dpcp() {
     show("(a) dpcp", &d);
     show("(a) dcpew", &e);
     assert!((e.util - d.util).abs() < 0.03, "DCP-EW {} vs DPCP {}", e.util, d.util);
-    assert!(racc_sim::metrics::jain(&e.goodput) > 0.98);
+    let (je, jd) = (racc_sim::metrics::jain(&e.goodput), racc_sim::metrics::jain(&d.goodput));
+    assert!((je - jd).abs() < 0.03, "Jain DCP-EW {je} vs DPCP {jd}");
     assert_eq!(e.drops, 0);
-    assert!(e.util > v.util && e.queue_mean < 2.0);
-    // Random IDs, seeds 1-3: (gap to DPCP, gap to VCP, Jain) per seed.
-    let mut runs = Vec::new();
+    // Seed 003 §VI: both "significantly outperform VCP in terms of [...] efficiency".
+    assert!(e.util > v.util && d.util > v.util, "DCP-EW {} DPCP {} VCP {}", e.util, d.util, v.util);
+}
+
+/// Seed 003 §III.B: with random IP IDs "it is safe to assume that bit flips, with a probability of
+/// 0.5, occur quick enough", so random-ID DCP-EW is still DPCP's equal (within 0.03). **racc falls
+/// short**: half the echoes are out of sequence and read as (MSP, 11), so growth in the low and
+/// high zones is slower. Measured on this build (seeds 1-6): utilisation 0.798-0.818 against
+/// DPCP's 0.902-0.907 (VCP 0.813-0.817), Jain 0.886-0.986, loss-free, queue under 2 packets.
+/// What holds is asserted (no drops, a queue under 2 packets); the gap to
+/// DPCP is asserted as the shortfall, over seeds 1-3 on the mean.
+#[test]
+fn a_random_ip_ids_known_shortfall_below_dpcp() {
+    let mut gaps = Vec::new();
     for seed in 1..=3 {
         let with_seed = |t: String| t.replacen("seed = 1\n", &format!("seed = {seed}\n"), 1);
-        let v = measure(&with_seed(dumbbell_text("vcp", None, "")), "r0->r1");
         let d = measure(&with_seed(dumbbell_text("dpcp", None, "")), "r0->r1");
         let er = measure(&with_seed(dumbbell_text("dcpew", None, "params = { ip_id = \"random\" }\n")), "r0->r1");
         show(&format!("(a) seed {seed} dcpew random IDs"), &er);
         assert_eq!(er.drops, 0, "random IDs, seed {seed}");
         assert!(er.queue_mean < 2.0, "random IDs, seed {seed}");
-        runs.push((d.util - er.util, v.util - er.util, racc_sim::metrics::jain(&er.goodput)));
+        gaps.push(d.util - er.util);
     }
-    let mean = |f: fn(&(f64, f64, f64)) -> f64| runs.iter().map(f).sum::<f64>() / runs.len() as f64;
-    let worst_jain = runs.iter().map(|r| r.2).fold(f64::INFINITY, f64::min);
-    assert!(mean(|r| r.0) < 0.12, "mean gap to DPCP: {runs:?}");
-    assert!(mean(|r| r.1) < 0.03, "level with VCP (within 0.03 on the mean): {runs:?}");
-    assert!(mean(|r| r.2) > 0.9 && worst_jain > 0.85, "fair: {runs:?}");
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    assert!(
+        mean >= 0.03,
+        "random-ID DCP-EW is now within 0.03 of DPCP on the mean (gaps {gaps:?}): seed 003 §III.B's claim holds; \
+         turn this expected failure into the claim's test"
+    );
 }
 
-/// Measured on this build (seed 1, 5 % GE loss, burst 2, forward direction of the bottleneck):
+/// Seed 003 §IV.B's claim on the vcp-dumbbell (5 % GE loss): DCP-EW > DPCP > VCP, DCP-EW
+/// significantly above DPCP. Measured on this build (seed 1, 5 % GE loss, burst 2, forward
+/// direction of the bottleneck):
 /// VCP 0.033, DPCP 0.178, DCP-EW 0.239 whole-run utilisation (no SACK here). (0.207 and 0.392
 /// before the VCP family's growth stopped counting the packets duplicate ACKs had already
 /// reported (`tcp::growth_packets`): DCP-EW's timeouts were followed by one cumulative ACK for
 /// the whole repaired window, whose per-packet MI rebuilt cwnd at once. ns-2, the seed's
 /// simulator, grows once per ACK, so the old gap was in part that artefact.)
+/// DCP-EW's 1.30 times DPCP (0.223 / 0.172 now) is short of "significantly" (1.5): asserted as a
+/// known shortfall.
 #[test]
-fn b_lossy_dumbbell_dcpew_above_dpcp_and_vcp() {
+fn b_lossy_dumbbell_dcpew_above_dpcp_and_vcp_known_shortfall_significantly() {
     let v = measure(&dumbbell_text("vcp", Some(GE5), ""), "r0->r1");
     let d = measure(&dumbbell_text("dpcp", Some(GE5), ""), "r0->r1");
     let e = measure(&dumbbell_text("dcpew", Some(GE5), ""), "r0->r1");
@@ -140,9 +157,17 @@ fn b_lossy_dumbbell_dcpew_above_dpcp_and_vcp() {
     show("(b) dpcp", &d);
     show("(b) dcpew", &e);
     assert!(e.losses > 500, "the loss model is on");
-    assert!(e.util > 1.25 * d.util, "DCP-EW {} vs DPCP {}", e.util, d.util);
-    assert!(d.util > 3.0 * v.util, "DPCP {} vs VCP {}", d.util, v.util);
+    // Seed 003 §IV: "DPCP achieves a higher bandwidth utilization than VCP"; DCP-EW "can
+    // significantly outperform DPCP": the order holds ...
+    assert!(e.util > d.util && d.util > v.util, "DCP-EW {} > DPCP {} > VCP {}", e.util, d.util, v.util);
     assert_eq!(e.drops, 0, "error losses kept cwnd, yet no queue overflow");
+    // ... but not "significantly" (1.5 times): a known shortfall, measured 0.223 / 0.172 = 1.30.
+    assert!(
+        e.util < 1.5 * d.util,
+        "DCP-EW {} is now at least 1.5 x DPCP {}: seed 003's 'significantly' holds on this dumbbell; assert it instead",
+        e.util,
+        d.util
+    );
 }
 
 fn tunnel_text(proto: &str, params: &str) -> String {
@@ -237,7 +262,7 @@ fn swap(text: &str, proto: &str) -> String {
 
 /// The scenario files as shipped, with the protocol swapped. dcpew-dumbbell-loss (10 % GE, SACK
 /// on as on the seed's Linux testbed), mean utilisation over seeds 1–3, measured on this build:
-/// VCP 0.041, DPCP 0.230, DCP-EW 0.380. Without SACK (`sack = false`): DPCP 0.231, DCP-EW 0.275:
+/// VCP 0.041, DPCP 0.221, DCP-EW 0.358 (1.62 times DPCP). Without SACK (`sack = false`): DPCP 0.231, DCP-EW 0.275:
 /// NewReno repairs one hole per RTT, its impatient timer fires, and at a timeout both protocols
 /// use TCP's rule (`ew_apply_to_rto` off), so the bit map decides only on the few fast
 /// retransmits that complete. With SACK most loss episodes end in recovery, where DCP-EW keeps
@@ -260,7 +285,9 @@ fn scenario_files_run_and_order_the_protocols() {
         }
         u.push(mean);
     }
-    assert!(u[2] > 1.3 * u[1] && u[1] > 3.0 * u[0], "DCP-EW > DPCP > VCP: {u:?}");
+    // Seed 003 §IV.B: DCP-EW "significantly better [...] than both DPCP and VCP" (1.5 times),
+    // "DPCP achieves a higher bandwidth utilization than VCP".
+    assert!(u[2] >= 1.5 * u[1] && u[1] > u[0], "DCP-EW >= 1.5 x DPCP, DPCP > VCP: {u:?}");
     let mut u = Vec::new();
     for proto in ["dpcp", "dcpew"] {
         let mut s = run(&swap(IPSEC_SCENARIO, proto));

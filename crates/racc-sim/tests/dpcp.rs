@@ -7,9 +7,10 @@
 //! - Parking lot (seed 000 Fig. 1a scaled down: 3 long flows and 1 local flow per link,
 //!   links of 4/4/2/4 Mb/s at 100 ms one way, 200 s): per-flow max-min gives the long flows
 //!   3 × 0.5 Mb/s of L0's 4 Mb/s, a share of 0.375. Measured on this build (seed 1, t in
-//!   (100, 200] s): VCP 0.346, DPCP 0.290, TPCP 0.326, no drops. DPCP and TPCP stay within
-//!   0.1 of max-min but are **not closer than VCP** here: seed 000 §4.1's claim (VCP 15:1,
-//!   DPCP fair) is not reproduced. At the seed's 250 ms per link DPCP's long flows starve
+//!   (100, 200] s): VCP 0.346, DPCP 0.290, TPCP 0.326, no drops. DPCP and TPCP are **not
+//!   closer to max-min than VCP** here: seed 000 §4.1's claim (VCP 15:1, DPCP significantly
+//!   fairer) is not reproduced, and `parking_lot_known_shortfall_dpcp_not_fairer_than_vcp` says
+//!   so (an expected failure, asserted). At the seed's 250 ms per link DPCP's long flows starve
 //!   (`parking_lot_at_250ms_long_flows_starve`, ignored: an open issue).
 //! - Delayed ACKs (RFC 5681: one ACK per two segments) on the same dumbbell: the receiver's
 //!   echo walks one chain per ACK (`racc-proto/src/dpcp/echo.rs`), so the senders still decode
@@ -142,17 +143,49 @@ fn long_share(proto: &str, delay: &str, dur: u32) -> (f64, Vec<f64>, u64) {
 /// 0.5 Mb/s each; on L0 the long flows then hold 1.5 of 4 Mb/s.
 const MAXMIN_LONG_SHARE: f64 = 0.375;
 
+/// The scaled lot at 100 ms per link for VCP, DPCP and TPCP (in that order), run once for the
+/// two tests below: (long share of L0, per-flow goodput, drops).
+fn lot_100ms() -> &'static [(f64, Vec<f64>, u64)] {
+    static RUNS: std::sync::OnceLock<Vec<(f64, Vec<f64>, u64)>> = std::sync::OnceLock::new();
+    RUNS.get_or_init(|| ["vcp", "dpcp", "tpcp"].map(|p| long_share(p, "100ms", 200)).into())
+}
+
+/// What holds on the scaled lot: the VCP family loses nothing (no drops) and no flow starves
+/// (each keeps more than 30 % of its max-min rate, 0.5 Mb/s for the long flows).
 #[test]
-fn parking_lot_long_flows_near_max_min() {
-    let (v, vg, vd) = long_share("vcp", "100ms", 200);
-    let mb = |g: &[f64]| g.iter().map(|x| (x / 1e4).round() / 100.0).collect::<Vec<_>>();
-    eprintln!("VCP: long share of L0 {v:.3} (max-min {MAXMIN_LONG_SHARE}), drops {vd}, goodput {:?} Mb/s", mb(&vg));
-    for proto in ["dpcp", "tpcp"] {
-        let (d, g, drops) = long_share(proto, "100ms", 200);
-        eprintln!("{proto}: long share of L0 {d:.3} (VCP {v:.3}, max-min {MAXMIN_LONG_SHARE}), drops {drops}, goodput {:?} Mb/s", mb(&g));
-        assert!((d - MAXMIN_LONG_SHARE).abs() < 0.1, "{proto}: long share {d}");
-        assert_eq!(drops, 0, "{proto}: drops");
-        assert!(g.iter().all(|&x| x > 0.15e6), "{proto}: a flow starves: {g:?}");
+fn parking_lot_no_drops_no_starvation() {
+    for (proto, (d, g, drops)) in ["vcp", "dpcp", "tpcp"].into_iter().zip(lot_100ms()) {
+        eprintln!(
+            "{proto}: long share of L0 {d:.3} (max-min {MAXMIN_LONG_SHARE}), drops {drops}, goodput {:?} Mb/s",
+            mb(&g)
+        );
+        assert_eq!(*drops, 0, "{proto}: drops");
+        assert!(g.iter().all(|&x| x > 0.3 * 0.5e6), "{proto}: a flow starves: {g:?}");
+    }
+}
+
+fn mb(g: &[f64]) -> Vec<f64> {
+    g.iter().map(|x| (x / 1e4).round() / 100.0).collect()
+}
+
+/// Seed 000 §4.1: "VCP exhibits a biased fairness characteristic [...] In contrast, DPCP
+/// demonstrates a significantly better fairness characteristic". Its least reading: DPCP's long
+/// flows are closer to their max-min share of L0 than VCP's. **racc falls short**: measured on
+/// this build (seed 1, t in (100, 200] s), long share VCP 0.346, DPCP 0.290, TPCP 0.326 against
+/// max-min 0.375: VCP is the closest. An expected failure, asserted as such: this test fails when
+/// DPCP or TPCP comes closer to max-min than VCP, and then becomes the claim's test (assert
+/// `dist(proto) < dist(vcp)`).
+#[test]
+fn parking_lot_known_shortfall_dpcp_not_fairer_than_vcp() {
+    let dist = |share: f64| (share - MAXMIN_LONG_SHARE).abs();
+    let v = lot_100ms()[0].0;
+    for (proto, &(d, _, _)) in ["dpcp", "tpcp"].into_iter().zip(&lot_100ms()[1..]) {
+        eprintln!("{proto}: long share {d:.3}, VCP {v:.3}, max-min {MAXMIN_LONG_SHARE}");
+        assert!(
+            dist(d) >= dist(v),
+            "{proto}'s long share {d:.3} is now closer to max-min {MAXMIN_LONG_SHARE} than VCP's {v:.3}: seed 000 \
+             §4.1's claim holds; turn this expected failure into the claim's test"
+        );
     }
 }
 

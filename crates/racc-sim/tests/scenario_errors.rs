@@ -184,3 +184,94 @@ fn sender_and_router_chain_lengths_must_agree() {
     refused(&tpcp.replace("router = \"tpcp\"", "router = \"dpcp\""), "flows[0].params.chain", "chain = 3 differs");
     refused(&tpcp.replace("router = \"tpcp\"", "router = \"dcpew\""), "flows[0].params.chain", "'dcpew' router module");
 }
+
+/// Issue 12, item 5: values outside what the clock (integer ns up to 2^53), memory and sampling
+/// can represent are refused naming the key, not clamped or rounded.
+#[test]
+fn times_outside_the_clock_are_refused() {
+    for d in ["1e300", "\"1e300s\"", "9223372036854775807", "9.223372036854775808e18", "1.8446744073709552e19"] {
+        refused(&GOOD.replace("\"10s\"", d), "duration", "beyond the longest time a run can represent");
+    }
+    // 2^53 ns is the last time accepted (an interval as long keeps the sample count small).
+    let longest = GOOD.replace("\"10s\"", "\"9007199254740992ns\"") + "\n[record]\ninterval = \"9007199254740992ns\"";
+    assert_eq!(from_toml(&longest, "ok.toml").expect("2^53 ns").duration, 1 << 53);
+    refused(
+        &longest.replace("duration = \"9007199254740992ns\"", "duration = \"9007199254741100ns\""),
+        "duration",
+        "2^53",
+    );
+    // Below the 1 ns resolution, anywhere a time is written.
+    let rec = |i: &str| format!("{GOOD}\n[record]\ninterval = \"{i}\"");
+    refused(&rec("1e-300s"), "record.interval", "below the clock's resolution of 1 ns");
+    refused(&rec("0.1ns"), "record.interval", "below the clock's resolution of 1 ns");
+    refused(&GOOD.replace("delay = \"10ms\"", "delay = \"0.5ns\""), "topology.bottleneck.delay", "1 ns");
+    refused(&GOOD.replace("count = 2", "count = 2\nstart = \"1e-12s\""), "flows[0].start", "1 ns");
+    refused(&GOOD.replace("count = 2", "count = 2\nstop = 1e300"), "flows[0].stop", "2^53 ns");
+    refused(&GOOD.replace("duration", "min_rto = \"0.1ns\"\nduration"), "min_rto", "1 ns");
+    // Zero stays allowed where it was, and 1 ns is the finest time.
+    from_toml(&GOOD.replace("delay = \"10ms\"", "delay = 0"), "ok.toml").expect("zero delay");
+    from_toml(&GOOD.replace("count = 2", "count = 2\nstart = 0"), "ok.toml").expect("start at 0");
+    let fine = GOOD.replace("\"10s\"", "\"1ms\"") + "\n[record]\ninterval = \"1ns\"";
+    assert_eq!(from_toml(&fine, "ok.toml").expect("1 ns interval over 1 ms").sample_interval, 1);
+}
+
+#[test]
+fn sizes_rates_and_buffers_outside_their_representation_are_refused() {
+    refused(&GOOD.replace("\"10Mbps\"", "1e-300"), "topology.bottleneck.capacity", "too slow");
+    refused(&GOOD.replace("buffer = 100", "buffer = 1e300"), "topology.bottleneck.buffer", "more than 2^32 - 1");
+    refused(&GOOD.replace("buffer = 100", "buffer = 0.3"), "topology.bottleneck.buffer", "cannot hold one packet");
+    refused(&GOOD.replace("buffer = 100", "buffer = \"1e300B\""), "topology.bottleneck.buffer", "2^53 bytes");
+    refused(&GOOD.replace("count = 2", "count = 2\nsize = 1e300"), "flows[0].size", "2^53 bytes");
+    let web = traffic("rate = 10.0", "dist = \"fixed\", size = \"1e300pkt\"");
+    refused(&web, "traffic[0].size.size", "2^40 packets");
+}
+
+/// A `[[traffic]]` generator from s0 to d0 (flows of GOOD still present).
+fn traffic(rate: &str, size: &str) -> String {
+    format!("{GOOD}\n[[traffic]]\nprotocol = \"newreno\"\nsrc = \"s0\"\ndst = \"d0\"\n{rate}\nsize = {{ {size} }}\n")
+}
+
+#[test]
+fn runaway_arrivals_are_refused_before_they_are_drawn() {
+    let fixed = "dist = \"fixed\", size = \"10pkt\"";
+    // 1e12 per second: a mean gap below 1 ns, even when max_flows bounds the count.
+    refused(&traffic("rate = 1e12", fixed), "traffic[0].rate", "mean gap under the clock's resolution");
+    refused(&traffic("rate = 1e12\nmax_flows = 10", fixed), "traffic[0].rate", "1 ns");
+    // 1e8 per second for 10 s: about 1e9 flows, refused from the expectation (quickly).
+    let t = std::time::Instant::now();
+    refused(&traffic("rate = 1e8", fixed), "traffic[0].rate", "raise `limits.flows`");
+    assert!(t.elapsed().as_secs_f64() < 1.0, "refused only after {:?}", t.elapsed());
+    // max_flows below the limit makes the same rate acceptable (samples off, to keep the rows small).
+    let capped = traffic("rate = 1e8\nmax_flows = 1000", fixed) + "\n[record]\nflows = false";
+    assert_eq!(from_toml(&capped, "ok.toml").expect("bounded by max_flows").flows.len(), 1002);
+    // The limit is configurable, and counts every group and generator.
+    let small = |n: &str| format!("{}\n[limits]\nflows = {n}\n", traffic("rate = 100.0", fixed));
+    refused(&small("500"), "traffic[0].rate", "limit of 500 flows");
+    let s = from_toml(&small("5000"), "ok.toml").expect("about 1000 arrivals fit 5000");
+    assert!((900..1100).contains(&(s.flows.len() - 2)), "{} flows", s.flows.len());
+    refused(&format!("{GOOD}\n[limits]\nflows = 1"), "flows[0].count", "limit of 1 flows");
+    refused(&format!("{GOOD}\n[limits]\nflows = 0"), "limits.flows", "whole number");
+    refused(&format!("{GOOD}\n[limits]\nflows = 2.5"), "limits.flows", "whole number");
+    refused(&format!("{GOOD}\n[limits]\nmemory = 2"), "limits.memory", "unknown field");
+}
+
+#[test]
+fn runs_that_would_sample_more_than_the_limit_are_refused() {
+    // 10 s at 1 us: 10^7 sample times x (10 ports x 3 rows + 2 flows), far over 2*10^7 rows.
+    let fine = format!("{GOOD}\n[record]\ninterval = \"1us\"");
+    refused(&fine, "record.interval", "raise `limits.samples`");
+    refused(&fine, "record.interval", "sample rows");
+    // Without an interval (the default, duration / 1000, is never too fine), the many flows are what
+    // counts, and the key named is the limit.
+    let many = GOOD.replace(
+        "count = 2",
+        "count = 2\n[[flows]]\nprotocol = \"newreno\"\nsrc = \"s1\"\ndst = \"d1\"\ncount = 40000",
+    );
+    // 1001 sample times; each of the 40002 unbounded flows may have a row at each, plus its last.
+    refused(&many, "limits.samples", "40082004 flow rows");
+    let raised = format!("{many}\n[limits]\nsamples = 1e8");
+    assert_eq!(from_toml(&raised, "ok.toml").expect("under a raised limit").flows.len(), 40002);
+    // No per-flow series and few ports: the same run fits.
+    let few = format!("{many}\n[record]\nflows = false\nports = [\"r0->r1\"]");
+    from_toml(&few, "ok.toml").expect("1001 times x 1 port x 3 rows");
+}

@@ -115,7 +115,11 @@ interval = "1s"
     eprintln!("per-flow goodput (Mb/s): {:?}, Jain {j:.4}", g.iter().map(|x| x / 1e6).collect::<Vec<_>>());
     assert!(j > 0.95, "Jain's index {j}");
     let total: f64 = g.iter().sum();
-    assert!(total > 0.9 * 20e6 * 0.96, "aggregate goodput {total}");
+    // Payload is 960 of every 1000 bytes on the wire, so 0.96 x 20 Mb/s is the most the flows
+    // can receive; bytes held out of order at t = 150 s (at most a window: BDP + buffer, under
+    // 2 x 20 Mb/s x 48 ms) may be delivered inside the window on top of that.
+    let ceiling = 0.96 * 20e6 + 2.0 * 20e6 * 0.048 / 150.0;
+    assert!(total > 0.9 * 20e6 * 0.96 && total <= ceiling, "aggregate goodput {total} (ceiling {ceiling})");
 }
 
 #[test]
@@ -143,6 +147,6 @@ dst = "d0"
         bn.counters.drops,
         s.ports()[2].limit_pkts
     );
-    assert!(bn.utilisation > 0.90, "utilisation {}", bn.utilisation);
+    assert!(bn.utilisation > 0.90 && bn.utilisation <= 1.0 + 1e-9, "utilisation {}", bn.utilisation);
     assert!(bn.counters.drops > 0, "the flow must probe the buffer");
 }

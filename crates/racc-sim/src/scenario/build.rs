@@ -12,9 +12,9 @@ use super::routes::Routes;
 use super::spec::{FlowSpec, Spec};
 use super::topology::topology;
 use super::tunnels::tunnels;
-use super::{consistency, ScenarioError};
+use super::{consistency, limits, ScenarioError};
 use racc_proto::registry::Registry;
-use racc_proto::time::{secs, NS_PER_MS};
+use racc_proto::time::NS_PER_MS;
 use std::collections::HashMap;
 
 /// Headers of a TCP-like data packet: the smallest packet that still carries a byte.
@@ -35,10 +35,11 @@ impl Ctx<'_> {
 
 pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Result<Spec, ScenarioError> {
     let cx = Ctx { source, registry };
+    let lim = limits::limits(&cx, &raw.limits)?;
     if !(raw.duration.0.is_finite() && raw.duration.0 > 0.0) {
         return Err(cx.err("duration", format!("must be > 0, got {} s", raw.duration.0)));
     }
-    let duration = secs(raw.duration.0);
+    let duration = limits::clock_ns(&cx, "duration", raw.duration.0)?;
     if !(MIN_PACKET_SIZE..=65_535).contains(&raw.packet_size) {
         return Err(cx.err(
             "packet_size",
@@ -53,15 +54,20 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         Some(s) if !(s.0.is_finite() && s.0 > 0.0) => {
             return Err(cx.err("min_rto", format!("must be > 0, got {} s", s.0)))
         }
-        Some(s) => s.ns(),
+        Some(s) => limits::clock_ns(&cx, "min_rto", s.0)?,
         None => 200 * NS_PER_MS,
     };
     let sample_interval = match raw.record.interval {
         Some(s) if !(s.0.is_finite() && s.0 > 0.0) => {
             return Err(cx.err("record.interval", format!("must be > 0, got {} s", s.0)))
         }
-        Some(s) if secs(s.0) > duration => return Err(cx.err("record.interval", "must not exceed the run's duration")),
-        Some(s) => s.ns().max(1),
+        Some(s) => {
+            let ns = limits::clock_ns(&cx, "record.interval", s.0)?;
+            if ns > duration {
+                return Err(cx.err("record.interval", "must not exceed the run's duration"));
+            }
+            ns
+        }
         // About 1000 samples per run, but never finer than 10 ms.
         None => (duration / 1000).max(10 * NS_PER_MS),
     };
@@ -79,6 +85,7 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         packet_size,
         duration,
         seed: raw.seed,
+        limits: lim,
         out: Vec::new(),
     };
     for (gi, g) in raw.flows.iter().enumerate() {
@@ -90,6 +97,16 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
     let mut flows = fb.out;
     let record_ports = record_ports(&cx, raw.record.ports.as_ref(), &nodes, &links)?;
     let tunnels = tunnels(&cx, &raw.tunnels, &names, &nodes, &links, &mut routes)?;
+    limits::check_samples(
+        &cx,
+        &lim,
+        duration,
+        sample_interval,
+        raw.record.interval.is_some(),
+        record_ports.len(),
+        raw.record.flows,
+        &flows,
+    )?;
     consistency::check_path_contracts(&raw, &flows, &links, &nodes, &routes.paths)
         .map_err(|(key, reason)| cx.err(key, reason))?;
     // The engine starts flows in order; ties keep their file order (stable sort).

@@ -3,6 +3,7 @@
 
 use super::build::Ctx;
 use super::host_options::host_opts;
+use super::limits::{self, Limits, MAX_ARRIVAL_RATE};
 use super::raw::{RawFlows, RawTraffic};
 use super::routes::Routes;
 use super::sizes::{bytes, size_dist};
@@ -22,6 +23,7 @@ pub(super) struct FlowBuilder<'a> {
     pub(super) packet_size: u32,
     pub(super) duration: u64,
     pub(super) seed: u64,
+    pub(super) limits: Limits,
     pub(super) out: Vec<FlowSpec>,
 }
 
@@ -32,6 +34,10 @@ impl FlowBuilder<'_> {
         let opts = host_opts(cx, &key, &g.protocol, &g.host_options(), self.handshake, packet_size)?;
         if !(1..=10_000_000).contains(&g.count) {
             return Err(cx.err(format!("{key}.count"), format!("must be 1..10000000, got {}", g.count)));
+        }
+        if g.count as u64 > limits::flows_left(&self.limits, self.out.len()) {
+            let what = format!("{} flows here after {} before", g.count, self.out.len());
+            return Err(limits::too_many_flows(cx, &format!("{key}.count"), &self.limits, what));
         }
         if g.index_offset < 0 {
             return Err(cx.err(format!("{key}.index_offset"), "must be >= 0"));
@@ -73,6 +79,15 @@ impl FlowBuilder<'_> {
         if !(t.rate.is_finite() && t.rate > 0.0) {
             return Err(cx.err(format!("{key}.rate"), format!("must be > 0 arrivals per second, got {}", t.rate)));
         }
+        if t.rate > MAX_ARRIVAL_RATE {
+            return Err(cx.err(
+                format!("{key}.rate"),
+                format!(
+                    "{} arrivals per second is a mean gap under the clock's resolution of 1 ns (at most 1e9)",
+                    t.rate
+                ),
+            ));
+        }
         let start = time_opt(cx, &format!("{key}.start"), t.start)?.unwrap_or(0);
         let stop = time_opt(cx, &format!("{key}.stop"), t.stop)?.unwrap_or(duration).min(duration);
         if start >= stop {
@@ -85,8 +100,24 @@ impl FlowBuilder<'_> {
         };
         let dist = size_dist(cx, &format!("{key}.size"), &t.size, packet_size)?;
         let name = t.name.clone().unwrap_or_else(|| format!("traffic{ti}"));
-        let arrivals =
-            traffic::poisson_arrivals(self.seed, &name, t.rate, start, stop, max_flows, &dist, packet_size - 40);
+        // Checked before drawing: the expected count, then (never drawing more than the limit
+        // plus one) the drawn one.
+        let left = limits::flows_left(&self.limits, self.out.len());
+        let expected = t.rate * (stop - start) as f64 * 1e-9;
+        if max_flows > left && expected > left as f64 {
+            let what = format!(
+                "{} arrivals per second for {} s is about {expected:.3e} flows",
+                t.rate,
+                (stop - start) as f64 * 1e-9
+            );
+            return Err(limits::too_many_flows(cx, &format!("{key}.rate"), &self.limits, what));
+        }
+        let draw = max_flows.min(left.saturating_add(1));
+        let arrivals = traffic::poisson_arrivals(self.seed, &name, t.rate, start, stop, draw, &dist, packet_size - 40);
+        if arrivals.len() as u64 > left {
+            let what = format!("the arrivals drawn at {} per second number more than the {left} flows left", t.rate);
+            return Err(limits::too_many_flows(cx, &format!("{key}.rate"), &self.limits, what));
+        }
         for a in arrivals {
             self.out.push(opts.flow(&name, ends, a.time, None, Some(a.bytes)));
         }
@@ -128,7 +159,7 @@ fn endpoints(
 fn time_opt(cx: &Ctx, key: &str, s: Option<super::units::Seconds>) -> Result<Option<u64>, ScenarioError> {
     match s {
         None => Ok(None),
-        Some(s) if s.0.is_finite() && s.0 >= 0.0 => Ok(Some(s.ns())),
+        Some(s) if s.0.is_finite() && s.0 >= 0.0 => Ok(Some(limits::clock_ns(cx, key, s.0)?)),
         Some(s) => Err(cx.err(key, format!("must be a time >= 0, got {} s", s.0))),
     }
 }

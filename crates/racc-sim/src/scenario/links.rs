@@ -2,18 +2,18 @@
 //! converted into a [`LinkSpec`].
 
 use super::build::Ctx;
+use super::limits::{self, MAX_BYTES, MAX_TIME_NS};
 use super::raw::RawLink;
 use super::spec::{BufferSpec, LinkSpec};
 use super::units::Amount;
 use super::ScenarioError;
 use racc_proto::loss::LossSpec;
-use racc_proto::time::secs;
 
 pub(super) fn delay(cx: &Ctx, key: &str, s: f64) -> Result<u64, ScenarioError> {
     if !(s.is_finite() && s >= 0.0) {
         return Err(cx.err(key, format!("must be a delay >= 0, got {s} s")));
     }
-    Ok(secs(s))
+    limits::clock_ns(cx, key, s)
 }
 
 pub(super) fn link(
@@ -33,6 +33,18 @@ pub(super) fn link(
     if cap.0 > packet_size as f64 * 8.0 * 1e9 {
         return Err(cx.err(format!("{key}.capacity"), format!("{} b/s is too fast for 1 ns time resolution", cap.0)));
     }
+    // ... and at most the longest time a run can represent.
+    let slowest = packet_size as f64 * 8.0 * 1e9 / MAX_TIME_NS as f64;
+    if cap.0 < slowest {
+        return Err(cx.err(
+            format!("{key}.capacity"),
+            format!(
+                "{} b/s is too slow: one {packet_size}-byte packet would take longer than the longest time a run can \
+                 represent, 2^53 ns (the least is {slowest:.3e} b/s)",
+                cap.0
+            ),
+        ));
+    }
     let d = l
         .delay
         .ok_or_else(|| cx.err(format!("{key}.delay"), "missing: the one-way propagation delay, e.g. \"10ms\""))?;
@@ -45,7 +57,16 @@ pub(super) fn link(
                 return Err(cx.err(format!("{key}.buffer"), format!("must be > 0, got {v}")));
             }
             match b.0 {
-                Amount::Packets(p) => BufferSpec::Packets(p.round().max(1.0) as u32),
+                Amount::Packets(p) if p < 1.0 => {
+                    return Err(cx.err(format!("{key}.buffer"), format!("{p} packets cannot hold one packet")))
+                }
+                Amount::Packets(p) if p.round() > u32::MAX as f64 => {
+                    return Err(cx.err(format!("{key}.buffer"), format!("{p} packets is more than 2^32 - 1")))
+                }
+                Amount::Packets(p) => BufferSpec::Packets(p.round() as u32),
+                Amount::Bytes(by) if by > MAX_BYTES => {
+                    return Err(cx.err(format!("{key}.buffer"), format!("{by} B is more than 2^53 bytes")))
+                }
                 Amount::Bytes(by) => {
                     if by < packet_size as f64 {
                         return Err(cx.err(

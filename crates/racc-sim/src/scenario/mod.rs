@@ -6,6 +6,7 @@ mod build;
 mod consistency;
 mod flows;
 mod host_options;
+pub mod limits;
 mod links;
 pub mod raw;
 mod record;

@@ -33,6 +33,20 @@ pub struct RawScenario {
     /// IPsec ESP tunnels between pairs of gateway routers (seed 003 §III.C).
     #[serde(default)]
     pub tunnels: Vec<RawTunnel>,
+    /// Memory caps checked before the run (`limits.rs`).
+    #[serde(default)]
+    pub limits: RawLimits,
+}
+
+/// `[limits]`: how many flows and sample rows a run may have (defaults in `limits.rs`). A run
+/// whose up-front estimate exceeds one is refused, naming the key to raise.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    /// Upper bound on the sample rows (port, group and flow rows plus sample times).
+    pub samples: Option<f64>,
+    /// Flows in the run, from every group and generator.
+    pub flows: Option<f64>,
 }
 
 /// A site-to-site ESP tunnel: everything a gateway sends toward the other gateway is

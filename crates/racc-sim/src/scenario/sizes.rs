@@ -1,6 +1,7 @@
 //! Flow sizes: a fixed amount in bytes or packets, or a distribution to draw sizes from.
 
 use super::build::Ctx;
+use super::limits::MAX_BYTES;
 use super::units::Amount;
 use super::ScenarioError;
 use crate::traffic;
@@ -13,6 +14,9 @@ pub(super) fn bytes(cx: &Ctx, key: &str, a: Amount, packet_size: u32) -> Result<
     };
     if !(b.is_finite() && b >= 1.0) {
         return Err(cx.err(key, format!("must be at least 1 byte, got {b}")));
+    }
+    if b > MAX_BYTES {
+        return Err(cx.err(key, format!("{b} B is more than 2^53 bytes")));
     }
     Ok(b.round() as u64)
 }
@@ -34,6 +38,12 @@ pub(super) fn size_dist(
         };
         if !(p.is_finite() && p > 0.0) {
             return Err(cx.err(format!("{key}.{k}"), format!("must be > 0, got {p} packets")));
+        }
+        if p > traffic::MAX_DRAWN_PKTS as f64 {
+            return Err(cx.err(
+                format!("{key}.{k}"),
+                format!("{p} packets is more than the largest size a flow can be drawn with, 2^40 packets"),
+            ));
         }
         Ok(p)
     };
