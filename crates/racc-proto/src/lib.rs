@@ -16,6 +16,7 @@
 //! - [`rng`]: deterministic per-component random streams
 //! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
 //! - [`xcc`]: the congestion-header layer of seed 004 (receiver echo, countable router arithmetic)
+//! - [`xcp`]: XCP over TCP: router module (efficiency and fairness controllers), feedback-driven window
 
 pub mod aqm;
 pub mod cc;
@@ -34,6 +35,7 @@ pub mod tcp;
 pub mod time;
 pub mod vcp;
 pub mod xcc;
+pub mod xcp;
 
 pub use endpoint::{Endpoint, EndpointStats, FlowConfig};
 pub use packet::{CongHeader, Kind, Packet, TcpHeader, Transport};

@@ -21,6 +21,7 @@ use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp;
 use crate::vcp;
+use crate::xcp;
 use std::sync::{Arc, OnceLock};
 
 /// How a protocol regulates its sending.
@@ -184,6 +185,13 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         description: "TCP/DCP-EW: DPCP ordered by the IP ID's LSB (works through IPsec tunnels), loss differentiation N=32 T=16 (seed 003 §III)",
         parse: dcpew::parse_flow,
     },
+    ProtocolEntry {
+        name: "xcp",
+        aliases: &["tcp-xcp"],
+        regulation: Regulation::Window,
+        description: "TCP/XCP: window moved by the routers' explicit per-packet feedback (Katabi et al. 2002), NewReno on loss",
+        parse: xcp::parse_flow,
+    },
 ];
 
 /// Every router module racc implements.
@@ -217,6 +225,11 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "dcpew",
         description: "DCP-EW: DPCP's Alg. 2 by the visible IP ID's LSB (outer ID in a tunnel) + the IPsec security module at gateways (seed 003 §III.C)",
         parse: dcpew::parse_router,
+    },
+    RouterEntry {
+        name: "xcp",
+        description: "XCP efficiency (alpha, beta) and fairness (gamma) controllers every mean RTT, per-packet feedback at dequeue (Katabi et al. 2002 App. A)",
+        parse: xcp::parse_router,
     },
 ];
 
@@ -369,6 +382,8 @@ pub mod keys {
     pub const LOAD_FACTOR_T_P: &str = "load_factor.t_p";
     /// The packets a load factor is spread over (DPCP 2, TPCP 3, ...; seed 000 §3, §5).
     pub const LOAD_FACTOR_CHAIN: &str = "load_factor.chain";
+    /// An XCP router module (value 1): XCP flows need one on their data path (PROTOCOLS.md §5).
+    pub const XCC_XCP: &str = "xcc.xcp";
 }
 
 #[cfg(test)]

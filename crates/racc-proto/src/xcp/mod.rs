@@ -1,0 +1,89 @@
+//! XCP, the eXplicit Control Protocol (Katabi, Handley and Rohrs, SIGCOMM 2002; PROTOCOLS.md
+//! §5), over the TCP NewReno transport, on seed 004's congestion-header layer ([`crate::xcc`]).
+//!
+//! - [`router`]: [`XcpRouter`], the per-port efficiency and fairness controllers
+//! - [`window`]: [`XcpWindow`], the sender's window driven by the routers' feedback
+//! - [`params`]: [`XcpParams`] (flow) and [`XcpRouterParams`] (router)
+//!
+//! The receiver is the layer's [`HeaderEcho`], which sums the feedback of the packets an ACK
+//! covers into its reverse_feedback. An XCP flow cannot run without XCP routers (its window
+//! never grows past one packet): it requires one on its data path ([`keys::XCC_XCP`]), so a
+//! scenario that sends XCP through DropTail only is refused before the run.
+
+pub mod params;
+pub mod router;
+pub mod window;
+
+#[cfg(test)]
+mod tests;
+
+pub use params::{XcpBudget, XcpParams, XcpRouterParams};
+pub use router::{arrival_xcp, control, departure, Budget, Control, Sums, XcpRouter};
+pub use window::{XcpWindow, XCP_HEADER_BYTES};
+
+use crate::endpoint::{Endpoint, FlowConfig};
+use crate::params::{parse, ParamError};
+use crate::registry::{keys, ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+use crate::rng::SimRng;
+use crate::router::RouterModule;
+use crate::tcp::{self, Recovery};
+use crate::xcc::HeaderEcho;
+use std::sync::Arc;
+
+/// Why an XCP flow needs an XCP router on its path.
+pub const XCP_ROUTER_WHY: &str = "an XCP sender starts at one packet and grows only by the feedback XCP routers \
+                                  write (PROTOCOLS.md §5), so without one it never leaves one packet per RTT";
+
+/// A TCP/XCP flow's checked parameters (the registry's "xcp").
+#[derive(Debug)]
+struct XcpFlow(XcpParams);
+
+impl FlowProtocol for XcpFlow {
+    fn sender(&self, cfg: &FlowConfig) -> Box<dyn Endpoint> {
+        let w = XcpWindow::new(cfg, tcp::mss_for(cfg, XCP_HEADER_BYTES), &self.0);
+        tcp::tcp_sender_with(cfg, Recovery::NewReno, &self.0.tcp, Box::new(w))
+    }
+
+    fn receiver(&self, cfg: &FlowConfig) -> Box<dyn Endpoint> {
+        tcp::tcp_receiver_with(cfg, Box::new(HeaderEcho::new()))
+    }
+
+    fn path_requirements(&self) -> Vec<Requirement> {
+        vec![Requirement {
+            key: keys::XCC_XCP,
+            value: ContractValue::Int(1),
+            presence: Presence::Somewhere,
+            param: "protocol",
+            unit: "",
+            why: XCP_ROUTER_WHY,
+        }]
+    }
+}
+
+/// The registry's "xcp" protocol.
+pub fn parse_flow(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError> {
+    let p: XcpParams = parse(params)?;
+    p.validate()?;
+    Ok(Arc::new(XcpFlow(p)))
+}
+
+/// An XCP router's checked parameters.
+#[derive(Debug)]
+struct XcpRouterFactory(XcpRouterParams);
+
+impl RouterFactory for XcpRouterFactory {
+    fn build(&self, _port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(XcpRouter::new(&self.0, rng).expect("checked when parsed"))
+    }
+
+    fn provides(&self) -> Vec<(&'static str, ContractValue)> {
+        vec![(keys::XCC_XCP, ContractValue::Int(1))]
+    }
+}
+
+/// The registry's "xcp" router module.
+pub fn parse_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    let p: XcpRouterParams = parse(params)?;
+    p.validate()?;
+    Ok(Arc::new(XcpRouterFactory(p)))
+}

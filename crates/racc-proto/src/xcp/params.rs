@@ -1,0 +1,94 @@
+//! The parameter tables of an XCP flow and of an XCP router module (PROTOCOLS.md §5, §16).
+
+use crate::params::{positive, ParamError};
+use crate::tcp::TcpParams;
+
+/// The `params` table of an "xcp" flow.
+#[derive(serde::Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct XcpParams {
+    /// r_desired, wire bytes per second: the sender asks for H_feedback =
+    /// (r_desired·rtt − cwnd)/(cwnd/s) instead of +inf (PROTOCOLS.md §5). None = as much as
+    /// the routers allow.
+    pub desired_rate: Option<f64>,
+    /// The TCP transport's knobs (dupthresh, RTO bounds, ...).
+    pub tcp: TcpParams,
+}
+
+impl XcpParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if let Some(r) = self.desired_rate {
+            positive("desired_rate", r)?;
+        }
+        self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
+    }
+}
+
+/// How a router bills the feedback a packet leaves with against the interval's budgets
+/// (PROTOCOLS.md §5 "Budget rule").
+#[derive(serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum XcpBudget {
+    /// Bill what the packet is granted: this router's positive and negative parts when it
+    /// writes its feedback; when the header already holds a lower H, H to the positive budget
+    /// if H ≥ 0, −H to the negative one if H < 0 [reconstructed; the default].
+    #[default]
+    Granted,
+    /// ns-2.35 `xcpq.cc`: when the header holds a lower H, the shortfall (fb − H) is billed to
+    /// the negative budget too, and H plus that to the positive one.
+    Ns235,
+}
+
+/// The `router_params` table of an "xcp" router module. Defaults: PROTOCOLS.md §5, §16.
+#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct XcpRouterParams {
+    /// Efficiency controller gain on spare bandwidth [checked: 0.4].
+    pub alpha: f64,
+    /// Efficiency controller gain on the persistent queue [checked: 0.226 = α²√2].
+    pub beta: f64,
+    /// Shuffled fraction of the traffic per interval [checked: 0.1].
+    pub gamma: f64,
+    /// Control interval before the first RTT sample, s [checked ns-2: 0.05].
+    pub initial_d: f64,
+    /// Count the per-packet arithmetic (`xcc::ops`) and report it as ops_* metrics.
+    pub count_ops: bool,
+    /// Budget charging rule: "granted" (default) or "ns235".
+    pub xcp_budget: XcpBudget,
+}
+
+impl Default for XcpRouterParams {
+    fn default() -> XcpRouterParams {
+        XcpRouterParams {
+            alpha: 0.4,
+            beta: 0.226,
+            gamma: 0.1,
+            initial_d: 0.05,
+            count_ops: false,
+            xcp_budget: XcpBudget::Granted,
+        }
+    }
+}
+
+/// Bounds of the control interval d, s (ns-2 XCP_MIN_INTERVAL, XCP_MAX_INTERVAL).
+pub const D_MIN: f64 = 1e-3;
+pub const D_MAX: f64 = 1.0;
+
+impl XcpRouterParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        positive("alpha", self.alpha)?;
+        if !(self.beta.is_finite() && self.beta >= 0.0) {
+            return Err(ParamError::new("beta", format!("must be a finite number >= 0, got {}", self.beta)));
+        }
+        if !(self.gamma > 0.0 && self.gamma <= 1.0) {
+            return Err(ParamError::new("gamma", format!("must be in (0, 1], got {}", self.gamma)));
+        }
+        if !(self.initial_d >= D_MIN && self.initial_d <= D_MAX) {
+            return Err(ParamError::new(
+                "initial_d",
+                format!("must be in [{D_MIN}, {D_MAX}] s (the control interval's bounds), got {}", self.initial_d),
+            ));
+        }
+        Ok(())
+    }
+}
