@@ -5,10 +5,10 @@ should agree. This package writes racc's resolved scenario as an ns-2 script (``
 ``ns`` (``ns``), reads ns-2's own counters back into racc's table shapes (``counters``), runs racc
 on the same seeds and compares the two over a window (``compare``), then prints and saves the
 table (``report``, ``save``); ``run`` drives it, ``support`` refuses what ns-2 cannot express
-(racc's load-factor routers vcp/dpcp/tpcp/dcpew, their protocols, Gilbert-Elliott loss, IPsec
-tunnels, Eifel undo, the Linux RTO rule, routes ns-2 would choose differently), naming each part
-by its scenario key before anything runs. ns-2.35 is the Debian/Ubuntu package ``ns2``; nothing
-else in racc needs it.
+(racc's load-factor routers vcp/dpcp/tpcp/dcpew, their protocols, XCP settings that ns-2.35
+compiles in otherwise, Gilbert-Elliott loss, IPsec tunnels, Eifel undo, the Linux RTO rule,
+routes ns-2 would choose differently), naming each part by its scenario key before anything
+runs. ns-2.35 is the Debian/Ubuntu package ``ns2``; nothing else in racc needs it.
 
 Matching pitfalls, and what the script does about each (racc key -> ns-2 variable):
 
@@ -37,12 +37,32 @@ Matching pitfalls, and what the script does about each (racc key -> ns-2 variabl
   is 3 s); ``maxrto_`` = max_rto; ``tcpTick_`` = clock_granularity (ns-2's default 10 ms rounds
   every RTT sample to 10 ms); ``timestamps_`` true with ``ts_option_size_`` 0 so that every ACK
   gives an RTT sample, as racc's echoed timestamps do, without adding 10 bytes to each packet.
-  (XCP agents add that 10-byte timestamp option unless ``ts_option_size_`` is 0: the same
-  setting will matter when racc's XCP is checked against ns-2's.)
+  (XCP agents turn ``timestamps_`` on by default and would add it too.)
 * NewReno: ``exit_recovery_fix_`` 1 (a full ACK sets cwnd = min(ssthresh, flight + 1), RFC
   6582's option (1) that racc implements; ns-2's default 0 sets cwnd = ssthresh);
   ``partial_window_deflation_`` 1; ``newreno_changes1_`` = partial_ack_timer ("first": 1);
   ``singledup_`` = limited_transmit; ``numdupacks_`` = dupthresh.
+* XCP (racc's "xcp" flows and router module): ``Agent/TCP/Reno/XCP`` with
+  ``Agent/TCPSink/XCPSink`` over ``Queue/XCP``. ns-2.35 defines ``XCP_HDR_LEN`` 20 but never
+  adds it to a packet; racc's XCP packets carry 20 header bytes on top of IPv4 + TCP, so XCP
+  groups get ``tcpip_base_hdr_size_`` 60 and ``packetSize_`` = packet_size - 60 (racc's XCP
+  MSS), and XCPSink's ACKs are 60 bytes: the routers see racc's wire sizes (the SYN is 60 in
+  ns-2, 40 in racc). ``windowInit_`` = initial_window, else 1 (racc's XCP start). Queue/XCP
+  wraps a DropTail-based XCP queue (``vq_(0)``, limit = buffer + 1 as DropTail, or bytes) and
+  two RED queues for non-XCP packets, served round-robin, so non-XCP flows through an XCP port
+  are refused; the controllers' capacity is not read from the link: ``set-link-capacity``.
+  The QueueMonitor sits on the link around the wrapper, which passes the link's drop head to
+  its inner queues, so arrivals, departures and drops are all counted. α, β, γ and the first
+  control interval are compiled into ns-2 (0.4, 0.226, 0.1, 50 ms): other values are refused,
+  and so are racc's ``xcp_budget = "granted"`` (ns-2 bills as ``"ns235"``), ``desired_rate``,
+  SACK, delayed ACKs and ECN for XCP flows. Known ns-2.35 differences that remain: its
+  persistent queue is the minimum of ``byteLength()`` taken *before* each dequeue, so it counts
+  the departing packet and reads one packet while nothing waits, which holds utilisation about
+  β·s/(α·d·C) below racc's; it converts feedback to packets by the payload size
+  (``cwnd_ += fb·srtt/packetSize_``; racc by the wire size), 6 % more per feedback at 1000
+  bytes; with no RTT sample yet in an interval it divides the positive budget by 1 s
+  (``sum_inv_throughput_ = 1``), so a flow's first packet gets a share one RTT before racc's
+  does; loss recovery is Reno's, not NewReno's (only matters when XCP loses packets).
 * Delayed ACKs: ``Agent/TCPSink/DelAck`` (100 ms, racc's timer); SACK: ``Agent/TCP/Sack1``
   with ``Agent/TCPSink/Sack1`` (ns-2's own SACK recovery, not RFC 6675); ECN: ``ecn_`` 1.
 * Bernoulli loss: an ``ErrorModel`` per packet after the link (lost packets still take the

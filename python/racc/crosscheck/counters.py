@@ -22,8 +22,8 @@ from typing import Any
 
 import polars as pl
 
-from racc.crosscheck.support import tcp_params
-from racc.crosscheck.tcl import HEADERS
+from racc.crosscheck.support import flow_tcp_params
+from racc.crosscheck.tcl import mss_of
 from racc.results import Results, frame
 
 
@@ -121,7 +121,6 @@ def acked_bytes(ack: float, flow: dict[str, Any], mss: int) -> int:
 
 def _flows(rows: list[list[float]], resolved: dict[str, Any], step: int) -> dict[str, list]:
     dt = step * 1e-9
-    mss = resolved["packet_size"] - HEADERS
     specs = resolved["flows"]
     ticks = {}
     cols: dict[str, list] = {
@@ -134,7 +133,8 @@ def _flows(rows: list[list[float]], resolved: dict[str, Any], step: int) -> dict
         f = int(i)
         spec = specs[f]
         if spec["group"] not in ticks:
-            ticks[spec["group"]] = float(tcp_params(spec["params"])["clock_granularity"])
+            ticks[spec["group"]] = float(flow_tcp_params(spec)["clock_granularity"])
+        mss = mss_of(spec, resolved["packet_size"])  # packetSize_: 40 or, for XCP, 60 header bytes less
         acked = acked_bytes(ack, spec, mss)
         cols["time_s"].append(int(k) * step * 1e-9)
         cols["flow"].append(f)

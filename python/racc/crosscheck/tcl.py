@@ -19,9 +19,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from racc.crosscheck.support import AGENTS, bernoulli_p, tcp_params
+from racc.crosscheck.support import (
+    AGENTS,
+    SINKS,
+    TCPIP_HEADERS,
+    XCP_HEADER,
+    bernoulli_p,
+    flow_tcp_params,
+    headers,
+    is_xcp,
+)
 
-HEADERS = 40  # IPv4 + TCP: racc's packet_size includes them, ns-2's packetSize_ does not
+HEADERS = TCPIP_HEADERS  # IPv4 + TCP: racc's packet_size includes them, ns-2's packetSize_ does not
 BIG_WINDOW = 1_000_000  # packets: ns-2's receiver window (window_, default 20) must never bind
 COUNTERS = "counters.txt"
 
@@ -76,6 +85,20 @@ Agent/TCP/Newreno set partial_window_deflation_ 1 ;# RFC 6582: deflate by the da
 Agent/TCP/Newreno set exit_recovery_fix_ 1 ;# full ACK: cwnd = min(ssthresh, flight + 1), RFC 6582 option (1)
 Agent/TCPSink/DelAck set interval_ 0.1 ;# racc's delayed-ACK timer (100 ms)
 Agent/TCPSink/Sack1/DelAck set interval_ 0.1
+""" + (_xcp_preamble() if any(is_xcp(f) for f in r["flows"]) else "")
+
+
+def _xcp_preamble() -> str:
+    # ns-2.35 defines XCP_HDR_LEN 20 (xcp-end-sys.h) but never adds it to a packet: an XCP packet
+    # is as big as a TCP one, packetSize_ + tcpip_base_hdr_size_ (data) or the sink's
+    # packetSize_ (ACKs). racc's XCP packets carry a 20-byte XCP header on top of IPv4 + TCP
+    # (PROTOCOLS.md §1), in data and ACKs alike, so the XCP groups count it in
+    # tcpip_base_hdr_size_ (60, set per group, with packetSize_ = packet_size - 60 = racc's MSS)
+    # and XCPSink's ACKs are 60 bytes: the XCP router then sees racc's wire sizes.
+    return f"""
+# XCP (racc: xcp flows, xcp router module; ns-2.35 xcp/): headers = IPv4 + TCP + XCP.
+Agent/TCPSink/XCPSink set packetSize_ {TCPIP_HEADERS + XCP_HEADER} ;# racc's XCP ACK: 40 + the 20-byte XCP header
+Queue/XCP set tcp_xcp_on_ 0 ;# all capacity to the XCP queue (no non-XCP traffic crosses an XCP port)
 """
 
 
@@ -90,7 +113,7 @@ def _links(r: dict[str, Any], port_info: dict[str, list]) -> str:
     record = set(r["record_ports"])
     for li, link in enumerate(r["links"]):
         a, b = link["a"], link["b"]
-        kind = "RED" if link["router"] == "red" else "DropTail"
+        kind = {"red": "RED", "xcp": "XCP"}.get(link["router"], "DropTail")
         lines.append(f"$ns duplex-link $n({a}) $n({b}) {num(link['capacity_bps'])} {secs(link['delay'])} {kind}")
         for p, (x, y) in ((2 * li, (a, b)), (2 * li + 1, (b, a))):
             lines += _queue(r, link, x, y, port_info["limit_pkts"][p], port_info["limit_bytes"][p])
@@ -106,6 +129,8 @@ def _links(r: dict[str, Any], port_info: dict[str, list]) -> str:
 def _queue(r: dict[str, Any], link: dict[str, Any], x: int, y: int, limit_pkts: int, limit_bytes: int) -> list[str]:
     q = f"[[$ns link $n({x}) $n({y})] queue]"
     in_bytes = limit_bytes < 2**63
+    if link["router"] == "xcp":
+        return _xcp_queue(q, link, x, y, limit_pkts, limit_bytes)
     if link["router"] != "red":
         if in_bytes:
             # DropTail in bytes accepts while bytes + size < limit x mean_pktsize_: with a mean
@@ -146,6 +171,31 @@ def _queue(r: dict[str, Any], link: dict[str, Any], x: int, y: int, limit_pkts: 
     ]
 
 
+def _xcp_queue(q: str, link: dict[str, Any], x: int, y: int, limit_pkts: int, limit_bytes: int) -> list[str]:
+    """ns-2's Queue/XCP is a wrapper (xcp.cc XCPWrapQ) around three queues: XCP packets go to
+    vq_(0), a Queue/DropTail/XCPQ that runs the controllers (xcpq.cc), TCP and other packets to
+    two RED queues. The wrapper is the link's queue, so the QueueMonitor attached to the link
+    sees every arrival and departure, and the wrapper hands its drop target (the link's drop
+    head, which the monitor snoops) to the inner queues: drops of vq_(0) are counted there too.
+    `$ns queue-limit` sets every inner queue's limit; vq_(0) is a DropTail, limit = buffer + 1.
+    The capacity the controllers use is not taken from the link: set-link-capacity gives it."""
+    lines = [
+        f"set q {q}",
+        f"$q set-link-capacity {num(link['capacity_bps'])} ;# racc: the port's capacity (bits/s; xcpq keeps bytes/s)",
+    ]
+    if limit_bytes < 2**63:
+        lines += [
+            "[$q set vq_(0)] set queue_in_bytes_ true ;# the XCP queue in bytes, as a DropTail in bytes",
+            "[$q set vq_(0)] set mean_pktsize_ 1",
+            f"$ns queue-limit $n({x}) $n({y}) {limit_bytes + 1} ;# racc buffer {limit_bytes} B waiting",
+        ]
+    else:
+        lines.append(
+            f"$ns queue-limit $n({x}) $n({y}) {limit_pkts + 1} ;# racc buffer {limit_pkts} waiting packets (XCPQ is a DropTail)"
+        )
+    return lines
+
+
 def _loss(port: int, x: int, y: int, p: float) -> list[str]:
     # After the link's delay, before the next node: lost packets still take the link, as in racc.
     # Their own drop target (a LossMonitor counts them) keeps them out of the queue's drops.
@@ -162,30 +212,47 @@ def _loss(port: int, x: int, y: int, p: float) -> list[str]:
 
 def group_classes(flow: dict[str, Any]) -> tuple[str, str]:
     """(sender agent class, receiver sink class) of a resolved flow."""
+    if is_xcp(flow):
+        return AGENTS["xcp"], SINKS["xcp"]  # support refuses SACK and delayed ACKs for XCP
     if flow["sack"]:
         agent, sink = "Agent/TCP/Sack1", "Agent/TCPSink/Sack1"  # RFC 2018 blocks; ns-2's own SACK recovery
     else:
-        agent, sink = AGENTS[flow["protocol"]], "Agent/TCPSink"
+        agent, sink = AGENTS[flow["protocol"]], SINKS[flow["protocol"]]
     return agent, sink + ("/DelAck" if flow["delayed_ack"] else "")
 
 
+def mss_of(flow: dict[str, Any], packet_size: int) -> int:
+    """The flow's payload per full packet (racc's tcp::mss_for), ns-2's packetSize_."""
+    return packet_size - headers(flow)
+
+
 def iw_packets(flow: dict[str, Any], mss: int) -> int:
-    """racc's initial window in packets: ``initial_window``, else RFC 5681 §3.1 by SMSS."""
+    """racc's initial window in packets: ``initial_window``, else RFC 5681 §3.1 by SMSS; XCP
+    starts at one packet (racc's XcpWindow::new)."""
     if flow["initial_window"]:
         return int(flow["initial_window"])
+    if is_xcp(flow):
+        return 1
     return 4 if mss <= 1095 else 3 if mss <= 2190 else 2
 
 
 def _groups(r: dict[str, Any]) -> str:
     """One proc per flow group: the per-flow TCP settings (every flow of a group shares them)."""
-    mss = r["packet_size"] - HEADERS
     lines = ["# Flow groups: racc's per-flow TCP options and params (defaults: TcpParams::default)."]
     for k, f in enumerate(_first_of_each_group(r)):
-        p = tcp_params(f["params"])
+        p = flow_tcp_params(f)
+        mss = mss_of(f, r["packet_size"])
+        lines.append(f"proc g{k} {{t}} {{ ;# group {f['group']}: {f['protocol']}")
+        # ns-2 sends the SYN at tcpip_base_hdr_size_, racc's XCP sender without its XCP header.
+        syn = "60 bytes; racc's is 40" if is_xcp(f) else "40 bytes"
+        if is_xcp(f):
+            lines += [
+                f"    $t set tcpip_base_hdr_size_ {headers(f)} ;# IPv4 + TCP + racc's 20-byte XCP header (ns-2 adds none)",
+                f"    $t set packetSize_ {mss} ;# racc's XCP MSS: packet_size {r['packet_size']} - {headers(f)}",
+            ]
         lines += [
-            f"proc g{k} {{t}} {{ ;# group {f['group']}: {f['protocol']}",
-            f"    $t set windowInit_ {iw_packets(f, mss)} ;# racc IW (initial_window, else RFC 5681 by SMSS)",
-            f"    $t set syn_ {'true' if f['handshake'] else 'false'} ;# racc handshake: a 40-byte SYN first",
+            f"    $t set windowInit_ {iw_packets(f, mss)} ;# racc IW (initial_window, else {'1 for XCP' if is_xcp(f) else 'RFC 5681 by SMSS'})",
+            f"    $t set syn_ {'true' if f['handshake'] else 'false'} ;# racc handshake: a SYN first ({syn})",
             f"    $t set ecn_ {1 if f['ecn'] else 0}",
             f"    $t set numdupacks_ {p['dupthresh']} ;# dupthresh",
             f"    $t set rtxcur_init_ {num(p['initial_rto'])} ;# initial_rto (ns-2 default 3 s)",
@@ -269,11 +336,11 @@ proc sample {{k}} {{
 
 
 def _flows(r: dict[str, Any]) -> str:
-    mss = r["packet_size"] - HEADERS
     group_of = {f["group"]: k for k, f in enumerate(_first_of_each_group(r))}
     lines = ["# Every flow at racc's start time: flow i agent sink group src dst bytes (-1: unbounded) ssthresh."]
     for i, f in enumerate(r["flows"]):
         agent, sink = group_classes(f)
+        mss = mss_of(f, r["packet_size"])
         size = -1 if f["size_bytes"] is None else int(f["size_bytes"])
         ss = -1 if f["initial_ssthresh"] is None else max(1, int(f["initial_ssthresh"]) // mss)
         k = group_of[f["group"]]
