@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from racc.experiments.base import Claim, Experiment, register, verdict
+from racc.experiments.base import ABOUT, Claim, Experiment, about, register, verdict
 from racc.experiments.figures import panels, port_series
 from racc.experiments.protocols import protocol_cases
 
@@ -45,7 +45,8 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                         f"{n} standing queue / VCP's",
                         "≈3x",
                         f"{ratio:.1f}x ({q[n][0]:.0f} vs {q['vcp'][0]:.0f} pkts)",
-                        verdict(1.5 <= ratio <= 6),
+                        verdict(about(ratio, 3.0)),
+                        f"the 'about' rule: within ±{ABOUT:.0%} of 3x",
                     )
                 )
     if "dpcp" in q and "tpcp" in q:
@@ -62,8 +63,8 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 "TPCP's standing queue slightly higher than DPCP's",
                 "slightly higher",
                 f"{q['tpcp'][0]:.0f} vs {q['dpcp'][0]:.0f} pkts",
-                verdict(q["dpcp"][0] <= q["tpcp"][0] <= 1.5 * q["dpcp"][0]),
-                "consistent: between 1x and 1.5x DPCP's",
+                verdict(q["dpcp"][0] <= q["tpcp"][0] <= (1 + ABOUT) * q["dpcp"][0]),
+                f"'slightly higher': higher, by at most {ABOUT:.0%} (the 'about' rule)",
             )
         )
     return out
