@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from racc.experiments.base import Case, Claim, Experiment, port_summary, register, verdict
+from racc.experiments.base import SAME_UTILISATION, Case, Claim, Experiment, port_summary, register, verdict
 from racc.experiments.figures import save, subplots
 
 BOTTLENECK = "r0->r1"
@@ -73,7 +73,12 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         if 0.0 in u["dcpew"] and 0.0 in u["dpcp"]:
             a, b = u["dcpew"][0.0], u["dpcp"][0.0]
             out.append(
-                Claim("loss-free: DCP-EW equals DPCP", "equal", f"{a:.1%} vs {b:.1%}", verdict(abs(a - b) < 0.03))
+                Claim(
+                    "loss-free: DCP-EW equals DPCP",
+                    "equal",
+                    f"{a:.1%} vs {b:.1%}",
+                    verdict(abs(a - b) < SAME_UTILISATION),
+                )
             )
     return out
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from racc.experiments import xcc
-from racc.experiments.base import ABOUT, Claim, Experiment, about, much_smaller, port_summary, register, verdict
+from racc.experiments.base import ABOUT, MUCH, Claim, Experiment, about, much_smaller, port_summary, register, verdict
 
 BOTTLENECK = "r0->r1"
 LINK = "topology.bottleneck"
@@ -70,7 +70,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
             out.append(
                 Claim(
                     "PIQI-RCP much better than RCP on the surge",
-                    "much better (half the overshoot and half the queue, by the rule)",
+                    f"much better (overshoot and queue at most 1/{MUCH:g} of RCP's, by the rule)",
                     f"overshoot {po:.0%} vs {over:.0%}, peak queue {pq} vs {q} pkts",
                     verdict(much_smaller(max(po, 0.0), over) and much_smaller(pq, q)),
                 )
