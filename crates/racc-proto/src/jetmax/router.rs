@@ -344,10 +344,7 @@ impl RouterModule for JetMaxRouter {
         out.put("slow_window_s", "s", MetricValue::Gauge(self.window as f64 * 1e-9));
         out.put("feedback_stamps", "packets", MetricValue::Count(self.stamps));
         if self.p.count_ops {
-            out.put("ops_adds", "ops", MetricValue::Count(self.ops.adds));
-            out.put("ops_muls", "ops", MetricValue::Count(self.ops.muls));
-            out.put("ops_divs", "ops", MetricValue::Count(self.ops.divs));
-            out.put("ops_packets", "packets", MetricValue::Count(self.ops_packets));
+            self.ops.report(self.ops_packets, out);
         }
     }
 }

@@ -212,10 +212,7 @@ impl RateCore {
         out.put("fair_rate_bps", "bit/s", MetricValue::Gauge(self.rate * 8.0));
         out.put("d0_s", "s", MetricValue::Gauge(self.d0));
         if self.count_ops {
-            out.put("ops_adds", "ops", MetricValue::Count(self.ops.adds));
-            out.put("ops_muls", "ops", MetricValue::Count(self.ops.muls));
-            out.put("ops_divs", "ops", MetricValue::Count(self.ops.divs));
-            out.put("ops_packets", "packets", MetricValue::Count(self.ops_packets));
+            self.ops.report(self.ops_packets, out);
         }
     }
 }

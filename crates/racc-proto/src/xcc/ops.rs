@@ -7,6 +7,7 @@
 //! Comparisons and assignments are not arithmetic and are not counted; a subtraction counts
 //! as an addition, as in the slides.
 
+use crate::metrics::{MetricSink, MetricValue};
 use std::cell::Cell;
 use std::ops::{Add, Div, Mul, Sub};
 
@@ -22,6 +23,16 @@ pub struct OpCounts {
 impl OpCounts {
     pub fn total(&self) -> u64 {
         self.adds + self.muls + self.divs
+    }
+
+    /// Report these counts and the packets they were counted over as a router module's named
+    /// metrics (`ops_adds`, `ops_muls`, `ops_divs` in "ops", `ops_packets`): the one set of
+    /// names every counting router uses, and experiments read.
+    pub fn report(&self, packets: u64, out: &mut dyn MetricSink) {
+        out.put("ops_adds", "ops", MetricValue::Count(self.adds));
+        out.put("ops_muls", "ops", MetricValue::Count(self.muls));
+        out.put("ops_divs", "ops", MetricValue::Count(self.divs));
+        out.put("ops_packets", "packets", MetricValue::Count(packets));
     }
 }
 

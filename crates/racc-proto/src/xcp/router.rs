@@ -475,9 +475,6 @@ impl RouterModule for XcpRouter {
         out.put("xi_n", "1/s", MetricValue::Gauge(self.ctrl.xi_n));
         out.put("control_interval_s", "s", MetricValue::Gauge(self.ctrl.d));
         out.put("persistent_queue_bytes", "bytes", MetricValue::Gauge(self.q_persistent as f64));
-        out.put("ops_adds", "ops", MetricValue::Count(self.ops.adds));
-        out.put("ops_muls", "ops", MetricValue::Count(self.ops.muls));
-        out.put("ops_divs", "ops", MetricValue::Count(self.ops.divs));
-        out.put("ops_packets", "packets", MetricValue::Count(self.ops_packets));
+        self.ops.report(self.ops_packets, out);
     }
 }
