@@ -161,13 +161,21 @@ pub trait CongestionControl: Send {
     /// on `true` the transport sends one, after `on_send` filled its header. A rate-based
     /// controller whose pacing gap exceeds the RTT uses it to learn the rate once per RTT
     /// (RCP's REF, PROTOCOLS.md §6), keeps its own record of when it last said yes, and sets
-    /// `poll_timer` to the next probe. Default: never.
+    /// `poll_timer` to the next probe. Asked only of a controller whose `probes` is true.
+    /// Default: never.
     fn probe_due(&mut self, _ctx: &SenderCtx) -> bool {
         false
     }
 
+    /// Does this controller ever send REF probes? A constant of the controller, asked once
+    /// when the transport is built, so that ACK-clocked controllers cost nothing per poll.
+    fn probes(&self) -> bool {
+        false
+    }
+
     /// Send a FIN once every byte of a finite flow is acknowledged, so that routers that count
-    /// flows see it leave (seed 004's framework). Default: no FIN.
+    /// flows see it leave (seed 004's framework). A constant of the controller, asked once when
+    /// the transport is built. Default: no FIN.
     fn announces_end(&self) -> bool {
         false
     }
