@@ -20,6 +20,7 @@
 //! - [`piqi_rcp`]: PIQI-RCP's router [reconstructed], PROTOCOLS.md §8 (RCP's sender and receiver)
 //! - [`xcc`]: the congestion-header layer of seed 004 (receiver echo, countable router arithmetic)
 //! - [`xcp`]: XCP over TCP: router module (efficiency and fairness controllers), feedback-driven window
+//! - [`wire`]: racc's headers as bytes (checked views, parsed representations) for the live runtime and pcap
 
 pub mod aqm;
 pub mod cc;
@@ -40,6 +41,7 @@ pub mod router;
 pub mod tcp;
 pub mod time;
 pub mod vcp;
+pub mod wire;
 pub mod xcc;
 pub mod xcp;
 
