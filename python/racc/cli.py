@@ -44,6 +44,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="list protocols, router modules, loss models and scenarios")
 
+    sc = sub.add_parser("scenario", help="the scenarios shipped with racc: list, show, copy one to edit")
+    scs = sc.add_subparsers(dest="scenario_command", required=True, metavar="ACTION", parser_class=_Parser)
+    scs.add_parser("list", help="the shipped scenarios")
+    sh = scs.add_parser("show", help="print a shipped scenario file")
+    sh.add_argument("name", metavar="NAME")
+    cp = scs.add_parser("copy", help="copy a shipped scenario to FILE, to edit and `racc run FILE`")
+    cp.add_argument("name", metavar="NAME")
+    cp.add_argument("dest", metavar="FILE", help="new file (or an existing folder to copy into)")
+    cp.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+
     pl = sub.add_parser("plot", help="redraw the plots and report of a results folder")
     pl.add_argument("dir", metavar="DIR")
 
@@ -104,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         commands = {
             "run": cmd_run,
             "list": cmd_list,
+            "scenario": cmd_scenario,
             "plot": cmd_plot,
             "reproduce": cmd_reproduce,
             "sweep": cmd_sweep,
@@ -120,16 +131,46 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _scenario_path(name: str) -> Path:
-    """A scenario file by path, or by its name under scenarios/."""
+    """A scenario file by path, or by its name (under a ``scenarios/`` folder here or above, then
+    among the shipped ones); ``scenarios/NAME.toml`` of a shipped scenario works from any folder."""
     from racc import catalog, scenario
     from racc.errors import ScenarioError
 
     path = Path(name)
     if not path.exists() and scenario.looks_like_path(name) and path.suffix == "" and len(path.parts) == 1:
         path = catalog.resolve(name) or path
+    if not path.exists() and path.suffix == ".toml" and path.parent.as_posix() in (".", "scenarios"):
+        path = catalog.shipped(path.stem) or path
     if not path.exists():
-        raise ScenarioError(f"{name}: file not found")
+        raise ScenarioError(f"{name}: file not found (shipped scenarios: `racc scenario list`)")
     return path
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    import shutil
+
+    from racc import catalog
+    from racc.errors import ScenarioError
+
+    if args.scenario_command == "list":
+        for name in catalog.shipped_names():
+            print(f"{name:<28} {catalog.describe(catalog.SHIPPED / (name + '.toml'))}")
+        return 0
+    src = catalog.shipped(args.name)
+    if src is None:
+        raise ScenarioError(f"no shipped scenario '{args.name}' (known: {', '.join(catalog.shipped_names())})")
+    if args.scenario_command == "show":
+        sys.stdout.write(src.read_text(encoding="utf-8"))
+        return 0
+    dest = Path(args.dest)
+    if dest.is_dir():
+        dest = dest / src.name
+    if dest.exists() and not args.force:
+        raise ScenarioError(f"{dest}: exists; choose another file or pass --force")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+    print(f"copied {args.name} to {dest}; edit it, then: racc run {dest}")
+    return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:

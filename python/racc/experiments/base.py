@@ -17,7 +17,7 @@ from racc.errors import ScenarioError, core
 
 @dataclass(frozen=True)
 class Case:
-    """One run of an experiment: a scenario file (under scenarios/) with overrides."""
+    """One run of an experiment: a scenario shipped with racc (``racc/scenarios``) with overrides."""
 
     name: str
     scenario: str
@@ -71,20 +71,18 @@ def get(name: str) -> Experiment:
 
 
 def scenario_path(case: Case) -> Path:
-    """The case's scenario file: an absolute path, or a file of the `scenarios/` folder found by
-    :mod:`racc.catalog` (the current directory or a parent, then the source checkout), so that an
-    installed racc run from the repository finds the repository's scenarios."""
+    """The case's scenario file: an absolute path, or a scenario shipped with racc (the package's
+    ``scenarios`` folder), so ``racc reproduce`` gives the same runs from any folder, whatever
+    ``scenarios/`` the current folder holds."""
     from racc import catalog
 
     p = Path(case.scenario)
     if p.is_absolute():
         return p
-    found = catalog.resolve(p.with_suffix("").as_posix())
+    found = catalog.shipped(p.as_posix())
     if found is None:
-        dirs = ", ".join(str(d) for d in catalog.scenario_dirs()) or "none found"
         raise ScenarioError(
-            f"scenario file {case.scenario} not found (scenario folders: {dirs}); "
-            "run racc from the racc checkout or a folder with a scenarios/ directory"
+            f"scenario file {case.scenario} not found among the scenarios shipped with racc ({catalog.SHIPPED})"
         )
     return found
 
