@@ -128,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), EXIT_ENV)
     except KeyboardInterrupt:
         return _fail("interrupted; no results were written", EXIT_INTERRUPT)
+    except BrokenPipeError:  # `racc ... | head`: the reader has gone, nothing left to say
+        sys.stderr.close()
+        return 0
 
 
 def _scenario_path(name: str) -> Path:
