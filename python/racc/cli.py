@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--seed", type=int, metavar="N", help="run every case with this seed instead of the scenarios' own")
     rp.add_argument("--workers", type=int, metavar="N", help="run the cases on a local Dask cluster of N processes")
     rp.add_argument("--scheduler", metavar="ADDR", help="run the cases on this Dask scheduler (tcp://host:8786)")
+    rp.add_argument(
+        "--resume", action="store_true", help="run only the cases an interrupted run in --out did not finish"
+    )
 
     sw = sub.add_parser("sweep", help="run a grid of scenario variants and seeds in parallel on Dask")
     sw.add_argument("file", metavar="FILE", help="base scenario TOML file (or the name of one under scenarios/)")
@@ -87,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", metavar="ADDRESS", help="dask.distributed scheduler, e.g. tcp://host:8786")
     sw.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: one per core)")
     sw.add_argument("--out", metavar="DIR", help="write sweep.parquet and each point's results folder here")
+    sw.add_argument(
+        "--resume", action="store_true", help="run only the points an interrupted sweep in --out did not finish"
+    )
 
     cc = sub.add_parser("crosscheck", help="run a scenario in racc and in ns-2 and compare them side by side")
     cc.add_argument("engine", choices=["ns2"], help="the other simulator: ns2 (ns-2.35, Debian/Ubuntu package ns2)")
@@ -126,8 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), EXIT_INPUT)
     except CoreUnavailable as exc:
         return _fail(str(exc), EXIT_ENV)
-    except KeyboardInterrupt:
-        return _fail("interrupted; no results were written", EXIT_INTERRUPT)
+    except KeyboardInterrupt as exc:
+        from racc.errors import Interrupted
+
+        msg = exc.message if isinstance(exc, Interrupted) else "interrupted; no results were written"
+        return _fail(msg, EXIT_INTERRUPT)
     except BrokenPipeError:  # `racc ... | head`: the reader has gone, nothing left to say
         sys.stderr.close()
         return 0
@@ -185,9 +194,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from racc.runner import run
 
-    interactive = not args.quiet and sys.stderr.isatty()
     res = run(
-        str(path), seed=args.seed, overrides=args.overrides, out=out, progress=interactive, plots=not args.no_plots
+        str(path), seed=args.seed, overrides=args.overrides, out=out, progress=not args.quiet, plots=not args.no_plots
     )
     if not args.quiet:
         from rich.console import Console
@@ -274,10 +282,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         exp.name,
         out=out,
         quick=args.quick,
-        progress=sys.stderr.isatty(),
+        progress=True,
         seed=args.seed,
         workers=args.workers,
         scheduler=args.scheduler,
+        resume=args.resume,
     )
     scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
     scale += f", seed {args.seed}" if args.seed is not None else ""
@@ -325,7 +334,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         workers=args.workers,
         out=args.out,
-        progress=sys.stderr.isatty(),
+        progress=True,
+        resume=args.resume,
     )
     shown = ["point", "seed", *grid, "utilisation", "mean_queue_pkts", "drop_rate", "jain", "goodput_bps", "fct_mean_s"]
     t = Table(title=f"sweep of {path.name}: {table.height} points", title_justify="left")

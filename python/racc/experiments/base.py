@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from racc.errors import ScenarioError, core
+from racc.errors import Interrupted, ScenarioError, core
 
 
 @dataclass(frozen=True)
@@ -116,17 +116,25 @@ def reproduce(
     seed: int | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
+    resume: bool = False,
 ) -> Reproduction:
     """Run every case of experiment ``name`` that racc can run, draw its figures, check its claims.
 
-    With ``out``: each case's results folder goes to ``out/<case>``, figures to ``out/figures``
-    and ``out/claims.json`` last (its presence marks a complete reproduction). ``seed`` replaces
-    every case's scenario seed (default: the scenario files' own), to see how far a claim
-    depends on one random draw. With ``workers`` > 1 or a Dask ``scheduler`` address the cases
-    run in parallel on Dask (as ``racc sweep``'s points do); figures and claims are drawn from
-    the results in case order, so they are the same as a sequential run's.
+    With ``out``: each case's results folder goes to ``out/<case>``, ``out/manifest.json`` lists
+    the cases finished so far (rewritten as each finishes), figures go to ``out/figures`` and
+    ``out/claims.json`` last (its presence marks a complete reproduction). With ``resume`` the
+    cases the manifest lists as finished, with complete folders, are read back instead of run
+    again (the same arguments are required), so an interrupted reproduction completes with the
+    results of an uninterrupted one. On Ctrl-C, :class:`racc.errors.Interrupted` says which cases
+    finished and how to resume. ``seed`` replaces every case's scenario seed (default: the
+    scenario files' own), to see how far a claim depends on one random draw. With ``workers`` > 1
+    or a Dask ``scheduler`` address the cases run in parallel on Dask (as ``racc sweep``'s points
+    do); figures and claims are drawn from the results in case order, so they are the same as a
+    sequential run's. ``progress``: case k of N, simulated seconds and the time left on stderr.
     """
-    from racc.results import check_replaceable
+    from racc.manifest import Manifest, clear_partial
+    from racc.results import check_replaceable, is_results_dir
+    from racc.results import load as load_results
 
     exp = get(name)
     have = available()
@@ -144,13 +152,42 @@ def reproduce(
             overrides["seed"] = seed
         overrides.update(case.overrides)
         folder = None if out_dir is None else out_dir / case.name
-        if folder is not None:
+        if folder is not None and not resume:
             check_replaceable(folder)
         jobs.append((case.name, str(scenario_path(case)), overrides, folder))
-    if scheduler or (workers or 1) > 1:
-        results: dict[str, Any] = _run_on_dask(jobs, scheduler, workers, progress)
-    else:
-        results = {name: _run_case(path, overrides, folder, progress) for name, path, overrides, folder in jobs}
+    hint = _resume_command(exp.name, out_dir, quick, seed)
+    manifest = None
+    results: dict[str, Any] = {}
+    if out_dir is not None:
+        settings = {"experiment": exp.name, "quick": quick, "seed": seed}
+        manifest = Manifest.open(
+            out_dir, "reproduce", settings, [j[0] for j in jobs], resume=resume, resume_hint=hint
+        )
+        for case_name, _path, _ov, folder in jobs:
+            if manifest.done(case_name, folder is not None and is_results_dir(folder)):
+                results[case_name] = load_results(folder)
+            elif resume and folder is not None:
+                clear_partial(folder)  # a half-written case folder runs again
+        manifest.write()
+    todo = [j for j in jobs if j[0] not in results]
+    tracker = _tracker(exp.name, jobs, results) if progress and todo else None
+    try:
+        if scheduler or (workers or 1) > 1:
+            for case_name, res in _run_on_dask(todo, scheduler, workers):
+                results[case_name] = res
+                _finished(case_name, manifest, tracker)
+        else:
+            for case_name, path, overrides, folder in todo:
+                if tracker is not None:
+                    tracker.begin(case_name)
+                results[case_name] = _run_case(path, overrides, folder, tracker.at if tracker else False)
+                _finished(case_name, manifest, tracker)
+    except KeyboardInterrupt:
+        raise Interrupted(_interrupted_message(jobs, results, out_dir, hint)) from None
+    finally:
+        if tracker is not None:
+            tracker.close()
+    results = {j[0]: results[j[0]] for j in jobs}  # the experiment's case order
     figures: list[Path] = []
     if out_dir is not None and results:
         figures = exp.figures(results, out_dir / "figures")
@@ -176,7 +213,45 @@ def reproduce(
     return Reproduction(exp, results, skipped, claims, figures, out_dir)
 
 
-def _run_case(path: str, overrides: dict[str, Any], folder: Path | None, progress: bool = False) -> Any:
+def _resume_command(name: str, out: Path | None, quick: bool, seed: int | None) -> str:
+    words = ["racc", "reproduce", name, "--out", str(out), "--resume"]
+    words += ["--quick"] if quick else []
+    words += ["--seed", str(seed)] if seed is not None else []
+    return " ".join(words)
+
+
+def _interrupted_message(jobs: list, results: Mapping[str, Any], out: Path | None, hint: str) -> str:
+    done = [j[0] for j in jobs if j[0] in results]
+    left = [j[0] for j in jobs if j[0] not in results]
+    if out is None:
+        return f"interrupted; {len(done)} of {len(jobs)} cases had finished; nothing was written (no --out)"
+    return (
+        f"interrupted; {len(done)} of {len(jobs)} cases finished and are kept in {out}"
+        f" ({', '.join(done) or 'none'}); not finished: {', '.join(left)}. Resume with: {hint}"
+    )
+
+
+def _tracker(label: str, jobs: list, finished: Mapping[str, Any]):
+    from racc import scenario as _scenario
+    from racc.progress import Tracker
+
+    units = []
+    for case_name, path, overrides, _folder in jobs:
+        duration = core().validate(_scenario.load(path, overrides=overrides).to_json(), path)
+        if isinstance(duration, (str, bytes)):
+            duration = json.loads(duration)
+        units.append((case_name, float(duration.get("duration", 0)) / 1e9))
+    return Tracker(label, units, already=list(finished))
+
+
+def _finished(case_name: str, manifest: Any, tracker: Any) -> None:
+    if manifest is not None:
+        manifest.mark(case_name)
+    if tracker is not None:
+        tracker.finish(case_name)
+
+
+def _run_case(path: str, overrides: dict[str, Any], folder: Path | None, progress: Any = False) -> Any:
     """One case, here or on a Dask worker (whence its Results travel back pickled: polars frames
     and dicts); plots only when it has a folder to draw them in."""
     from racc.runner import run
@@ -184,17 +259,21 @@ def _run_case(path: str, overrides: dict[str, Any], folder: Path | None, progres
     return run(path, overrides=overrides, out=folder, progress=progress, plots=folder is not None)
 
 
-def _run_on_dask(jobs: list, scheduler: str | None, workers: int | None, progress: bool) -> dict[str, Any]:
-    from racc.sweep import dask_client, gather_as_completed
+def _run_on_dask(jobs: list, scheduler: str | None, workers: int | None):
+    """(case name, Results) of each case as it finishes on Dask; errors surface here."""
+    if not jobs:
+        return
+    from dask.distributed import as_completed
+
+    from racc.sweep import dask_client
 
     with dask_client(scheduler, workers, len(jobs)) as client:
-        futures = [
-            client.submit(_run_case, path, overrides, folder, pure=False, key=f"racc-case-{name}")
+        futures = {
+            client.submit(_run_case, path, overrides, folder, pure=False, key=f"racc-case-{name}"): name
             for name, path, overrides, folder in jobs
-        ]
-        gather_as_completed(futures, "cases", progress)  # the progress bar; errors surface here
-        # The workers finish in any order; the results keep the experiment's case order.
-        return {name: fut.result() for (name, *_), fut in zip(jobs, futures, strict=True)}
+        }
+        for fut in as_completed(list(futures)):
+            yield futures[fut], fut.result()
 
 
 def verdict(ok: bool) -> str:
