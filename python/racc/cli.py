@@ -290,14 +290,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     )
     scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
     scale += f", seed {args.seed}" if args.seed is not None else ""
-    t = Table(title=f"{exp.name} ({exp.source}){scale}", title_justify="left")
-    for c in ("claim", "paper", "racc", "verdict", "note"):
+    t = Table(title=f"{exp.name} ({exp.source}){scale}", title_justify="left", show_lines=True)
+    for c in ("the paper says", "paper's number", "racc's number", "acceptance rule (or why not judged)", "verdict"):
         t.add_column(c)
     for c in rep.claims:
-        t.add_row(c.claim, c.paper, c.measured, c.verdict, c.note)
+        rule = c.rule_text() if c.verdict in ("consistent", "differs") else (c.note or c.rule)
+        if c.verdict in ("consistent", "differs") and c.note and c.rule and c.note != c.rule:
+            rule += f" — {c.note}"
+        t.add_row(c.claim, c.paper, c.measured, rule, _verdict_style(c.verdict))
     console.print(t)
     console.print(f"results: [bold]{out}[/bold]  figures: {out / 'figures'}  claims: {out / 'claims.json'}")
     return 0
+
+
+def _verdict_style(v: str) -> str:
+    style = {"consistent": "green", "differs": "bold red"}.get(v)
+    return f"[{style}]{v}[/{style}]" if style else v
 
 
 def parse_seeds(text: str | None) -> list[int] | None:

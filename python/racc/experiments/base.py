@@ -26,15 +26,88 @@ class Case:
     requires: Sequence[str] = ()
 
 
+#: The "about" rule's tolerance (see ABOUT below, where the rules are listed).
+ABOUT_DEFAULT = 0.25
+
+#: Verdict of a claim the reduced scale (``--quick``) cannot decide; the note says why.
+NOT_JUDGED_QUICK = "not judged at --quick scale"
+
+
 @dataclass
 class Claim:
-    """A paper's claim next to what racc measured."""
+    """A paper's claim next to what racc measured.
+
+    ``claim`` is the paper's statement, ``paper`` its number (or words), ``measured`` racc's, and
+    ``rule`` the acceptance rule written out (e.g. "within ±25 % of 15:1: 11.25-18.75"). A claim
+    judged on one number also carries it (``value``) and its acceptance window (``accept``, lower
+    and upper bound, None for open): its verdict is then "consistent" exactly when ``value`` lies
+    in the window, which is checked here, so a table can never show a "consistent" row whose number
+    is outside its written rule. Build such claims with :func:`judged` or :func:`about_claim`.
+    """
 
     claim: str
     paper: str
     measured: str
-    verdict: str  # "consistent", "differs", "not run", or "measured" (a figure the paper does not give)
+    #: "consistent", "differs", "not run", "measured" (a figure the paper does not give), or
+    #: NOT_JUDGED_QUICK
+    verdict: str
     note: str = ""
+    rule: str = ""
+    value: float | None = None
+    accept: tuple[float | None, float | None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.accept is not None and self.verdict in ("consistent", "differs"):
+            inside = within(self.value, self.accept)
+            if inside != (self.verdict == "consistent"):
+                raise ValueError(
+                    f"claim {self.claim!r}: verdict {self.verdict!r} but {self.value} is "
+                    f"{'inside' if inside else 'outside'} its window {self.accept} ({self.rule})"
+                )
+
+    def rule_text(self) -> str:
+        """The acceptance rule as shown: ``rule``, else the note (older claims keep it there)."""
+        return self.rule or self.note
+
+
+def within(value: float | None, accept: tuple[float | None, float | None]) -> bool:
+    lo, hi = accept
+    return value is not None and (lo is None or value >= lo) and (hi is None or value <= hi)
+
+
+def judged(
+    claim: str,
+    paper: str,
+    value: float | None,
+    measured: str,
+    accept: tuple[float | None, float | None],
+    rule: str,
+    note: str = "",
+) -> Claim:
+    """A claim judged on one number: consistent exactly when ``value`` lies within ``accept``."""
+    return Claim(claim, paper, measured, verdict(within(value, accept)), note, rule, value, accept)
+
+
+def about_claim(
+    claim: str,
+    paper: str,
+    target: float,
+    value: float | None,
+    measured: str,
+    *,
+    fmt: Callable[[float], str] = lambda x: f"{x:.3g}",
+    rel: float = ABOUT_DEFAULT,
+    note: str = "",
+    source: str = "the 'about' rule",
+) -> Claim:
+    """The "about X" rule written out: within ±rel of ``target``, with its bounds."""
+    lo, hi = target - rel * abs(target), target + rel * abs(target)
+    rule = f"within ±{rel:.0%} of {fmt(target)}: {fmt(lo)} to {fmt(hi)} ({source})"
+    return judged(claim, paper, value, measured, (lo, hi), rule, note)
+
+
+def not_judged_quick(claim: str, paper: str, measured: str, reason: str) -> Claim:
+    return Claim(claim, paper, measured, NOT_JUDGED_QUICK, reason)
 
 
 @dataclass
@@ -160,9 +233,7 @@ def reproduce(
     results: dict[str, Any] = {}
     if out_dir is not None:
         settings = {"experiment": exp.name, "quick": quick, "seed": seed}
-        manifest = Manifest.open(
-            out_dir, "reproduce", settings, [j[0] for j in jobs], resume=resume, resume_hint=hint
-        )
+        manifest = Manifest.open(out_dir, "reproduce", settings, [j[0] for j in jobs], resume=resume, resume_hint=hint)
         for case_name, _path, _ov, folder in jobs:
             if manifest.done(case_name, folder is not None and is_results_dir(folder)):
                 results[case_name] = load_results(folder)
@@ -291,7 +362,7 @@ def port_summary(res: Any, name: str) -> dict:
 # "Claims"). One rule per kind of wording, used by every experiment that states such a claim.
 
 #: "about X", "≈ X", "nearly X", "up to X" read off a figure: within ±25 % of X.
-ABOUT = 0.25
+ABOUT = ABOUT_DEFAULT
 #: "much better", "far smaller", "significantly better": better by at least this factor (the
 #: engine tests of seed 003 read "significantly" the same way, crates/racc-sim/tests/dcpew.rs).
 MUCH = 1.5
