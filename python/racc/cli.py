@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a scenario value, e.g. --set flows.0.protocol=reno (repeatable)",
+        help="override a scenario value, e.g. --set flows[0].protocol=reno (repeatable; flows.0 is read the same)",
     )
     r.add_argument("--seed", type=int, help="set the scenario's top-level seed")
     r.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
@@ -114,7 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
+    import warnings
+
     from racc.errors import CoreUnavailable, ResultsError, ScenarioError
+    from racc.scenario import OverrideHint
+
+    def note(message, category, *_args, **_kw):
+        if issubclass(category, OverrideHint):
+            print(f"note: {message}", file=sys.stderr)
+        else:
+            sys.stderr.write(warnings.formatwarning(message, category, *_args[:2]))
+
+    warnings.showwarning = note
 
     try:
         commands = {

@@ -42,7 +42,10 @@ def run(
     if out is not None:
         check_replaceable(Path(out))  # refuse before spending time on the run
     engine = core()
-    resolved = engine.validate(text, sc.source)
+    try:
+        resolved = engine.validate(text, sc.source)
+    except _scenario.ScenarioError as exc:
+        raise _scenario.blame_override(exc, sc) from None
     if isinstance(resolved, (str, bytes)):  # the engine may hand back JSON text
         resolved = json.loads(resolved)
     sim = engine.Simulation(text, sc.source)

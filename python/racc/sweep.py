@@ -113,7 +113,10 @@ def check_points(base: dict[str, Any], pts: Sequence[Point], source: str) -> lis
     spans = []
     for p in pts:
         sc = _scenario.load(base, seed=p.seed, overrides=dict(p.overrides))
-        resolved = engine.validate(sc.to_json(), f"{source} [{p.label()}]")
+        try:
+            resolved = engine.validate(sc.to_json(), f"{source} [{p.label()}]")
+        except ScenarioError as exc:
+            raise _scenario.blame_override(exc, sc) from None
         if isinstance(resolved, (str, bytes)):
             resolved = json.loads(resolved)
         spans.append(float((resolved or {}).get("duration", 0)) / 1e9)
