@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--resume", action="store_true", help="run only the cases an interrupted run in --out did not finish"
     )
+    rp.add_argument("--cases", metavar="A,B", help="run only these cases (names as in --list)")
 
     sw = sub.add_parser("sweep", help="run a grid of scenario variants and seeds in parallel on Dask")
     sw.add_argument("file", metavar="FILE", help="base scenario TOML file (or the name of one under scenarios/)")
@@ -298,6 +299,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         workers=args.workers,
         scheduler=args.scheduler,
         resume=args.resume,
+        cases=[c.strip() for c in args.cases.split(",") if c.strip()] if args.cases else None,
     )
     scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
     scale += f", seed {args.seed}" if args.seed is not None else ""

@@ -83,6 +83,10 @@ def load(
     elif isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and looks_like_path(scenario)):
         path = Path(scenario)
         source = str(scenario)
+        if not path.exists() and path.parent.as_posix() == "scenarios" and path.suffix == ".toml":
+            from racc import catalog  # `scenarios/NAME.toml` of a shipped scenario, from any folder
+
+            path = catalog.shipped(path.stem) or path
         text = read_text(path)
         data = parse_toml(text, source)
     elif isinstance(scenario, str):

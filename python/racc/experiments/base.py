@@ -190,6 +190,7 @@ def reproduce(
     workers: int | None = None,
     scheduler: str | None = None,
     resume: bool = False,
+    cases: Sequence[str] | None = None,
 ) -> Reproduction:
     """Run every case of experiment ``name`` that racc can run, draw its figures, check its claims.
 
@@ -204,17 +205,19 @@ def reproduce(
     or a Dask ``scheduler`` address the cases run in parallel on Dask (as ``racc sweep``'s points
     do); figures and claims are drawn from the results in case order, so they are the same as a
     sequential run's. ``progress``: case k of N, simulated seconds and the time left on stderr.
+    ``cases`` runs only the named cases (claims about the others are left out).
     """
     from racc.manifest import Manifest, clear_partial
     from racc.results import check_replaceable, is_results_dir
     from racc.results import load as load_results
 
     exp = get(name)
+    selected = _select(exp, cases)
     have = available()
     out_dir = Path(out) if out is not None else None
     skipped: dict[str, str] = {}
     jobs: list[tuple[str, str, dict[str, Any], Path | None]] = []
-    for case in exp.cases:
+    for case in selected:
         missing = [r for r in case.requires if r not in have]
         if missing:
             skipped[case.name] = f"needs {', '.join(missing)}, not implemented yet"
@@ -228,11 +231,13 @@ def reproduce(
         if folder is not None and not resume:
             check_replaceable(folder)
         jobs.append((case.name, str(scenario_path(case)), overrides, folder))
-    hint = _resume_command(exp.name, out_dir, quick, seed)
+    hint = _resume_command(exp.name, out_dir, quick, seed, cases)
     manifest = None
     results: dict[str, Any] = {}
     if out_dir is not None:
         settings = {"experiment": exp.name, "quick": quick, "seed": seed}
+        if cases is not None:
+            settings["cases"] = [c.name for c in selected]
         manifest = Manifest.open(out_dir, "reproduce", settings, [j[0] for j in jobs], resume=resume, resume_hint=hint)
         for case_name, _path, _ov, folder in jobs:
             if manifest.done(case_name, folder is not None and is_results_dir(folder)):
@@ -284,8 +289,19 @@ def reproduce(
     return Reproduction(exp, results, skipped, claims, figures, out_dir)
 
 
-def _resume_command(name: str, out: Path | None, quick: bool, seed: int | None) -> str:
+def _select(exp: Experiment, cases: Sequence[str] | None) -> list[Case]:
+    if cases is None:
+        return list(exp.cases)
+    known = [c.name for c in exp.cases]
+    unknown = [c for c in cases if c not in known]
+    if unknown:
+        raise ScenarioError(f"--cases: {exp.name} has no case {', '.join(unknown)} (its cases: {', '.join(known)})")
+    return [c for c in exp.cases if c.name in set(cases)]
+
+
+def _resume_command(name: str, out: Path | None, quick: bool, seed: int | None, cases: Sequence[str] | None) -> str:
     words = ["racc", "reproduce", name, "--out", str(out), "--resume"]
+    words += ["--cases", ",".join(cases)] if cases is not None else []
     words += ["--quick"] if quick else []
     words += ["--seed", str(seed)] if seed is not None else []
     return " ".join(words)
