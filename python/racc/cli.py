@@ -36,13 +36,23 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a scenario value, e.g. --set flows.0.protocol=reno (repeatable)",
+        help="override a scenario value, e.g. --set flows[0].protocol=reno (repeatable; flows.0 is read the same)",
     )
     r.add_argument("--seed", type=int, help="set the scenario's top-level seed")
     r.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary table")
 
     sub.add_parser("list", help="list protocols, router modules, loss models and scenarios")
+
+    sc = sub.add_parser("scenario", help="the scenarios shipped with racc: list, show, copy one to edit")
+    scs = sc.add_subparsers(dest="scenario_command", required=True, metavar="ACTION", parser_class=_Parser)
+    scs.add_parser("list", help="the shipped scenarios")
+    sh = scs.add_parser("show", help="print a shipped scenario file")
+    sh.add_argument("name", metavar="NAME")
+    cp = scs.add_parser("copy", help="copy a shipped scenario to FILE, to edit and `racc run FILE`")
+    cp.add_argument("name", metavar="NAME")
+    cp.add_argument("dest", metavar="FILE", help="new file (or an existing folder to copy into)")
+    cp.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
 
     pl = sub.add_parser("plot", help="redraw the plots and report of a results folder")
     pl.add_argument("dir", metavar="DIR")
@@ -55,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--seed", type=int, metavar="N", help="run every case with this seed instead of the scenarios' own")
     rp.add_argument("--workers", type=int, metavar="N", help="run the cases on a local Dask cluster of N processes")
     rp.add_argument("--scheduler", metavar="ADDR", help="run the cases on this Dask scheduler (tcp://host:8786)")
+    rp.add_argument(
+        "--resume", action="store_true", help="run only the cases an interrupted run in --out did not finish"
+    )
+    rp.add_argument("--cases", metavar="A,B", help="run only these cases (names as in --list)")
 
     sw = sub.add_parser("sweep", help="run a grid of scenario variants and seeds in parallel on Dask")
     sw.add_argument("file", metavar="FILE", help="base scenario TOML file (or the name of one under scenarios/)")
@@ -77,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", metavar="ADDRESS", help="dask.distributed scheduler, e.g. tcp://host:8786")
     sw.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: one per core)")
     sw.add_argument("--out", metavar="DIR", help="write sweep.parquet and each point's results folder here")
+    sw.add_argument(
+        "--resume", action="store_true", help="run only the points an interrupted sweep in --out did not finish"
+    )
 
     cc = sub.add_parser("crosscheck", help="run a scenario in racc and in ns-2 and compare them side by side")
     cc.add_argument("engine", choices=["ns2"], help="the other simulator: ns2 (ns-2.35, Debian/Ubuntu package ns2)")
@@ -98,12 +115,24 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
+    import warnings
+
     from racc.errors import CoreUnavailable, ResultsError, ScenarioError
+    from racc.scenario import OverrideHint
+
+    def note(message, category, *_args, **_kw):
+        if issubclass(category, OverrideHint):
+            print(f"note: {message}", file=sys.stderr)
+        else:
+            sys.stderr.write(warnings.formatwarning(message, category, *_args[:2]))
+
+    warnings.showwarning = note
 
     try:
         commands = {
             "run": cmd_run,
             "list": cmd_list,
+            "scenario": cmd_scenario,
             "plot": cmd_plot,
             "reproduce": cmd_reproduce,
             "sweep": cmd_sweep,
@@ -115,21 +144,57 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), EXIT_INPUT)
     except CoreUnavailable as exc:
         return _fail(str(exc), EXIT_ENV)
-    except KeyboardInterrupt:
-        return _fail("interrupted; no results were written", EXIT_INTERRUPT)
+    except KeyboardInterrupt as exc:
+        from racc.errors import Interrupted
+
+        msg = exc.message if isinstance(exc, Interrupted) else "interrupted; no results were written"
+        return _fail(msg, EXIT_INTERRUPT)
+    except BrokenPipeError:  # `racc ... | head`: the reader has gone, nothing left to say
+        sys.stderr.close()
+        return 0
 
 
 def _scenario_path(name: str) -> Path:
-    """A scenario file by path, or by its name under scenarios/."""
+    """A scenario file by path, or by its name (under a ``scenarios/`` folder here or above, then
+    among the shipped ones); ``scenarios/NAME.toml`` of a shipped scenario works from any folder."""
     from racc import catalog, scenario
     from racc.errors import ScenarioError
 
     path = Path(name)
     if not path.exists() and scenario.looks_like_path(name) and path.suffix == "" and len(path.parts) == 1:
         path = catalog.resolve(name) or path
+    if not path.exists() and path.suffix == ".toml" and path.parent.as_posix() in (".", "scenarios"):
+        path = catalog.shipped(path.stem) or path
     if not path.exists():
-        raise ScenarioError(f"{name}: file not found")
+        raise ScenarioError(f"{name}: file not found (shipped scenarios: `racc scenario list`)")
     return path
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    import shutil
+
+    from racc import catalog
+    from racc.errors import ScenarioError
+
+    if args.scenario_command == "list":
+        for name in catalog.shipped_names():
+            print(f"{name:<28} {catalog.describe(catalog.SHIPPED / (name + '.toml'))}")
+        return 0
+    src = catalog.shipped(args.name)
+    if src is None:
+        raise ScenarioError(f"no shipped scenario '{args.name}' (known: {', '.join(catalog.shipped_names())})")
+    if args.scenario_command == "show":
+        sys.stdout.write(src.read_text(encoding="utf-8"))
+        return 0
+    dest = Path(args.dest)
+    if dest.is_dir():
+        dest = dest / src.name
+    if dest.exists() and not args.force:
+        raise ScenarioError(f"{dest}: exists; choose another file or pass --force")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+    print(f"copied {args.name} to {dest}; edit it, then: racc run {dest}")
+    return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -141,9 +206,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from racc.runner import run
 
-    interactive = not args.quiet and sys.stderr.isatty()
     res = run(
-        str(path), seed=args.seed, overrides=args.overrides, out=out, progress=interactive, plots=not args.no_plots
+        str(path), seed=args.seed, overrides=args.overrides, out=out, progress=not args.quiet, plots=not args.no_plots
     )
     if not args.quiet:
         from rich.console import Console
@@ -230,21 +294,31 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         exp.name,
         out=out,
         quick=args.quick,
-        progress=sys.stderr.isatty(),
+        progress=True,
         seed=args.seed,
         workers=args.workers,
         scheduler=args.scheduler,
+        resume=args.resume,
+        cases=[c.strip() for c in args.cases.split(",") if c.strip()] if args.cases else None,
     )
     scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
     scale += f", seed {args.seed}" if args.seed is not None else ""
-    t = Table(title=f"{exp.name} ({exp.source}){scale}", title_justify="left")
-    for c in ("claim", "paper", "racc", "verdict", "note"):
+    t = Table(title=f"{exp.name} ({exp.source}){scale}", title_justify="left", show_lines=True)
+    for c in ("the paper says", "paper's number", "racc's number", "acceptance rule (or why not judged)", "verdict"):
         t.add_column(c)
     for c in rep.claims:
-        t.add_row(c.claim, c.paper, c.measured, c.verdict, c.note)
+        rule = c.rule_text() if c.verdict in ("consistent", "differs") else (c.note or c.rule)
+        if c.verdict in ("consistent", "differs") and c.note and c.rule and c.note != c.rule:
+            rule += f" — {c.note}"
+        t.add_row(c.claim, c.paper, c.measured, rule, _verdict_style(c.verdict))
     console.print(t)
     console.print(f"results: [bold]{out}[/bold]  figures: {out / 'figures'}  claims: {out / 'claims.json'}")
     return 0
+
+
+def _verdict_style(v: str) -> str:
+    style = {"consistent": "green", "differs": "bold red"}.get(v)
+    return f"[{style}]{v}[/{style}]" if style else v
 
 
 def parse_seeds(text: str | None) -> list[int] | None:
@@ -281,7 +355,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         workers=args.workers,
         out=args.out,
-        progress=sys.stderr.isatty(),
+        progress=True,
+        resume=args.resume,
     )
     shown = ["point", "seed", *grid, "utilisation", "mean_queue_pkts", "drop_rate", "jain", "goodput_bps", "fct_mean_s"]
     t = Table(title=f"sweep of {path.name}: {table.height} points", title_justify="left")

@@ -68,6 +68,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     "DCP-EW well above DPCP > VCP",
                     f"{a:.1%} / {b:.1%} / {c:.1%}",
                     verdict(a > b > c),
+                    rule="utilisation ordered DCP-EW > DPCP > VCP",
                 )
             )
         if 0.0 in u["dcpew"] and 0.0 in u["dpcp"]:
@@ -78,6 +79,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     "equal",
                     f"{a:.1%} vs {b:.1%}",
                     verdict(abs(a - b) < SAME_UTILISATION),
+                    rule=f"utilisations within {SAME_UTILISATION:.0%} of each other (the 'equal' rule)",
                 )
             )
     return out

@@ -61,6 +61,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 f"utilisation {s['dcpew']['utilisation']:.1%} vs {s['dpcp']['utilisation']:.1%}, "
                 f"Jain {j['dcpew'] or 0:.2f} vs {j['dpcp'] or 0:.2f}",
                 verdict(ok),
+                rule="DCP-EW's utilisation and Jain's index both above DPCP's",
             )
         )
     return out

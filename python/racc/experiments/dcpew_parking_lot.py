@@ -40,6 +40,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 "DCP-EW > DPCP",
                 f"{u['dcpew']:.1%} vs {u['dpcp']:.1%}",
                 verdict(u["dcpew"] > u["dpcp"]),
+                rule="DCP-EW's mean utilisation above DPCP's",
             )
         )
     return out

@@ -38,6 +38,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     f"utilisation ≥ {HIGH_UTILISATION:.0%} (the rule for 'reasonably well')",
                     f"utilisation {u[n]:.1%}, {mice} mice finished",
                     verdict(u[n] >= HIGH_UTILISATION),
+                    rule=f"utilisation at least {HIGH_UTILISATION:.0%} (the 'high utilisation' rule)",
                 )
             )
     if "jetmax" in u:
@@ -48,6 +49,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 "low utilisation, below the others'",
                 f"JetMax {u['jetmax']:.1%}" + "".join(f", {n} {x:.1%}" for n, x in others.items()),
                 verdict(u["jetmax"] < HIGH_UTILISATION and all(u["jetmax"] < x for x in others.values())),
+                rule=f"JetMax below {HIGH_UTILISATION:.0%} and below every other protocol",
             )
         )
     return out

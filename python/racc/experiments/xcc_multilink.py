@@ -44,6 +44,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 ", ".join(f"{groups[f]} {g[f] / 1e6:.0f}/{mm[f] / 1e6:.0f}" for f in sorted(g))
                 + f" Mb/s (worst {worst:.1%})",
                 verdict(worst <= FAIR),
+                rule=f"every rate within ±{FAIR:.0%} of its max-min share (the 'fair' rule)",
             )
         )
         out.append(
@@ -52,6 +53,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 f"1 s rates within ±{STABLE:.0%} of their mean after {STEADY:.0f} s",
                 f"largest swing {swing:.1%}",
                 verdict(swing <= STABLE),
+                rule=f"rate swing at most {STABLE:.0%}",
             )
         )
     return out

@@ -67,6 +67,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     f"v = {vt:.3f} (±{V_TOL})",
                     f"{v:.3f}",
                     verdict(abs(v - vt) <= V_TOL),
+                    rule=f"within {V_TOL} of the theory's utilisation",
                 )
             )
             out.append(
@@ -75,6 +76,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     f"{short_t / 1e6:.2f} Mb/s each (max-min {short_mm / 1e6:.2f})",
                     f"{mean_short / 1e6:.2f} Mb/s",
                     verdict(abs(mean_short - short_t) < abs(mean_short - short_mm)),
+                    rule="short flows' mean rate closer to the theory than to max-min",
                 )
             )
         else:
@@ -86,6 +88,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     ", ".join(f"{groups[f]} {g[f] / 1e6:.2f}/{mm[f] / 1e6:.2f}" for f in sorted(g))
                     + f" Mb/s (worst {worst:.1%})",
                     verdict(worst <= FAIR),
+                    rule=f"every rate within ±{FAIR:.0%} of its max-min share (the 'fair' rule)",
                 )
             )
     return out
