@@ -119,6 +119,16 @@ pub trait CongestionControl: Send {
     /// A congestion signal; the transport applies the response.
     fn on_congestion(&mut self, signal: Signal, ctx: &SenderCtx) -> Response;
 
+    /// The window a running loss recovery is built around, re-read at every ACK that arrives
+    /// during the recovery (after `on_wire_arrival` has read its feedback): the recovery keeps
+    /// its inflation and deflation and moves its base to this value. QFCP sets cwnd =
+    /// feedback·rtt + num_dupACK on every duplicate ACK with that ACK's feedback (seed 002
+    /// eq. 5). `None` (the default): the window the response to the loss chose, fixed for the
+    /// whole recovery. Only a recovery around a chosen window (`Response::SetWindow`) moves.
+    fn recovery_base(&self, _ctx: &SenderCtx) -> Option<f64> {
+        None
+    }
+
     /// The last timeout was spurious (RFC 3522: the first ACK of new data after it echoes a
     /// timestamp older than the retransmission): undo what `on_congestion(Timeout)` changed
     /// for the first timeout of the episode (Linux `tcp_try_undo_loss`). Called before that

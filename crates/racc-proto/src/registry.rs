@@ -19,6 +19,7 @@ use crate::endpoint::{Endpoint, FlowConfig};
 use crate::jetmax;
 use crate::params::{parse, ParamError};
 use crate::piqi_rcp;
+use crate::qfcp;
 use crate::rcp;
 use crate::rng::SimRng;
 use crate::router::RouterModule;
@@ -216,6 +217,20 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         description: "TCP/XCP: window moved by the routers' explicit per-packet feedback (Katabi et al. 2002), NewReno on loss",
         parse: xcp::parse_flow,
     },
+    ProtocolEntry {
+        name: "qfcp",
+        aliases: &["tcp-qfcp"],
+        regulation: Regulation::Window,
+        description: "QFCP (seed 002): cwnd = rate feedback × RTT from per-port fair shares R = (C − βq/T)/N, N = y/R; no halving on loss; needs qfcp routers",
+        parse: qfcp::parse_flow,
+    },
+    ProtocolEntry {
+        name: "xcp-b",
+        aliases: &["tcp-xcp-b"],
+        regulation: Regulation::Window,
+        description: "XCP-b (seed 002 §III.C): XCP's sender (NewReno halving on loss) under XCP routers that probe their capacity (router \"xcp-b\")",
+        parse: xcp::parse_flow,
+    },
 ];
 
 /// Every router module racc implements.
@@ -269,6 +284,16 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "xcp",
         description: "XCP efficiency (alpha, beta) and fairness (gamma) controllers every mean RTT, per-packet feedback at dequeue (Katabi et al. 2002 App. A)",
         parse: xcp::parse_router,
+    },
+    RouterEntry {
+        name: "qfcp",
+        description: "QFCP (seed 002 §II): every T (mean RTT) N = y/R, R = (C − 0.5·q_v/T)/N with q_v the interval's minimum queue + drops; requests lowered to R on arrival; capacity told or probed",
+        parse: qfcp::parse_router,
+    },
+    RouterEntry {
+        name: "xcp-b",
+        description: "XCP-b (seed 002 §III.C): the xcp router module with capacity = \"probe\" by default (C·1.1 while the minimum queue is below one packet, else the output rate)",
+        parse: xcp::parse_router_b,
     },
 ];
 
@@ -429,6 +454,8 @@ pub mod keys {
     pub const XCC_RATE: &str = "xcc.rate";
     /// An XCP router module (value 1): XCP flows need one on their data path (PROTOCOLS.md §5).
     pub const XCC_XCP: &str = "xcc.xcp";
+    /// A QFCP router module (value 1): QFCP flows need one on their data path (seed 002 §II).
+    pub const XCC_QFCP: &str = "xcc.qfcp";
 }
 
 #[cfg(test)]
