@@ -56,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("dest", metavar="FILE", help="new file (or an existing folder to copy into)")
     cp.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
 
-    pl = sub.add_parser("plot", help="redraw the plots and report of a results folder")
+    pl = sub.add_parser(
+        "plot", help="redraw the plots and report of a results folder, or the figures, claims and report of a reproduce"
+    )
     pl.add_argument("dir", metavar="DIR")
 
     rp = sub.add_parser("reproduce", help="run a paper experiment: every case, its figures and its claims")
@@ -290,6 +292,15 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     from racc.results import replot
+
+    if (Path(args.dir) / "manifest.json").exists() and not (Path(args.dir) / "summary.json").exists():
+        from racc.experiments.base import redraw
+
+        rep = redraw(args.dir)
+        out = Path(args.dir)
+        print(f"figures: {out / 'figures'}  claims: {out / 'claims.json'}  report: {out / 'report.html'}")
+        print(f"({rep.experiment.name}: {len(rep.figures)} figures, {len(rep.claims)} claims)")
+        return 0
 
     res = replot(args.dir)
     print(f"plots: {Path(args.dir) / 'plots'}  report: {Path(args.dir) / 'report.html'}  ({res.name})")

@@ -283,10 +283,42 @@ def reproduce(
             "claims": [c.__dict__ for c in claims],
             "figures": [str(p.relative_to(out_dir)) for p in figures],
         }
+        from racc.experiments import report
+
+        report.write(out_dir, payload, claims, figures)
         tmp = out_dir / ".claims.json.partial"
         tmp.write_text(json.dumps(payload, indent=2))
         os.replace(tmp, out_dir / "claims.json")
     return Reproduction(exp, results, skipped, claims, figures, out_dir)
+
+
+def redraw(out: str | os.PathLike) -> Reproduction:
+    """Redraw an experiment folder written by :func:`reproduce`: its figures, claims.json and
+    report.html from the cases' saved results (nothing is simulated; a folder with unfinished
+    cases is refused, naming the command that finishes it)."""
+    import racc.experiments  # noqa: F401  (the registry)
+    from racc.manifest import NAME
+
+    folder = Path(out)
+    try:
+        manifest = json.loads((folder / NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ScenarioError(f"{folder}: no readable {NAME}, so not a racc reproduce folder") from None
+    st = manifest.get("settings") or {}
+    left = [u for u in manifest.get("units", []) if u not in (manifest.get("finished") or {})]
+    if manifest.get("kind") != "reproduce" or "experiment" not in st:
+        raise ScenarioError(f"{folder}: {NAME} is not a racc reproduce folder's")
+    if left:
+        hint = _resume_command(st["experiment"], folder, bool(st.get("quick")), st.get("seed"), st.get("cases"))
+        raise ScenarioError(f"{folder}: cases not finished: {', '.join(left)}; finish them with: {hint}")
+    return reproduce(
+        st["experiment"],
+        out=folder,
+        quick=bool(st.get("quick")),
+        seed=st.get("seed"),
+        resume=True,
+        cases=st.get("cases"),
+    )
 
 
 def _select(exp: Experiment, cases: Sequence[str] | None) -> list[Case]:
