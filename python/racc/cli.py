@@ -320,12 +320,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if args.json:
             print_json(
                 [
-                    {"name": e.name, "source": e.source, "cases": [c.name for c in e.cases], "description": e.description}
+                    {
+                        "name": e.name,
+                        "source": e.source,
+                        "cases": [c.name for c in e.cases],
+                        "description": e.description,
+                    }
                     for e in map(experiments.get, experiments.names())
                 ]
             )
             return 0
-        t = Table(title="experiments", title_justify="left")
+        from racc.experiments.papers import PAPERS
+
+        t = Table(
+            title="experiments (papers: " + "; ".join(f"{k} = {v}" for k, v in PAPERS.items()) + ")",
+            title_justify="left",
+        )
         for c in ("name", "source", "cases", "description"):
             t.add_column(c, overflow="fold")
         for n in experiments.names():
@@ -364,7 +374,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return 0
     scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
     scale += f", seed {args.seed}" if args.seed is not None else ""
-    t = Table(title=f"{exp.name} ({exp.source}){scale}", title_justify="left", show_lines=True)
+    from racc.experiments.papers import title as paper_title
+
+    paper = paper_title(exp.source)
+    t = Table(
+        title=f"{exp.name} ({exp.source}{': ' + paper if paper else ''}){scale}", title_justify="left", show_lines=True
+    )
     for c in ("the paper says", "paper's number", "racc's number", "acceptance rule (or why not judged)", "verdict"):
         t.add_column(c, overflow="fold")
     for c in rep.claims:

@@ -113,7 +113,7 @@ def not_judged_quick(claim: str, paper: str, measured: str, reason: str) -> Clai
 @dataclass
 class Experiment:
     name: str
-    source: str  # seed and section, e.g. "seed 001 §4"
+    source: str  # seed and section, e.g. "VCP-DCCP §4"
     description: str
     cases: Sequence[Case]
     #: overrides that shrink every case for `--quick` (and the tests)
@@ -412,7 +412,7 @@ def port_summary(res: Any, name: str) -> dict:
 #: "about X", "≈ X", "nearly X", "up to X" read off a figure: within ±25 % of X.
 ABOUT = ABOUT_DEFAULT
 #: "much better", "far smaller", "significantly better": better by at least this factor (the
-#: engine tests of seed 003 read "significantly" the same way, crates/racc-sim/tests/dcpew.rs).
+#: engine tests of DCP-EW read "significantly" the same way, crates/racc-sim/tests/dcpew.rs).
 MUCH = 1.5
 #: "equal", "nearly identical", "comparable" (of two utilisations): within this many points.
 SAME_UTILISATION = 0.03

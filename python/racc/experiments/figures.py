@@ -104,7 +104,7 @@ def port_series(res: Any, port: str, column: str) -> tuple[list[float], list[flo
 
 
 def drop_rate_series(res: Any, port: str) -> tuple[list[float], list[float]]:
-    """Drops / arrivals per sample interval (seed 001 Fig. 7 uses 10 ms intervals)."""
+    """Drops / arrivals per sample interval (VCP-DCCP Fig. 7 uses 10 ms intervals)."""
     df = res.links.filter(pl.col("name") == port).sort("time_s")
     rate = df["drops"].cast(pl.Float64) / df["arrivals"].cast(pl.Float64).clip(lower_bound=1.0)
     return df["time_s"].to_list(), rate.to_list()

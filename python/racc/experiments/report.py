@@ -10,12 +10,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from racc.experiments.papers import title
 from racc.report import CSS
 
 VERDICT_CSS = """
 td.v-consistent{color:#176f2c;font-weight:600}td.v-differs{color:#b00020;font-weight:600}
 td.v-not-judged-at---quick-scale,td.v-not-run{color:#8a6d00}
-table.claims td{text-align:left;vertical-align:top}
+table.claims td,table.claims th{text-align:left;vertical-align:top}
 """
 
 
@@ -42,7 +43,9 @@ def render(out: Path, payload: Mapping[str, Any], claims: Sequence[Any], figures
         f"<title>racc: {e(name)}</title><style>{CSS}{VERDICT_CSS}</style></head><body>",
         f"<h1>racc reproduce {e(name)}</h1>",
         f"<p>{e(payload.get('description', ''))}</p>",
-        f"<p class='meta'>{e(payload.get('source', ''))} · {e(scale)}"
+        f"<p class='meta'>{e(payload.get('source', ''))}"
+        + (f" — <i>{e(title(payload.get('source', '')))}</i>" if title(payload.get("source", "")) else "")
+        + f" · {e(scale)}"
         + (f" · every case with seed {e(str(seed))}" if seed is not None else "")
         + "</p>",
         "<h2>Claims</h2>",
