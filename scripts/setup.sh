@@ -76,11 +76,22 @@ fi
 say "installing racc and its dependencies into $VENV (building the Rust engine: minutes on a small machine)"
 log=$(mktemp)
 set +e
-"${PIP[@]}" install -v --disable-pip-version-check -e ".[test]" 2>&1 | tee "$log" | awk '
-  /Collecting |Downloading / { if (!d++) print "   downloading Python packages"; next }
-  /^ *Compiling / { n++; if ($2 ~ /^racc/ || n % 25 == 1) printf "   compiling %s (crate %d)\n", $2, n; fflush() }
-  /Finished `release`/ { print "   Rust build finished"; fflush() }
-  /^Successfully installed/ { print "   " $0; fflush() }'
+# (A bash loop, not awk: Debian's mawk reads its input in blocks, which would hide the progress.)
+"${PIP[@]}" install -v --disable-pip-version-check -e ".[test]" 2>&1 | tee "$log" | {
+  n=0 downloading=0
+  set -f  # no globbing of the words of a line
+  while IFS= read -r line; do
+    case "$line" in
+      *"Collecting "* | *"Downloading "*)
+        [ "$downloading" = 0 ] && echo "   downloading Python packages" && downloading=1 ;;
+      *" Compiling "*)
+        n=$((n + 1)); set -- $line
+        if [ $((n % 25)) = 1 ] || [[ "$2" == racc* ]]; then echo "   compiling $2 (crate $n)"; fi ;;
+      *"Finished \`release\`"*) echo "   Rust build finished" ;;
+      "Successfully installed"*) echo "   installed: ${line#Successfully installed }" | cut -c1-160 ;;
+    esac
+  done
+}
 rc=${PIPESTATUS[0]}
 set -e
 if [ "$rc" != 0 ]; then

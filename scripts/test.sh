@@ -56,5 +56,19 @@ else
   echo "ns-2: \`ns\` is not installed and installing needs root with apt-get; the ns-2 crosscheck tests will skip"
 fi
 
+echo "== Chromium for the report's browser test"
+if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
+  echo "chromium: $(command -v chromium), chromedriver: $(command -v chromedriver)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  if apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1; }; then
+    echo "chromium: installed the Debian packages chromium and chromium-driver"
+  else
+    echo "chromium: apt-get install chromium chromium-driver failed; the browser test will skip"
+  fi
+else
+  echo "chromium: not installed and installing needs root with apt-get; the browser test will skip"
+fi
+
 echo "== Python tests (pytest tests/python)"
 exec "$PY" -m pytest -q tests/python

@@ -107,7 +107,9 @@ def clear_partial(folder: Path) -> None:
         return
     foreign = [p.name for p in folder.iterdir() if p.name not in RESULT_FILES and p.suffix != ".parquet"]
     if foreign:
-        raise ResultsError(f"{folder}: not a racc results folder ({', '.join(sorted(foreign))}); refusing to replace it")
+        raise ResultsError(
+            f"{folder}: not a racc results folder ({', '.join(sorted(foreign))}); refusing to replace it"
+        )
     shutil.rmtree(folder)
 
 

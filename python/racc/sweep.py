@@ -85,7 +85,7 @@ def row(point: Point, summary: Mapping[str, Any]) -> dict[str, Any]:
     fct = summary.get("fct") or {}
     out: dict[str, Any] = {"point": point.index, "seed": summary.get("seed")}
     for k, v in point.overrides:
-        out[k] = v if isinstance(v, (int, float, str, bool)) else json.dumps(v)
+        out[k] = v  # typed as given (TOML): numbers stay numbers, tables become structs
     out.update(
         {
             "bottleneck": bn.get("name"),
@@ -147,7 +147,6 @@ def sweep(
     folders) run, and the table is the one an uninterrupted sweep gives. On Ctrl-C,
     :class:`racc.errors.Interrupted` says how many points finished and how to resume.
     """
-    import polars as pl
 
     from racc.errors import Interrupted
     from racc.manifest import Manifest, clear_partial
@@ -198,12 +197,31 @@ def sweep(
     finally:
         if tracker is not None:
             tracker.close()
-    table = pl.DataFrame([rows[p.index] for p in pts])
+    table = typed_frame([rows[p.index] for p in pts], grid)
     if out_dir is not None:
         tmp = out_dir / ".sweep.parquet.partial"
         table.write_parquet(tmp)
         os.replace(tmp, out_dir / "sweep.parquet")
     return table
+
+
+def typed_frame(rows: list[dict[str, Any]], grid: Mapping[str, Sequence[Any]]):
+    """The rows as a polars frame, each swept key typed by its values: integers, floats (integers
+    mixed with floats are floats), booleans, strings, or structs for tables."""
+    import polars as pl
+
+    schema: dict[str, Any] = {}
+    for key, values in grid.items():
+        kinds = {type(v) for v in values}
+        if kinds <= {int}:
+            schema[key] = pl.Int64
+        elif kinds <= {int, float}:
+            schema[key] = pl.Float64
+        elif kinds <= {bool}:
+            schema[key] = pl.Boolean
+        elif kinds <= {str}:
+            schema[key] = pl.Utf8
+    return pl.DataFrame(rows, schema_overrides=schema, infer_schema_length=None)
 
 
 def point_folder(out: str, point: Point) -> Path:

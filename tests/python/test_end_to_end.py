@@ -160,7 +160,7 @@ def scenario_seconds(v) -> float:
 
 
 def test_bench_prints_one_line_in_the_documented_order(racc_cli):
-    r = racc_cli("bench", "--flows", "10", "--simtime", "2")
+    r = racc_cli("bench", "--flows", "10", "--simtime", "2", "--kv")
     assert r.returncode == 0, r.stderr
     line = [ln for ln in r.stdout.splitlines() if ln.startswith("sim=racc")]
     assert len(line) == 1
@@ -183,3 +183,17 @@ def test_bench_prints_one_line_in_the_documented_order(racc_cli):
     ]
     vals = dict(kv.split("=") for kv in line[0].split())
     assert int(vals["flows"]) == 10 and int(vals["events"]) > 0 and int(vals["peak_rss_kb"]) > 0
+
+
+def test_bench_table_and_json(racc_cli):
+    """Issue 18 item 9: a table by default (units in the headings), --json for scripts."""
+    import json
+
+    r = racc_cli("bench", "--flows", "1", "--simtime", "1")
+    assert r.returncode == 0, r.stderr
+    assert "racc bench" in r.stdout and "goodput Mb/s" in r.stdout and "peak RSS kB" in r.stdout
+    assert "sim=racc" not in r.stdout
+    r = racc_cli("bench", "--flows", "1", "--simtime", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    (row,) = json.loads(r.stdout)
+    assert row["flows"] == 1 and row["events"] > 0 and row["sim"] == "racc"

@@ -54,7 +54,7 @@ def reduced(cmd: str) -> list[str] | None:
     words = [FILE if w == "FILE" else w for w in words]
     sub = words[0]
     if sub == "reproduce" and "--list" not in words:
-        words.append("--quick")
+        words += [] if "--quick" in words else ["--quick"]
         if "--cases" not in words:
             words += ["--cases", LOSS_SWEEP_CASES if "mpcp-loss-sweep" in words else FIRST_CASE[words[1]]]
     elif sub in ("run", "sweep"):

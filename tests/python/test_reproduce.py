@@ -49,7 +49,7 @@ def t3(tmp_path_factory):
 
 def test_dccp_vcp_t3_quick(t3):
     """TCP/RED at reduced scale: RED keeps a standing queue between its thresholds and drops a few
-    percent (seed 001 Figs. 6-7); exactly the cases whose protocols are missing are reported as
+    percent (VCP-DCCP Figs. 6-7); exactly the cases whose protocols are missing are reported as
     not run, and every other case ran."""
     from racc.experiments.base import available
 

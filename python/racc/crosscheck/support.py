@@ -31,7 +31,7 @@ ROUTERS = ("droptail", "red", "xcp")
 ALIASES = {"tcp-xcp": "xcp"}
 
 # Bytes of headers in a data packet on top of the payload, and so in every ACK: IPv4 + TCP, plus
-# XCP's 20-byte congestion header (PROTOCOLS.md §1; racc's xcp::XCP_HEADER_BYTES) for XCP.
+# XCP's 20-byte congestion header (docs/PROTOCOLS.md §1; racc's xcp::XCP_HEADER_BYTES) for XCP.
 TCPIP_HEADERS = 40
 XCP_HEADER = 20
 

@@ -113,7 +113,7 @@ def not_judged_quick(claim: str, paper: str, measured: str, reason: str) -> Clai
 @dataclass
 class Experiment:
     name: str
-    source: str  # seed and section, e.g. "seed 001 §4"
+    source: str  # seed and section, e.g. "VCP-DCCP §4"
     description: str
     cases: Sequence[Case]
     #: overrides that shrink every case for `--quick` (and the tests)
@@ -283,10 +283,42 @@ def reproduce(
             "claims": [c.__dict__ for c in claims],
             "figures": [str(p.relative_to(out_dir)) for p in figures],
         }
+        from racc.experiments import report
+
+        report.write(out_dir, payload, claims, figures)
         tmp = out_dir / ".claims.json.partial"
         tmp.write_text(json.dumps(payload, indent=2))
         os.replace(tmp, out_dir / "claims.json")
     return Reproduction(exp, results, skipped, claims, figures, out_dir)
+
+
+def redraw(out: str | os.PathLike) -> Reproduction:
+    """Redraw an experiment folder written by :func:`reproduce`: its figures, claims.json and
+    report.html from the cases' saved results (nothing is simulated; a folder with unfinished
+    cases is refused, naming the command that finishes it)."""
+    import racc.experiments  # noqa: F401  (the registry)
+    from racc.manifest import NAME
+
+    folder = Path(out)
+    try:
+        manifest = json.loads((folder / NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ScenarioError(f"{folder}: no readable {NAME}, so not a racc reproduce folder") from None
+    st = manifest.get("settings") or {}
+    left = [u for u in manifest.get("units", []) if u not in (manifest.get("finished") or {})]
+    if manifest.get("kind") != "reproduce" or "experiment" not in st:
+        raise ScenarioError(f"{folder}: {NAME} is not a racc reproduce folder's")
+    if left:
+        hint = _resume_command(st["experiment"], folder, bool(st.get("quick")), st.get("seed"), st.get("cases"))
+        raise ScenarioError(f"{folder}: cases not finished: {', '.join(left)}; finish them with: {hint}")
+    return reproduce(
+        st["experiment"],
+        out=folder,
+        quick=bool(st.get("quick")),
+        seed=st.get("seed"),
+        resume=True,
+        cases=st.get("cases"),
+    )
 
 
 def _select(exp: Experiment, cases: Sequence[str] | None) -> list[Case]:
@@ -380,7 +412,7 @@ def port_summary(res: Any, name: str) -> dict:
 #: "about X", "≈ X", "nearly X", "up to X" read off a figure: within ±25 % of X.
 ABOUT = ABOUT_DEFAULT
 #: "much better", "far smaller", "significantly better": better by at least this factor (the
-#: engine tests of seed 003 read "significantly" the same way, crates/racc-sim/tests/dcpew.rs).
+#: engine tests of DCP-EW read "significantly" the same way, crates/racc-sim/tests/dcpew.rs).
 MUCH = 1.5
 #: "equal", "nearly identical", "comparable" (of two utilisations): within this many points.
 SAME_UTILISATION = 0.03

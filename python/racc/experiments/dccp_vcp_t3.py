@@ -1,4 +1,4 @@
-"""dccp-vcp-t3, seed 001 (VCP on DCCP) §4: 200 flows through a T3 bottleneck, four cases
+"""dccp-vcp-t3, VCP-DCCP (VCP on DCCP) §4: 200 flows through a T3 bottleneck, four cases
 TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP (Figs. 5-7)."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ BOTTLENECK = "r0->r1"
 SCENARIO = "dccp-vcp-t3-tcp-red.toml"
 VCP_ROUTER = {"topology.bottleneck.router": "vcp", "topology.bottleneck.router_params": {}}
 
-# Paper values (seed 001 §4): mean queue (Fig. 6), average drop rate (Fig. 7).
+# Paper values (VCP-DCCP §4): mean queue (Fig. 6), average drop rate (Fig. 7).
 PAPER_QUEUE = {"tcp-red": 180, "dccp-red": 125, "tcp-vcp": 105, "dccp-vcp": 80}
 PAPER_DROP = {"tcp-red": 0.07, "dccp-red": 0.03}
 PAPER_ZERO_DROP_AFTER = {"tcp-vcp": 30.0, "dccp-vcp": 10.0}
@@ -160,7 +160,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 f"{(r or 0) / 1e3:.1f} kb/s",
                 fmt=lambda x: f"{x / 1e3:.1f} kb/s",
                 rel=0.10,
-                source="the oracle γC/N, PROTOCOLS.md §2",
+                source="the oracle γC/N, docs/PROTOCOLS.md §2",
             )
         )
     return out
@@ -169,7 +169,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="dccp-vcp-t3",
-        source="seed 001 §4 (Figs. 5-7)",
+        source="VCP-DCCP §4 (Figs. 5-7)",
         description="200 flows (10 subnets x 20, RTPD 60-220 ms) through a 45 Mb/s T3 bottleneck: "
         "TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP",
         cases=[

@@ -1,4 +1,4 @@
-"""dcpew-dumbbell-loss, seed 003 (DCP-EW) §IV: bottleneck utilisation of a 4 Mb/s, 220 ms RTT
+"""dcpew-dumbbell-loss, DCP-EW §IV: bottleneck utilisation of a 4 Mb/s, 220 ms RTT
 dumbbell against Gilbert–Elliott loss up to 30 %, VCP vs DPCP vs DCP-EW."""
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="dcpew-dumbbell-loss",
-        source="seed 003 §IV",
+        source="DCP-EW §IV",
         description="4 flows, 4 Mb/s, 220 ms RTT dumbbell with Gilbert-Elliott loss 0-30 %: VCP, DPCP, DCP-EW",
         cases=cases(),
         quick={"duration": "30s"},

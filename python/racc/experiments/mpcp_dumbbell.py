@@ -1,4 +1,4 @@
-"""mpcp-dumbbell, seed 000 (MPCP) §4.2 (Fig. 3): transition time and utilisation of a 10 Mb/s,
+"""mpcp-dumbbell, MPCP §4.2 (Fig. 3): transition time and utilisation of a 10 Mb/s,
 500 ms RTT dumbbell, VCP vs DPCP."""
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="mpcp-dumbbell",
-        source="seed 000 §4.2 (Fig. 3)",
+        source="MPCP §4.2 (Fig. 3)",
         description="10 Mb/s, 500 ms RTT dumbbell: transition time and utilisation, VCP vs DPCP",
         cases=protocol_cases("mpcp-dumbbell.toml", ["vcp", "dpcp"], 1, ["topology.bottleneck"]),
         quick={"duration": "30s"},

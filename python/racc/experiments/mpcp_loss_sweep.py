@@ -1,4 +1,4 @@
-"""mpcp-loss-sweep, seed 000 (MPCP) §4.3 (Fig. 4): one 1 MB FTP transfer over the mpcp-dumbbell
+"""mpcp-loss-sweep, MPCP §4.3 (Fig. 4): one 1 MB FTP transfer over the mpcp-dumbbell
 testbed with 0-50 % uniform loss on the data or the ACK path, VCP vs DPCP."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def fct_by_loss(results: Mapping[str, Any]) -> dict[tuple[str, str], list[tuple[
 
 
 def fallbacks_by_loss(results: Mapping[str, Any], protocol: str, direction: str) -> dict[float, int]:
-    """Per loss rate: how often the sender fell back to VCP mode (seed 000 §3.4) in the run."""
+    """Per loss rate: how often the sender fell back to VCP mode (MPCP §3.4) in the run."""
     out = {}
     for name, res in results.items():
         proto, dirn, rate = parse_loss_case_name(name)
@@ -182,7 +182,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="mpcp-loss-sweep",
-        source="seed 000 §4.3 (Fig. 4)",
+        source="MPCP §4.3 (Fig. 4)",
         description="one 1 MB FTP transfer over the mpcp-dumbbell testbed with 0-50 % uniform loss on the data or the ACK path, VCP vs DPCP",
         cases=cases(),
         quick={"duration": "120s"},

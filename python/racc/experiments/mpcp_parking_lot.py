@@ -1,4 +1,4 @@
-"""mpcp-parking-lot, seed 000 (MPCP) §4.1 (Fig. 2): the four-link parking lot, long flows vs
+"""mpcp-parking-lot, MPCP §4.1 (Fig. 2): the four-link parking lot, long flows vs
 locals on each link, VCP vs DPCP vs TPCP. Its figure and claims also judge dcpew-parking-lot."""
 
 from __future__ import annotations
@@ -75,9 +75,9 @@ def figures(
 
 
 def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
-    """Seed 000 §4.1: VCP splits L0 about 15:1 for the locals and its L2 split does not move when
+    """MPCP §4.1: VCP splits L0 about 15:1 for the locals and its L2 split does not move when
     the L2 locals start; DPCP splits fairly and follows the change. "Fair" is judged against the
-    per-flow max-min shares (PROTOCOLS.md §15), within 10 points; the issue's comparative form
+    per-flow max-min shares (docs/PROTOCOLS.md §15), within 10 points; the issue's comparative form
     (a protocol's long share closer to max-min than VCP's) is judged per phase."""
     out = []
     gaps: dict[str, tuple[float, float]] = {}  # distance of the L0 long share to max-min, per phase
@@ -152,7 +152,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="mpcp-parking-lot",
-        source="seed 000 §4.1 (Fig. 2)",
+        source="MPCP §4.1 (Fig. 2)",
         description="4-link parking lot (L2 at 2 Mb/s), 30 long + 4 x 10 local FTP flows, L2 locals from 1000 s: "
         "long/local split per link, VCP vs DPCP vs TPCP",
         cases=protocol_cases("mpcp-parking-lot.toml", ["vcp", "dpcp", "tpcp"], 5, PL_LINKS),

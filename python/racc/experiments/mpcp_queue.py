@@ -1,4 +1,4 @@
-"""mpcp-queue, seed 000 (MPCP) §5 (Fig. 5): the bottleneck queue of VCP, DPCP and TPCP on the
+"""mpcp-queue, MPCP §5 (Fig. 5): the bottleneck queue of VCP, DPCP and TPCP on the
 mpcp-dumbbell set-up."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="mpcp-queue",
-        source="seed 000 §5 (Fig. 5)",
+        source="MPCP §5 (Fig. 5)",
         description="bottleneck queue of VCP, DPCP and TPCP on the mpcp-dumbbell set-up",
         cases=protocol_cases("mpcp-queue.toml", ["vcp", "dpcp", "tpcp"], 1, ["topology.bottleneck"]),
         quick={"duration": "30s"},

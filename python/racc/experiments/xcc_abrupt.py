@@ -1,4 +1,4 @@
-"""xcc-abrupt, seed 004 ("Abrupt Change in Traffic Demand"): one flow for 120 s on 1 Gb/s, ten
+"""xcc-abrupt, XCC-Linux ("Abrupt Change in Traffic Demand"): one flow for 120 s on 1 Gb/s, ten
 more from 30 s to 113 s."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from racc.experiments.base import (
 BOTTLENECK = "r0->r1"
 LINK = "topology.bottleneck"
 JOIN_S, LEAVE_S = 30.0, 113.0
-#: seed 004: "RCP overshoots the link capacity by 300% and its queue size jumps to 11000 packets"
+#: XCC-Linux: "RCP overshoots the link capacity by 300% and its queue size jumps to 11000 packets"
 #: (our reading: the peak arrival rate over one 100 ms sample is 1 + 300 % = 4 x capacity)
 RCP_OVERSHOOT, RCP_QUEUE_PKTS = 3.0, 11000
 
@@ -95,7 +95,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-abrupt",
-        source="seed 004 (Abrupt Change in Traffic Demand)",
+        source="XCC-Linux (Abrupt Change in Traffic Demand)",
         description="1 flow for 120 s on 1 Gb/s, 10 more from 30 s to 113 s: XCP, JetMax, RCP, PIQI-RCP",
         cases=xcc.cases("xcc-abrupt.toml", 2, [LINK]),
         quick=xcc.quick({LINK: (1e9, 20000)}),

@@ -1,4 +1,4 @@
-"""xcc-mice, seed 004 ("Performance with Mice Traffic"): one long flow plus Poisson mice (mean
+"""xcc-mice, XCC-Linux ("Performance with Mice Traffic"): one long flow plus Poisson mice (mean
 inter-arrival 0.2 s, Pareto sizes shape 1.4, mean 100 packets) on 1 Gb/s."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-mice",
-        source="seed 004 (Performance with Mice Traffic)",
+        source="XCC-Linux (Performance with Mice Traffic)",
         description="a long flow and Poisson/Pareto mice on 1 Gb/s: XCP, JetMax, RCP, PIQI-RCP",
         cases=xcc.cases("xcc-mice.toml", 1, [LINK], traffic=1),
         # Not a tenth of the capacity: mice sizes are in packets, so a slower link would make them

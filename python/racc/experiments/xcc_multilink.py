@@ -1,4 +1,4 @@
-"""xcc-multilink, seed 004 ("Multi-Link Topology"): a parking lot of 970 and 800 Mb/s links, one
+"""xcc-multilink, XCC-Linux ("Multi-Link Topology"): a parking lot of 970 and 800 Mb/s links, one
 long flow across both and one local flow per link."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-multilink",
-        source="seed 004 (Multi-Link Topology)",
+        source="XCC-Linux (Multi-Link Topology)",
         description="parking lot 970 / 800 Mb/s, one long and one local flow per link: XCP, JetMax, RCP, PIQI-RCP",
         cases=xcc.cases("xcc-multilink.toml", 3, LINKS),
         quick=xcc.quick({LINKS[0]: (970e6, 20000), LINKS[1]: (800e6, 20000)}),

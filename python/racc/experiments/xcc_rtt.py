@@ -1,4 +1,4 @@
-"""xcc-rtt, seed 004 ("RTT Unfairness"): a 200 ms RTT flow alone on 1 Gb/s, a 30 ms flow joining
+"""xcc-rtt, XCC-Linux ("RTT Unfairness"): a 200 ms RTT flow alone on 1 Gb/s, a 30 ms flow joining
 at 30 s, under XCP, JetMax, RCP and PIQI-RCP."""
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ BOTTLENECK = "r0->r1"
 LINK = "topology.bottleneck"
 JOIN_S = 30.0
 LONG_RTT_S = 0.2
-#: seed 004: "To saturate the link, it takes RCP nearly 10 sec initially and 5 sec when a flow joins"
+#: XCC-Linux: "To saturate the link, it takes RCP nearly 10 sec initially and 5 sec when a flow joins"
 RCP_FILL_S, RCP_JOIN_S = 10.0, 5.0
 #: "saturate" / "full utilisation": the 1 s mean utilisation at the "high utilisation" level
 #: (90 %) or more from then on. Not 95 %: JetMax and PIQI-RCP aim at gamma = 0.95 of the capacity
-#: by design (PROTOCOLS.md §7, §8), so at 95 % their own target would read as never saturated.
+#: by design (docs/PROTOCOLS.md §7, §8), so at 95 % their own target would read as never saturated.
 SATURATED = HIGH_UTILISATION
 
 
@@ -125,7 +125,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-rtt",
-        source="seed 004 (RTT Unfairness)",
+        source="XCC-Linux (RTT Unfairness)",
         description="a 200 ms RTT flow on 1 Gb/s, a 30 ms flow joining at 30 s: XCP, JetMax, RCP, PIQI-RCP",
         cases=xcc.cases("xcc-rtt.toml", 2, [LINK]),
         quick=xcc.quick({LINK: (1e9, 20000)}),

@@ -1,6 +1,6 @@
-"""xcc-single, seed 004 ("Single-Bottleneck Topology"): three flows joining a 1 Gb/s, 50 ms
+"""xcc-single, XCC-Linux ("Single-Bottleneck Topology"): three flows joining a 1 Gb/s, 50 ms
 bottleneck at 0, 20 and 40 s under XCP, JetMax, RCP and PIQI-RCP; each router also counts the
-arithmetic it does per packet (seed 004's summary)."""
+arithmetic it does per packet (XCC-Linux's summary)."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from racc.experiments.base import (
 
 BOTTLENECK = "r0->r1"
 LINK = "topology.bottleneck"
-#: seed 004: "RCP experiences significant queue buildup (up to 9415 packets) whenever a new flow joins"
+#: XCC-Linux: "RCP experiences significant queue buildup (up to 9415 packets) whenever a new flow joins"
 RCP_QUEUE_PKTS = 9415
-#: seed 004's per-packet router work (additions, multiplications)
+#: XCC-Linux's per-packet router work (additions, multiplications)
 OPS = {"xcp": (6, 3), "jetmax": (3, 0), "rcp": (2, 2)}
 
 
@@ -104,7 +104,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-single",
-        source="seed 004 (Single-Bottleneck Topology)",
+        source="XCC-Linux (Single-Bottleneck Topology)",
         description="3 flows joining a 1 Gb/s, 50 ms RTPD bottleneck at 0, 20, 40 s: XCP, JetMax, RCP, PIQI-RCP",
         cases=xcc.cases("xcc-single.toml", 3, [LINK], router_params={"count_ops": True}),
         quick=xcc.quick({LINK: (1e9, 20000)}),
