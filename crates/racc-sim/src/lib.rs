@@ -5,6 +5,7 @@
 //! - [`port`]: output queue + link + router module + loss, with lazy departures
 //! - [`routing`]: static shortest-path routes
 //! - [`traffic`]: seeded flow-arrival generators
+//! - [`sources`]: closed-loop flow sources, whose next flow follows the previous one's completion
 //! - [`bench`]: the standard benchmark scenario
 
 pub mod bench;
@@ -14,6 +15,7 @@ pub mod metrics;
 pub mod port;
 pub mod routing;
 pub mod scenario;
+pub mod sources;
 pub mod traffic;
 
 pub use engine::Simulator;

@@ -7,7 +7,7 @@ use super::limits::{self, Limits, MAX_ARRIVAL_RATE};
 use super::raw::{RawFlows, RawTraffic};
 use super::routes::Routes;
 use super::sizes::{bytes, size_dist};
-use super::spec::{FlowSpec, NodeSpec};
+use super::spec::{FlowSpec, NodeSpec, SourceSpec};
 use super::ScenarioError;
 use crate::traffic;
 use std::collections::HashMap;
@@ -25,9 +25,18 @@ pub(super) struct FlowBuilder<'a> {
     pub(super) seed: u64,
     pub(super) limits: Limits,
     pub(super) out: Vec<FlowSpec>,
+    /// Closed-loop sources (`crate::sources`), and the flows they are expected to make,
+    /// counted against `limits.flows` with the listed ones.
+    pub(super) sources: Vec<SourceSpec>,
+    pub(super) expected_made: f64,
 }
 
 impl FlowBuilder<'_> {
+    /// Flows counted against `limits.flows` so far: those listed and those sources will make.
+    pub(super) fn used(&self) -> usize {
+        self.out.len().saturating_add(self.expected_made.ceil() as usize)
+    }
+
     pub(super) fn flow_group(&mut self, gi: usize, g: &RawFlows) -> Result<(), ScenarioError> {
         let (cx, packet_size, duration) = (self.cx, self.packet_size, self.duration);
         let key = format!("flows[{gi}]");
@@ -35,8 +44,8 @@ impl FlowBuilder<'_> {
         if !(1..=10_000_000).contains(&g.count) {
             return Err(cx.err(format!("{key}.count"), format!("must be 1..10000000, got {}", g.count)));
         }
-        if g.count as u64 > limits::flows_left(&self.limits, self.out.len()) {
-            let what = format!("{} flows here after {} before", g.count, self.out.len());
+        if g.count as u64 > limits::flows_left(&self.limits, self.used()) {
+            let what = format!("{} flows here after {} before", g.count, self.used());
             return Err(limits::too_many_flows(cx, &format!("{key}.count"), &self.limits, what));
         }
         if g.index_offset < 0 {
@@ -102,7 +111,7 @@ impl FlowBuilder<'_> {
         let name = t.name.clone().unwrap_or_else(|| format!("traffic{ti}"));
         // Checked before drawing: the expected count, then (never drawing more than the limit
         // plus one) the drawn one.
-        let left = limits::flows_left(&self.limits, self.out.len());
+        let left = limits::flows_left(&self.limits, self.used());
         let expected = t.rate * (stop - start) as f64 * 1e-9;
         if max_flows > left && expected > left as f64 {
             let what = format!(

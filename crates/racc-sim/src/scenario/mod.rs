@@ -18,7 +18,7 @@ mod tunnels;
 pub mod units;
 
 use racc_proto::registry::Registry;
-pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, Spec, TunnelSpec};
+pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, SourceSpec, Spec, TunnelSpec};
 
 /// A refused scenario: `source` is the file (or "<string>"), `key` the dotted path of the
 /// offending setting (empty when the file as a whole is wrong).
