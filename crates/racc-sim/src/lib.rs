@@ -6,6 +6,7 @@
 //! - [`routing`]: static shortest-path routes
 //! - [`traffic`]: seeded flow-arrival generators
 //! - [`sources`]: closed-loop flow sources, whose next flow follows the previous one's completion
+//! - [`web`]: the web-like on/off source of seed 001 §4
 //! - [`bench`]: the standard benchmark scenario
 
 pub mod bench;
@@ -17,6 +18,7 @@ pub mod routing;
 pub mod scenario;
 pub mod sources;
 pub mod traffic;
+pub mod web;
 
 pub use engine::Simulator;
 pub use scenario::{ScenarioError, Spec};

@@ -1,9 +1,9 @@
 //! From the raw file to a checked [`Spec`]: the order of the steps. Each step has its own file:
 //! `topology.rs` expands the topology shortcuts, `links.rs` resolves each link (buffer, router
 //! module, loss), `routes.rs` computes routes, `flows.rs` generates every flow (with
-//! `host_options.rs` and `sizes.rs`), `record.rs` and `tunnels.rs` resolve those sections, and
-//! `consistency.rs` checks what is valid part by part but wrong together. Every impossible value
-//! is refused naming the key.
+//! `host_options.rs` and `sizes.rs`) and `web.rs` every web-like source, `record.rs` and
+//! `tunnels.rs` resolve those sections, and `consistency.rs` checks what is valid part by part
+//! but wrong together. Every impossible value is refused naming the key.
 
 use super::flows::FlowBuilder;
 use super::raw::RawScenario;

@@ -16,6 +16,7 @@ pub mod spec;
 mod topology;
 mod tunnels;
 pub mod units;
+mod web;
 
 use racc_proto::registry::Registry;
 pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, SourceSpec, Spec, TunnelSpec};
