@@ -105,6 +105,36 @@ def test_overrides_reach_the_engine(small_file):
         racc.run(small_file, overrides=["topology.bottleneck.router=droptail"])
 
 
+def test_web_sources_reach_every_table():
+    """Web-like on/off transfers are made during the run: each is a row of flow_info (its
+    source's group, ends and RTT, its own start and size) and, once done, of completions."""
+    import racc
+
+    text = (
+        SMALL.split("[[flows]]")[0]
+        + """
+[[traffic]]
+name = "web"
+kind = "web"
+protocol = "newreno"
+src = "s{i}"
+dst = "d{i}"
+sources = 3
+[record]
+interval = "100ms"
+"""
+    )
+    res = racc.run(text)
+    info = res.flow_info
+    assert info.height > 3 and set(info["group"]) == {"web"}
+    assert info["flow"].to_list() == list(range(info.height))
+    done = res.completions.join(info, on="flow", suffix="_info")
+    assert done.height >= info.height - 3  # at most one transfer per source still running
+    assert (done["size_bytes"] == done["size_bytes_info"]).all()
+    assert (done["start_s"] == done["start_s_info"]).all()
+    assert set(res.flows["flow"]) <= set(info["flow"])
+
+
 def test_cli_run_and_bad_input(small_file, tmp_path, racc_cli):
     out = tmp_path / "cli"
     ok = racc_cli("run", str(small_file), "--out", str(out), "--no-plots")

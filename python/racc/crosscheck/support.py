@@ -144,6 +144,13 @@ def refusals(data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str
     out += _flow_refusals(data, resolved)
     out += _xcp_port_refusals(data, resolved)
     out += _route_refusals(resolved)
+    keys = group_keys(data)
+    for src in resolved.get("sources", []):
+        group = src["flow"]["group"]
+        out.append(
+            f"{keys.get(group, group)}.kind: '{src['kind']}' sources, whose flows racc makes as the run goes "
+            "(the ns-2 script replays a fixed list of flows)"
+        )
     return list(dict.fromkeys(out))  # a shared access link would repeat itself
 
 
