@@ -8,6 +8,7 @@
 //! - [`cc`]: the congestion-controller interface every sender's "how much" implements
 //! - [`metrics`]: named counters and gauges a protocol reports to any engine
 //! - [`router`]: the per-output-port router module interface
+//! - [`dccp`]: DCCP CCID2 (RFC 4341) and DCCP/VCP: sender, receiver with Ack Vectors, Ack Ratio, Eq. 7-9 fluid model
 //! - [`tcp`]: TCP Reno/NewReno transport driving any congestion controller (RFC 5681, 6582, 6298)
 //! - [`aqm`]: DropTail and RED (gentle, packet/byte mode, drop or ECN mark)
 //! - [`loss`]: Bernoulli and Gilbert-Elliott loss processes
@@ -27,6 +28,7 @@
 
 pub mod aqm;
 pub mod cc;
+pub mod dccp;
 pub mod dcpew;
 pub mod dpcp;
 pub mod endpoint;

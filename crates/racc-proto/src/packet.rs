@@ -144,18 +144,85 @@ impl SackBlocks {
     }
 }
 
-/// DCCP header (RFC 4340), 48-bit sequence numbers held in u64.
+/// DCCP header (RFC 4340): 48-bit sequence numbers (the wire values, held in u64), the
+/// Ack Vector option on acknowledgements, the Ack Ratio the sender asks for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DccpHeader {
+    /// This packet's sequence number (48 bits).
     pub seq: u64,
+    /// Acknowledgement number (48 bits): on an ACK the greatest data sequence number received;
+    /// on the sender's acknowledgement of ACKs the greatest ACK sequence number received.
     pub ack: u64,
-    /// Ack Vector summary: bit i set = packet `ack - 1 - i` was received (i < ack_vec_len).
-    pub ack_vec: u64,
-    pub ack_vec_len: u8,
+    /// Ack Vector (RFC 4340 §11.4), from `ack` downward.
+    pub ack_vector: AckVector,
+    /// The Ack Ratio the sender asks the receiver to use (RFC 4341 §6.1.2), on data packets.
     pub ack_ratio: u16,
+    /// Reserved-bit echo of a VCP code (bits 0-1), on ACKs.
     pub echo: u8,
+    /// Timestamp and Timestamp Echo options (RFC 4340 §13.1, §13.3).
     pub ts_val: Time,
     pub ts_ecr: Time,
+}
+
+/// Ack Vector states (RFC 4340 §11.4).
+pub mod ack_state {
+    pub const RECEIVED: u8 = 0;
+    pub const ECN_MARKED: u8 = 1;
+    pub const NOT_RECEIVED: u8 = 3;
+}
+
+/// Most runs an Ack Vector carries here. RFC 4340 allows up to 253 bytes; a fixed array keeps
+/// `Packet` a small `Copy` value. A run holds up to 2^14 packets (its wire size is still the
+/// RFC's, one byte per 64 packets), so 12 runs describe any region with at most 5 holes; an
+/// older part that does not fit is left out, as an implementation with a short option would.
+pub const MAX_ACK_VECTOR_RUNS: usize = 12;
+
+/// The Ack Vector option: runs of packets in one state, the first ending at the header's
+/// `ack` and each next one just below the previous (RFC 4340 §11.4's run-length encoding).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckVector {
+    len: u8,
+    /// State in the top 2 bits, run length − 1 in the low 14.
+    runs: [u16; MAX_ACK_VECTOR_RUNS],
+}
+
+impl AckVector {
+    /// Longest run one entry holds.
+    pub const MAX_RUN: u64 = 1 << 14;
+
+    /// Append a run of `len` (1..=MAX_RUN) packets in `state`, below the previous run; false
+    /// (and nothing changes) when the vector is full.
+    pub fn push(&mut self, state: u8, len: u64) -> bool {
+        debug_assert!((1..=Self::MAX_RUN).contains(&len), "{len}");
+        if self.len as usize == MAX_ACK_VECTOR_RUNS {
+            return false;
+        }
+        self.runs[self.len as usize] = ((state as u16 & 0b11) << 14) | (len - 1) as u16;
+        self.len += 1;
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The runs as (state, number of packets), from the acknowledgement number downward.
+    pub fn iter(&self) -> impl Iterator<Item = (u8, u64)> + '_ {
+        self.runs[..self.len as usize].iter().map(|&r| ((r >> 14) as u8, (r & 0x3fff) as u64 + 1))
+    }
+
+    /// Option bytes on the wire: type and length, then one byte per run of up to 64 packets
+    /// (RFC 4340 §11.4: 2 state bits, 6 run-length bits). 0 without runs (no option).
+    pub fn wire_len(&self) -> u32 {
+        if self.len == 0 {
+            return 0;
+        }
+        2 + self.iter().map(|(_, n)| n.div_ceil(64) as u32).sum::<u32>()
+    }
 }
 
 /// A typed congestion header carried between the transport and IP (seed 004's layer).
@@ -254,6 +321,28 @@ impl Packet {
         }
     }
 
+    /// A DCCP packet with the given kind and sizes; ECN Not-ECT, IP ID 0, on the data path.
+    pub fn dccp(flow: u32, kind: Kind, size: u32, payload: u32, hdr: DccpHeader) -> Packet {
+        Packet { transport: Transport::Dccp(hdr), ..Packet::tcp(flow, kind, size, payload, TcpHeader::default()) }
+    }
+
+    /// The DCCP header, if this is a DCCP packet.
+    #[inline]
+    pub fn dccp_hdr(&self) -> Option<&DccpHeader> {
+        match &self.transport {
+            Transport::Dccp(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub fn dccp_hdr_mut(&mut self) -> Option<&mut DccpHeader> {
+        match &mut self.transport {
+            Transport::Dccp(h) => Some(h),
+            _ => None,
+        }
+    }
+
     /// The ECN bits a router on the path sees: the outer header's inside a tunnel.
     #[inline]
     pub fn visible_ecn(&self) -> u8 {
@@ -319,6 +408,24 @@ mod tests {
         assert!(!s.push(70, 80), "a fourth block does not fit");
         assert_eq!(s.iter().collect::<Vec<_>>(), vec![(10, 20), (30, 40), (50, 60)]);
         assert_eq!(s.wire_len(), 28);
+    }
+
+    #[test]
+    fn ack_vector_runs_and_wire_size() {
+        let mut v = AckVector::default();
+        assert_eq!(v.wire_len(), 0);
+        assert!(v.push(ack_state::RECEIVED, 130));
+        assert!(v.push(ack_state::NOT_RECEIVED, 1));
+        assert!(v.push(ack_state::ECN_MARKED, AckVector::MAX_RUN));
+        let runs: Vec<_> = v.iter().collect();
+        assert_eq!(runs, vec![(0, 130), (3, 1), (1, 1 << 14)]);
+        // 130 packets take 3 bytes of 64, the lone loss 1, 2^14 packets 256; plus type and length.
+        assert_eq!(v.wire_len(), 2 + 3 + 1 + 256);
+        for _ in 3..MAX_ACK_VECTOR_RUNS {
+            assert!(v.push(ack_state::RECEIVED, 1));
+        }
+        assert!(!v.push(ack_state::RECEIVED, 1), "full");
+        assert_eq!(v.len(), MAX_ACK_VECTOR_RUNS);
     }
 
     #[test]

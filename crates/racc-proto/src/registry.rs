@@ -13,6 +13,7 @@
 //! Tests and tools can extend a [`Registry`] at run time (`Registry::with_protocol`).
 
 use crate::aqm::{self, DropTail};
+use crate::dccp;
 use crate::dcpew;
 use crate::dpcp;
 use crate::endpoint::{Endpoint, FlowConfig};
@@ -167,6 +168,20 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         regulation: Regulation::Window,
         description: "TCP/VCP: VCP's MI/AI/MD on a 2-bit load-factor code (VCP-DCCP A1-A5) over the NewReno transport",
         parse: vcp::parse_flow,
+    },
+    ProtocolEntry {
+        name: "dccp",
+        aliases: &["ccid2", "dccp-ccid2"],
+        regulation: Regulation::Window,
+        description: "DCCP CCID2 (RFC 4341): TCP-like window in packets, never retransmits, loss from the Ack Vector, Ack Ratio",
+        parse: dccp::parse_flow,
+    },
+    ProtocolEntry {
+        name: "dccp-vcp",
+        aliases: &[],
+        regulation: Regulation::Window,
+        description: "DCCP/VCP: CCID2 with VCP's MI/AI/MD on the 2-bit load-factor code (seed 001 §2, A1-A5)",
+        parse: dccp::parse_vcp_flow,
     },
     ProtocolEntry {
         name: "dpcp",

@@ -8,7 +8,7 @@
 //! packet still carries one: routers write the bits they can see (`Packet::visible_ecn`), and a
 //! max-aggregated code survives this merge whichever header a router raised.
 
-use crate::packet::{Kind, Packet};
+use crate::packet::{Kind, Packet, Transport};
 use crate::tcp::AckEcho;
 use crate::time::Time;
 
@@ -40,9 +40,11 @@ impl AckEcho for VcpEcho {
 
     fn fill_ack(&mut self, _now: Time, ack: &mut Packet) {
         let code = self.pending;
-        if let Some(h) = ack.tcp_hdr_mut() {
-            // Bits 0–1 the code, bit 2 (position) 0: VCP has one code per packet.
-            h.echo = code & 0b11;
+        // Bits 0–1 the code, bit 2 (position) 0: VCP has one code per packet. TCP and DCCP
+        // ACKs carry it in the same reserved-bit field.
+        match &mut ack.transport {
+            Transport::Tcp(h) => h.echo = code & 0b11,
+            Transport::Dccp(h) => h.echo = code & 0b11,
         }
         self.pending = 0;
     }
