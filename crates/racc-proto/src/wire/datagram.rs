@@ -26,7 +26,7 @@ impl IpFields {
 pub fn headers_len(pkt: &Packet) -> usize {
     let t = match &pkt.transport {
         Transport::Tcp(h) => tcp::wire_len(h),
-        Transport::Dccp(_) => dccp::LEN,
+        Transport::Dccp(h) => dccp::wire_len(h),
     };
     shim::LEN + t + cong::len_of(cong::kind_of(&pkt.cong))
 }
@@ -108,7 +108,7 @@ pub(crate) fn tests_samples() -> Vec<Packet> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{ecn, CongHeader, DccpHeader, Direction, Kind, SackBlocks, TcpHeader};
+    use crate::packet::{ecn, AckVector, CongHeader, DccpHeader, Direction, Kind, SackBlocks, TcpHeader};
 
     /// One packet of every shape the protocols send.
     pub(crate) fn samples() -> Vec<Packet> {
@@ -142,18 +142,14 @@ mod tests {
                 out.push(p);
             }
         }
-        let mut d = Packet::tcp(3, Kind::Data, 1024, 1000, TcpHeader::default());
-        d.transport = Transport::Dccp(DccpHeader {
-            seq: 1 << 47,
-            ack: 3,
-            ack_vec: 0b1011,
-            ack_vec_len: 4,
-            ack_ratio: 2,
-            echo: 1,
-            ts_val: 9,
-            ts_ecr: 8,
-        });
-        out.push(d);
+        let mut ack_vector = AckVector::default();
+        ack_vector.push(0, 4);
+        ack_vector.push(3, 2);
+        let h = DccpHeader { seq: 1 << 47, ack: 3, ack_vector, ack_ratio: 2, echo: 1, ts_val: 9, ts_ecr: 8 };
+        out.push(Packet::dccp(3, Kind::Data, 1024, 1000, h));
+        let mut ack = Packet::dccp(3, Kind::Ack, 60, 0, DccpHeader { ack_vector: AckVector::default(), ..h });
+        ack.dir = Direction::Return;
+        out.push(ack);
         out
     }
 
