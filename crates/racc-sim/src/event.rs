@@ -29,6 +29,8 @@ pub enum What {
     FlowStop,
     /// Metric sample.
     Sample,
+    /// Medium `i` decides who holds its channel next.
+    Medium,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

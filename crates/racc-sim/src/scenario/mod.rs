@@ -8,6 +8,7 @@ mod flows;
 mod host_options;
 pub mod limits;
 mod links;
+mod media;
 pub mod raw;
 mod record;
 mod routes;
@@ -18,7 +19,7 @@ mod tunnels;
 pub mod units;
 
 use racc_proto::registry::Registry;
-pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, Spec, TunnelSpec};
+pub use spec::{BufferSpec, DcfSpec, FlowSpec, LinkSpec, MediumSpec, NodeSpec, PortKind, PortMap, Spec, TunnelSpec};
 
 /// A refused scenario: `source` is the file (or "<string>"), `key` the dotted path of the
 /// offending setting (empty when the file as a whole is wrong).
