@@ -5,8 +5,9 @@
 //! route or delivered to the destination endpoint, whose answers go back the same way.
 
 use crate::event::{EventQueue, What};
+use crate::medium::Medium;
 use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries};
-use crate::port::{Accept, Port, PortCounters, TunnelRole};
+use crate::port::{Accept, Port, PortCounters, PortRole};
 use crate::scenario::{BufferSpec, FlowSpec, ScenarioError, Spec};
 use crate::sources::FlowSource;
 use racc_proto::endpoint::{Endpoint, FlowConfig};
@@ -110,6 +111,8 @@ pub struct Simulator {
     now: Time,
     q: EventQueue,
     ports: Vec<Port>,
+    /// Shared media; their members' ports are in `ports`.
+    media: Vec<Medium>,
     /// Every route's ports, end to end, and per flow where its two routes start and end:
     /// the per-hop lookup touches two small flat arrays, not the scenario's flow records.
     route_ports: Vec<u32>,
@@ -151,7 +154,7 @@ impl Simulator {
             reason: e.to_string(),
         };
         // Mean round-trip propagation delay of the flows crossing each port, for BDP buffers.
-        let n_ports = spec.links.len() * 2;
+        let n_ports = spec.port_map().count();
         let mut rtt_sum = vec![0f64; n_ports];
         let mut rtt_n = vec![0u64; n_ports];
         for f in spec.flows.iter().chain(spec.sources.iter().map(|s| &s.flow)) {
@@ -167,16 +170,8 @@ impl Simulator {
                 let p = 2 * li + dir;
                 let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
                 let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
-                let (limit_pkts, limit_bytes) = match l.buffer {
-                    BufferSpec::Packets(n) => (n, u64::MAX),
-                    BufferSpec::Bytes(b) => (u32::MAX, b),
-                    BufferSpec::Bdp(x) => {
-                        let rtt = if rtt_n[p] > 0 { rtt_sum[p] / rtt_n[p] as f64 } else { 0.0 };
-                        let pkts = (x * l.capacity_bps * rtt * 1e-9 / 8.0 / spec.packet_size as f64).round();
-                        // A port no flow uses still gets a sensible queue.
-                        (if rtt > 0.0 { pkts.max(1.0) as u32 } else { 100 }, u64::MAX)
-                    }
-                };
+                let (limit_pkts, limit_bytes) =
+                    buffer_limits(l.buffer, l.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size);
                 let identity = PortIdentity {
                     node: &spec.nodes[from].name,
                     port: p as u32,
@@ -204,6 +199,8 @@ impl Simulator {
                 ));
             }
         }
+        let (media, medium_ports) = Medium::build(&spec, &rtt_sum, &rtt_n).map_err(|(k, e)| err(k, e))?;
+        ports.extend(medium_ports);
         let flows = spec.flows.iter().map(|f| FlowRt::pending(f.size_bytes)).collect();
         let prev = vec![PortMark::default(); ports.len()];
         let mut route_ports = Vec::new();
@@ -243,10 +240,10 @@ impl Simulator {
         for t in &spec.tunnels {
             for &p in &t.encap_ports {
                 let first_id = SimRng::for_component(spec.seed, &format!("tunnel/{}/port{p}", t.id)).below(1 << 16);
-                ports[p].tunnel = Some(TunnelRole::Encap(Tunnel::new(t.id, first_id as u16)));
+                ports[p].role = Some(PortRole::Encap(Tunnel::new(t.id, first_id as u16)));
             }
             for &p in &t.decap_ports {
-                ports[p].tunnel = Some(TunnelRole::Decap(t.id));
+                ports[p].role = Some(PortRole::Decap(t.id));
             }
         }
         let mut sim = Simulator {
@@ -254,6 +251,7 @@ impl Simulator {
             now: 0,
             q: EventQueue::default(),
             ports,
+            media,
             route_ports,
             flow_paths,
             groups,
@@ -316,6 +314,9 @@ impl Simulator {
     pub fn ports(&self) -> &[Port] {
         &self.ports
     }
+    pub fn media(&self) -> &[Medium] {
+        &self.media
+    }
     /// Payload bytes delivered in order to receivers so far.
     pub fn goodput_bytes(&self) -> u64 {
         self.goodput_bytes
@@ -366,6 +367,7 @@ impl Simulator {
                 // The run's last sample is taken below, after every event at the end time.
                 What::Sample if self.now >= self.spec.duration => {}
                 What::Sample => self.sample(),
+                What::Medium => self.medium_event(i),
             }
         }
         self.now = self.now.max(t);
@@ -421,10 +423,44 @@ impl Simulator {
                 self.q.push(t, What::PortHead, p as u32);
             }
             Accept::Queued { was_empty: false } => {}
+            other => self.not_queued(p, idx, other),
+        }
+    }
+
+    /// The rare outcomes of `forward`, out of line so that the per-hop path stays as short as
+    /// it was before media existed.
+    #[cold]
+    #[inline(never)]
+    fn not_queued(&mut self, p: usize, idx: u32, a: Accept) {
+        match a {
             Accept::Dropped => {
                 self.cons.dropped += 1;
                 self.slab.release(idx);
             }
+            Accept::Contend => self.contend(p),
+            Accept::Queued { .. } => unreachable!(),
+        }
+    }
+
+    /// Port `p`, a member's port onto a medium, has a packet waiting: the member contends,
+    /// which may bring the medium's next decision forward.
+    fn contend(&mut self, p: usize) {
+        let (m, member) = self.ports[p].medium().expect("a medium port");
+        if let Some(t) = self.media[m].join(self.now, member) {
+            self.q.push(t, What::Medium, m as u32);
+        }
+    }
+
+    /// Medium `m` decides its channel at `now` (a transmission or a collision starts).
+    #[inline(never)]
+    fn medium_event(&mut self, m: usize) {
+        let med = &mut self.media[m];
+        let next = med.decide(self.now, &mut self.ports, &mut self.slab.pkts);
+        for (p, t) in med.started.drain(..) {
+            self.q.push(t, What::PortHead, p);
+        }
+        if let Some(t) = next {
+            self.q.push(t, What::Medium, m as u32);
         }
     }
 
@@ -730,6 +766,27 @@ impl Simulator {
                 }
             })
             .collect()
+    }
+}
+
+/// A port's buffer limit in packets and bytes; a BDP buffer counts the mean round-trip
+/// propagation delay of the flows crossing the port (`rtt_sum` over `rtt_n` flows, ns).
+pub(crate) fn buffer_limits(
+    b: BufferSpec,
+    capacity_bps: f64,
+    rtt_sum: f64,
+    rtt_n: u64,
+    packet_size: u32,
+) -> (u32, u64) {
+    match b {
+        BufferSpec::Packets(n) => (n, u64::MAX),
+        BufferSpec::Bytes(b) => (u32::MAX, b),
+        BufferSpec::Bdp(x) => {
+            let rtt = if rtt_n > 0 { rtt_sum / rtt_n as f64 } else { 0.0 };
+            let pkts = (x * capacity_bps * rtt * 1e-9 / 8.0 / packet_size as f64).round();
+            // A port no flow uses still gets a sensible queue.
+            (if rtt > 0.0 { pkts.max(1.0) as u32 } else { 100 }, u64::MAX)
+        }
     }
 }
 

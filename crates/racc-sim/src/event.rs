@@ -31,6 +31,8 @@ pub enum What {
     SourceFlow,
     /// Metric sample.
     Sample,
+    /// Medium `i` decides who holds its channel next.
+    Medium,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 //! - [`scenario`]: TOML/JSON scenario files, checked and resolved into a [`scenario::Spec`]
 //! - [`engine`]: the event loop, flows and metrics sampling
 //! - [`port`]: output queue + link + router module + loss, with lazy departures
+//! - [`medium`]: shared media whose departures contention decides (802.11 DCF-like)
 //! - [`routing`]: static shortest-path routes
 //! - [`traffic`]: seeded flow-arrival generators
 //! - [`sources`]: closed-loop flow sources, whose next flow follows the previous one's completion
@@ -12,6 +13,7 @@
 pub mod bench;
 pub mod engine;
 pub mod event;
+pub mod medium;
 pub mod metrics;
 pub mod port;
 pub mod routing;

@@ -12,6 +12,14 @@
 //! sample, the head's delivery). Since every arrival catches up first, each departure sees
 //! exactly the queue it would have seen with an explicit event: the model is exact, and the
 //! engine does one event per packet-hop.
+//!
+//! A port onto a shared medium (`crate::medium`) cannot know its departures in advance: they
+//! are decided by contention with the other members' ports. Such a port holds its waiting
+//! packets in a second ring (`wait`) and the medium starts each one when it wins the channel
+//! ([`Port::start_contended`]); the FIFO then holds only packets already on the wire, exactly
+//! as it does for a link, so delivery and sampling are the same code. The point-to-point path
+//! pays nothing for this: a medium port is told apart by the role check that tunnel gateways
+//! already needed.
 
 use racc_proto::ipsec::{self, Tunnel};
 use racc_proto::loss::LossProcess;
@@ -138,28 +146,35 @@ pub enum Accept {
         was_empty: bool,
     },
     Dropped,
+    /// Accepted by a port onto a shared medium: the packet waits for the medium, which the
+    /// engine must tell ([`Port::medium`] says which). A unit variant keeps `Accept` one byte
+    /// on the point-to-point path.
+    Contend,
 }
 
-/// What a port does at a tunnel boundary (seed 003 §III.C): packets entering the tunnel are
-/// encapsulated, packets of the tunnel leaving it are decapsulated, with the router module's
-/// tunnel hooks around each step.
-pub enum TunnelRole {
+/// What a port does beyond queueing onto its link. At a tunnel boundary (seed 003 §III.C):
+/// packets entering the tunnel are encapsulated, packets of the tunnel leaving it are
+/// decapsulated, with the router module's tunnel hooks around each step. On a shared medium:
+/// packets wait for the medium to start them.
+pub enum PortRole {
     Encap(Tunnel),
     Decap(u16),
+    Medium { medium: u16, member: u16 },
 }
 
-impl TunnelRole {
+impl PortRole {
     #[inline]
     fn apply(&mut self, now: Time, pkt: &mut Packet, module: &mut dyn RouterModule) {
         match self {
-            TunnelRole::Encap(t) => {
+            PortRole::Medium { .. } => {}
+            PortRole::Encap(t) => {
                 if pkt.outer.is_none() {
                     module.before_encapsulation(now, pkt, t.id);
                     t.encapsulate(pkt);
                     module.after_encapsulation(now, pkt, t.id);
                 }
             }
-            TunnelRole::Decap(id) => {
+            PortRole::Decap(id) => {
                 if pkt.outer.is_some_and(|o| o.tunnel == *id) {
                     module.before_decapsulation(now, pkt, *id);
                     ipsec::decapsulate(pkt, *id);
@@ -184,6 +199,8 @@ pub struct Port {
     module: Box<dyn RouterModule>,
     loss: LossProcess,
     fifo: Ring,
+    /// A medium port's waiting packets (their times are not known yet); empty otherwise.
+    wait: Ring,
     /// fifo[..departed] are on the wire, fifo[departed..] are waiting.
     departed: usize,
     /// `tx_start` of fifo[departed] (the next departure), `NEVER` if none waits: lets
@@ -203,8 +220,8 @@ pub struct Port {
     pub c: PortCounters,
     /// Bytes sent per flow group (sized to the group count on recorded ports, else empty).
     pub group_tx: Vec<u64>,
-    /// Set on a tunnel gateway's ports.
-    pub tunnel: Option<TunnelRole>,
+    /// Set on a tunnel gateway's ports and on ports onto a shared medium.
+    pub role: Option<PortRole>,
 }
 
 impl Port {
@@ -233,6 +250,7 @@ impl Port {
             module,
             loss,
             fifo: Ring::default(),
+            wait: Ring::default(),
             departed: 0,
             next_departure: NEVER,
             tx_memo: (0, 0),
@@ -251,7 +269,7 @@ impl Port {
             next_tick,
             c: PortCounters::default(),
             group_tx: Vec::new(),
-            tunnel: None,
+            role: None,
         }
     }
 
@@ -359,8 +377,11 @@ impl Port {
         self.c.arrivals += 1;
         self.refresh_view(now);
         let pkt = &mut pkts[idx as usize];
-        if let Some(t) = &mut self.tunnel {
-            t.apply(now, pkt, self.module.as_mut());
+        if let Some(r) = &mut self.role {
+            if let PortRole::Medium { .. } = r {
+                return self.contend(now, idx, pkts, hop, group);
+            }
+            r.apply(now, pkt, self.module.as_mut());
         }
         match self.module.on_arrival(now, pkt, &self.view) {
             Verdict::Drop => {
@@ -399,6 +420,75 @@ impl Port {
             self.c.max_queue_bytes = self.c.max_queue_bytes.max(self.view.queue_bytes);
         }
         Accept::Queued { was_empty }
+    }
+
+    /// A packet arriving at a medium port: router module and buffer check as on a link, then
+    /// the wait ring (it counts in the queue until it wins the channel, as a frame in an
+    /// interface queue does).
+    #[cold]
+    #[inline(never)]
+    fn contend(&mut self, now: Time, idx: u32, pkts: &mut [Packet], hop: u16, group: u16) -> Accept {
+        let pkt = &mut pkts[idx as usize];
+        match self.module.on_arrival(now, pkt, &self.view) {
+            Verdict::Drop => {
+                self.c.drops += 1;
+                return Accept::Dropped;
+            }
+            Verdict::Mark => self.c.marks += 1,
+            Verdict::Forward => {}
+        }
+        let size = pkt.size;
+        let v = &self.view;
+        if v.queue_pkts + 1 > self.limit_pkts || v.queue_bytes + size as u64 > self.limit_bytes {
+            self.module.on_buffer_drop(now, pkt, &self.view);
+            self.c.drops += 1;
+            return Accept::Dropped;
+        }
+        self.wait.push_back(Slot { pkt: idx, size, hop, lost: false, group, tx_start: NEVER, arrive: NEVER });
+        self.account_queue(now);
+        self.view.queue_pkts += 1;
+        self.view.queue_bytes += size as u64;
+        self.c.max_queue_pkts = self.c.max_queue_pkts.max(self.view.queue_pkts);
+        self.c.max_queue_bytes = self.c.max_queue_bytes.max(self.view.queue_bytes);
+        Accept::Contend
+    }
+
+    /// The medium and member index of a port onto a shared medium.
+    pub fn medium(&self) -> Option<(usize, usize)> {
+        match self.role {
+            Some(PortRole::Medium { medium, member }) => Some((medium as usize, member as usize)),
+            _ => None,
+        }
+    }
+
+    /// Wire size of a medium port's next waiting packet.
+    pub fn waiting_head(&self) -> Option<u32> {
+        self.wait.front().map(|s| s.size)
+    }
+
+    /// A medium port's next waiting packet goes onto the medium at `t` (it won the channel, or
+    /// it is dropped after too many collisions: `lost`). Its bits are on the air until
+    /// `data_end`; it reaches the far end at `arrive`. Returns true if the FIFO was empty, so
+    /// the engine must schedule its head.
+    pub fn start_contended(&mut self, t: Time, data_end: Time, arrive: Time, lost: bool, pkts: &mut [Packet]) -> bool {
+        let mut slot = self.wait.pop_front();
+        self.account_queue(t);
+        self.view.queue_pkts -= 1;
+        self.view.queue_bytes -= slot.size as u64;
+        slot.tx_start = t;
+        slot.arrive = arrive;
+        slot.lost = lost;
+        let was_empty = self.fifo.is_empty();
+        self.fifo.push_back(slot);
+        // The FIFO holds only packets on the wire: `depart` leaves `next_departure` at NEVER.
+        self.busy_until = data_end;
+        self.depart(t, pkts);
+        was_empty
+    }
+
+    /// A medium port's loss process, drawn once per frame sent.
+    pub fn lose(&mut self) -> bool {
+        self.loss.lose()
     }
 
     /// Arrival time of the FIFO's head at the far end.
@@ -441,7 +531,7 @@ impl Port {
 
     /// Packets held (waiting or on the wire): for conservation checks.
     pub fn held(&self) -> usize {
-        self.fifo.len()
+        self.fifo.len() + self.wait.len()
     }
 
     pub fn queue(&self) -> (u32, u64) {

@@ -6,19 +6,29 @@
 
 use std::collections::VecDeque;
 
-/// Output ports leaving each node, in port order.
+/// Output ports leaving each node, in port order. A port usually reaches one node; a port onto
+/// a shared medium (an access point's) reaches several, one edge each.
 pub struct Graph {
     out: Vec<Vec<(usize, usize)>>, // node -> [(port, far node)]
     from: Vec<usize>,              // port -> the node it leaves
 }
 
 impl Graph {
-    pub fn new(n_nodes: usize, port_ends: &[(usize, usize)]) -> Graph {
+    /// `edges`: (port, from node, to node), in port order; `n_ports` ports in all.
+    pub fn new(n_nodes: usize, n_ports: usize, edges: &[(usize, usize, usize)]) -> Graph {
         let mut out = vec![Vec::new(); n_nodes];
-        for (p, &(from, to)) in port_ends.iter().enumerate() {
-            out[from].push((p, to));
+        let mut from = vec![usize::MAX; n_ports];
+        for &(p, f, to) in edges {
+            out[f].push((p, to));
+            from[p] = f;
         }
-        Graph { out, from: port_ends.iter().map(|&(f, _)| f).collect() }
+        Graph { out, from }
+    }
+
+    /// Graph of plain ports: port p goes from `port_ends[p].0` to `port_ends[p].1`.
+    pub fn from_ports(n_nodes: usize, port_ends: &[(usize, usize)]) -> Graph {
+        let edges: Vec<_> = port_ends.iter().enumerate().map(|(p, &(f, t))| (p, f, t)).collect();
+        Graph::new(n_nodes, port_ends.len(), &edges)
     }
 
     /// Ports along a shortest path from `src` to `dst`; `None` if unreachable. Transit is only
@@ -73,7 +83,7 @@ mod tests {
             ends.push((a, b));
             ends.push((b, a));
         }
-        let g = Graph::new(6, &ends);
+        let g = Graph::from_ports(6, &ends);
         let hosts = vec![true, false, false, true, false, false];
         assert_eq!(g.path(0, 3, &hosts).unwrap(), vec![0, 2]);
         assert_eq!(g.path(3, 0, &hosts).unwrap(), vec![3, 1]);
@@ -83,7 +93,7 @@ mod tests {
     fn no_transit_through_hosts() {
         // 0 - 1(host) - 2: no path from 0 to 2.
         let ends = [(0, 1), (1, 0), (1, 2), (2, 1)];
-        let g = Graph::new(3, &ends);
+        let g = Graph::from_ports(3, &ends);
         assert!(g.path(0, 2, &[true, true, true]).is_none());
     }
 }

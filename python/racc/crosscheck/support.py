@@ -137,6 +137,9 @@ def flow_tcp_params(flow: dict[str, Any]) -> dict[str, Any]:
 
 def refusals(data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str, list]) -> list[str]:
     """``key: reason`` for every part of the scenario ns-2 cannot express (empty if none)."""
+    if resolved.get("media"):
+        # Checked first and alone: the checks below number ports by links only.
+        return ["topology.media: a shared medium (racc's DCF-like model is not mapped onto ns-2's Mac802_11)"]
     out: list[str] = []
     if resolved.get("tunnels"):
         out.append("tunnels: IPsec ESP tunnels (ns-2 has no ESP tunnel model)")

@@ -1,15 +1,15 @@
 //! From the raw file to a checked [`Spec`]: the order of the steps. Each step has its own file:
 //! `topology.rs` expands the topology shortcuts, `links.rs` resolves each link (buffer, router
-//! module, loss), `routes.rs` computes routes, `flows.rs` generates every flow (with
-//! `host_options.rs` and `sizes.rs`) and `web.rs` every web-like source, `record.rs` and
-//! `tunnels.rs` resolve those sections, and `consistency.rs` checks what is valid part by part
-//! but wrong together. Every impossible value is refused naming the key.
+//! module, loss), `media.rs` each shared medium, `routes.rs` computes routes, `flows.rs`
+//! generates every flow (with `host_options.rs` and `sizes.rs`) and `web.rs` every web-like
+//! source, `record.rs` and `tunnels.rs` resolve those sections, and `consistency.rs` checks what
+//! is valid part by part but wrong together. Every impossible value is refused naming the key.
 
 use super::flows::FlowBuilder;
 use super::raw::RawScenario;
 use super::record::record_ports;
 use super::routes::Routes;
-use super::spec::{FlowSpec, Spec};
+use super::spec::{FlowSpec, PortMap, Spec};
 use super::topology::topology;
 use super::tunnels::tunnels;
 use super::{consistency, limits, ScenarioError};
@@ -72,9 +72,10 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         None => (duration / 1000).max(10 * NS_PER_MS),
     };
 
-    let (nodes, links) = topology(&cx, &raw.topology, packet_size)?;
+    let (nodes, links, media) = topology(&cx, &raw.topology, packet_size)?;
     let names: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
-    let mut routes = Routes::new(&nodes, &links);
+    let ports = PortMap { nodes: &nodes, links: &links, media: &media };
+    let mut routes = Routes::new(&nodes, ports);
 
     let mut fb = FlowBuilder {
         cx: &cx,
@@ -97,8 +98,8 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         fb.traffic_generator(ti, t)?;
     }
     let (mut flows, sources, expected_made) = (fb.out, fb.sources, fb.expected_made);
-    let record_ports = record_ports(&cx, raw.record.ports.as_ref(), &nodes, &links)?;
-    let tunnels = tunnels(&cx, &raw.tunnels, &names, &nodes, &links, &mut routes)?;
+    let record_ports = record_ports(&cx, raw.record.ports.as_ref(), ports)?;
+    let tunnels = tunnels(&cx, &raw.tunnels, &names, ports, &mut routes)?;
     limits::check_samples(
         &cx,
         &lim,
@@ -112,7 +113,7 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         expected_made,
     )?;
     let every_flow: Vec<&FlowSpec> = flows.iter().chain(sources.iter().map(|s| &s.flow)).collect();
-    consistency::check_path_contracts(&raw, &every_flow, &links, &nodes, &routes.paths)
+    consistency::check_path_contracts(&raw, &every_flow, ports, &routes.paths)
         .map_err(|(key, reason)| cx.err(key, reason))?;
     // The engine starts flows in order; ties keep their file order (stable sort).
     flows.sort_by_key(|f: &FlowSpec| f.start);
@@ -128,6 +129,7 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         record_ports,
         nodes,
         links,
+        media,
         routes: routes.paths,
         flows,
         sources,

@@ -8,7 +8,7 @@
 //! reads every third digit as an MSP) are contracts their modules declare.
 
 use super::raw::RawScenario;
-use super::spec::{FlowSpec, LinkSpec, NodeSpec};
+use super::spec::{FlowSpec, PortMap};
 use racc_proto::registry::{ContractValue, Presence};
 use std::collections::{HashMap, HashSet};
 
@@ -16,8 +16,7 @@ use std::collections::{HashMap, HashSet};
 pub(super) fn check_path_contracts(
     raw: &RawScenario,
     flows: &[&FlowSpec],
-    links: &[LinkSpec],
-    nodes: &[NodeSpec],
+    ports: PortMap,
     routes: &[Vec<usize>],
 ) -> Result<(), (String, String)> {
     // The scenario key of each flow group / traffic generator, by the group name flows carry.
@@ -28,8 +27,9 @@ pub(super) fn check_path_contracts(
     for (ti, t) in raw.traffic.iter().enumerate() {
         keys.entry(t.name.clone().unwrap_or_else(|| format!("traffic{ti}"))).or_insert(format!("traffic[{ti}]"));
     }
-    // What each link's module provides, computed once.
-    let provided: Vec<Vec<(&'static str, ContractValue)>> = links.iter().map(|l| l.router_factory.provides()).collect();
+    // What each port's module provides, computed once.
+    let provided: Vec<Vec<(&'static str, ContractValue)>> =
+        (0..ports.count()).map(|p| ports.router(p).1.provides()).collect();
     let mut checked: HashSet<(&str, usize)> = HashSet::new();
     for f in flows {
         let requirements = f.factory.path_requirements();
@@ -41,18 +41,15 @@ pub(super) fn check_path_contracts(
         for req in &requirements {
             let mut met = false;
             for &port in &routes[f.fwd_route] {
-                let link = &links[port / 2];
-                let Some(&(_, value)) = provided[port / 2].iter().find(|(k, _)| *k == req.key) else { continue };
+                let Some(&(_, value)) = provided[port].iter().find(|(k, _)| *k == req.key) else { continue };
                 if !value.matches(req.value) {
-                    let (a, b) = if port % 2 == 0 { (link.a, link.b) } else { (link.b, link.a) };
                     return Err((
                         format!("{key}.params.{}", req.param),
                         format!(
-                            "the sender's {p} = {}{u} differs from {p} = {value}{u} of the '{}' router module on {}->{}; {}",
+                            "the sender's {p} = {}{u} differs from {p} = {value}{u} of the '{}' router module on {}; {}",
                             req.value,
-                            link.router,
-                            nodes[a].name,
-                            nodes[b].name,
+                            ports.router(port).0,
+                            ports.name(port),
                             req.why,
                             p = req.param,
                             u = req.unit,

@@ -8,6 +8,7 @@ mod flows;
 mod host_options;
 pub mod limits;
 mod links;
+mod media;
 pub mod raw;
 mod record;
 mod routes;
@@ -19,7 +20,9 @@ pub mod units;
 mod web;
 
 use racc_proto::registry::Registry;
-pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, SourceSpec, Spec, TunnelSpec};
+pub use spec::{
+    BufferSpec, DcfSpec, FlowSpec, LinkSpec, MediumSpec, NodeSpec, PortKind, PortMap, SourceSpec, Spec, TunnelSpec,
+};
 
 /// A refused scenario: `source` is the file (or "<string>"), `key` the dotted path of the
 /// offending setting (empty when the file as a whole is wrong).

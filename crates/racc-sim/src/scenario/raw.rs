@@ -86,6 +86,43 @@ pub struct RawTopology {
     pub links: Option<Vec<RawLink>>,
     /// explicit: every node.
     pub nodes: Option<Vec<RawNode>>,
+    /// explicit: shared media (an access point and its stations on one channel).
+    pub media: Option<Vec<RawMedium>>,
+}
+
+/// A shared half-duplex medium, e.g. an 802.11 WLAN: `ap` and every station contend for one
+/// channel (`crate::medium`). Timing keys default to 802.11b DSSS (long preamble).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawMedium {
+    pub name: String,
+    /// "wlan" (the only kind so far).
+    pub kind: Option<String>,
+    /// The access point: the member that reaches every station.
+    pub ap: String,
+    pub stations: Vec<String>,
+    /// Rate of the data frames' bits.
+    pub phy_rate: Option<Rate>,
+    /// The capacity router modules are told; default the PHY rate.
+    pub capacity: Option<Rate>,
+    pub delay: Option<Seconds>,
+    /// Each member's queue; default 50 packets (ns-2's interface queue).
+    pub buffer: Option<Buffer>,
+    pub router: Option<String>,
+    pub router_params: Option<serde_json::Value>,
+    /// Loss of every member's frames (after the MAC's retries: the loss the transport sees).
+    pub loss: Option<LossSpec>,
+    /// Per member (access point or station, by node name): its own loss, replacing `loss`.
+    pub station_loss: Option<std::collections::BTreeMap<String, LossSpec>>,
+    pub slot: Option<Seconds>,
+    pub sifs: Option<Seconds>,
+    pub difs: Option<Seconds>,
+    pub phy_header: Option<Seconds>,
+    pub ack: Option<Seconds>,
+    pub mac_overhead: Option<Size>,
+    pub cw_min: Option<i64>,
+    pub cw_max: Option<i64>,
+    pub retry_limit: Option<i64>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -1,6 +1,6 @@
 //! Static routes between nodes, computed on demand and numbered in the order first asked for.
 
-use super::spec::{LinkSpec, NodeSpec};
+use super::spec::{NodeSpec, PortMap};
 use crate::routing::Graph;
 use std::collections::HashMap;
 
@@ -13,10 +13,9 @@ pub(super) struct Routes {
 }
 
 impl Routes {
-    pub(super) fn new(nodes: &[NodeSpec], links: &[LinkSpec]) -> Routes {
-        let ends: Vec<(usize, usize)> = links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
+    pub(super) fn new(nodes: &[NodeSpec], ports: PortMap) -> Routes {
         Routes {
-            graph: Graph::new(nodes.len(), &ends),
+            graph: Graph::new(nodes.len(), ports.count(), &ports.edges()),
             is_host: nodes.iter().map(|n| n.host).collect(),
             cache: HashMap::new(),
             paths: Vec::new(),

@@ -21,7 +21,11 @@ pub struct Spec {
     pub record_ports: Vec<usize>,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
-    /// Port lists of every path in use. Port 2i is link i's a -> b direction, 2i+1 its b -> a.
+    /// Shared media (`topology.media`): their member ports follow the links' ports.
+    pub media: Vec<MediumSpec>,
+    /// Port lists of every path in use. Port 2i is link i's a -> b direction, 2i+1 its b -> a;
+    /// after the 2 × links ports come the media's member ports, medium by medium, the access
+    /// point first (see [`PortMap`]).
     pub routes: Vec<Vec<usize>>,
     pub flows: Vec<FlowSpec>,
     /// Closed-loop sources (`sources.rs`), whose flows the engine makes during the run; their
@@ -111,11 +115,166 @@ pub struct FlowSpec {
     pub handshake: bool,
 }
 
+/// A shared half-duplex medium (`kind = "wlan"`): an access point and stations contending for
+/// one channel by a simplified IEEE 802.11 DCF (`crate::medium`). Each member has one output
+/// port onto the medium, with its own FIFO, router module and loss process; the access point's
+/// port reaches every station, a station's port reaches the access point.
+#[derive(Clone, Debug, Serialize)]
+pub struct MediumSpec {
+    pub name: String,
+    /// Member nodes: the access point first, then the stations in the file's order.
+    pub members: Vec<usize>,
+    /// Rate at which data frames are sent, b/s.
+    pub phy_rate_bps: f64,
+    /// The capacity router modules are told (`PortView::capacity_bps`): nominal, not the
+    /// medium's real throughput, which contention and overhead set.
+    pub capacity_bps: f64,
+    pub delay: Time,
+    pub buffer: BufferSpec,
+    pub dcf: DcfSpec,
+    pub router: String,
+    pub router_params: serde_json::Value,
+    #[serde(skip)]
+    pub router_factory: Arc<dyn RouterFactory>,
+    /// Per member (same order as `members`): the loss process of its frames.
+    #[serde(serialize_with = "debug_str")]
+    pub loss: Vec<LossSpec>,
+}
+
+/// DCF timing and backoff parameters (IEEE 802.11-2016 §10.3; defaults are 802.11b DSSS).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DcfSpec {
+    pub slot: Time,
+    pub sifs: Time,
+    pub difs: Time,
+    /// PHY preamble and header of a data frame, sent before its bits.
+    pub phy_header: Time,
+    /// The whole ACK (its PHY header included); also the ACK timeout after a collision.
+    pub ack: Time,
+    /// MAC header and FCS bytes added to every packet, sent at the PHY rate.
+    pub mac_overhead: u32,
+    pub cw_min: u32,
+    pub cw_max: u32,
+    /// Transmission attempts of a frame before a collided frame is dropped (dot11ShortRetryLimit).
+    pub retry_limit: u32,
+}
+
+/// Every output port of a scenario, numbered as the engine numbers them: port 2i and 2i+1 are
+/// link i's two directions, then each medium's member ports. The one place that knows where a
+/// port leaves, its name, delay and router module.
+#[derive(Clone, Copy)]
+pub struct PortMap<'a> {
+    pub nodes: &'a [NodeSpec],
+    pub links: &'a [LinkSpec],
+    pub media: &'a [MediumSpec],
+}
+
+/// What a port is: one direction of a link, or a member's port onto a medium.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortKind {
+    Link { link: usize, forward: bool },
+    Medium { medium: usize, member: usize },
+}
+
+impl PortMap<'_> {
+    pub fn count(&self) -> usize {
+        2 * self.links.len() + self.media.iter().map(|m| m.members.len()).sum::<usize>()
+    }
+
+    pub fn kind(&self, p: usize) -> PortKind {
+        if p < 2 * self.links.len() {
+            return PortKind::Link { link: p / 2, forward: p.is_multiple_of(2) };
+        }
+        let mut i = p - 2 * self.links.len();
+        for (m, med) in self.media.iter().enumerate() {
+            if i < med.members.len() {
+                return PortKind::Medium { medium: m, member: i };
+            }
+            i -= med.members.len();
+        }
+        panic!("port {p} out of range")
+    }
+
+    /// The first port of medium `m`'s members (its access point's).
+    pub fn medium_base(&self, m: usize) -> usize {
+        2 * self.links.len() + self.media[..m].iter().map(|x| x.members.len()).sum::<usize>()
+    }
+
+    /// The node the port leaves.
+    pub fn from(&self, p: usize) -> usize {
+        match self.kind(p) {
+            PortKind::Link { link, forward } => {
+                let l = &self.links[link];
+                if forward {
+                    l.a
+                } else {
+                    l.b
+                }
+            }
+            PortKind::Medium { medium, member } => self.media[medium].members[member],
+        }
+    }
+
+    /// "a->b" for a link direction, "node->medium" for a member's port onto a medium.
+    pub fn name(&self, p: usize) -> String {
+        match self.kind(p) {
+            PortKind::Link { link, forward } => {
+                let l = &self.links[link];
+                let (a, b) = if forward { (l.a, l.b) } else { (l.b, l.a) };
+                format!("{}->{}", self.nodes[a].name, self.nodes[b].name)
+            }
+            PortKind::Medium { medium, member } => {
+                let m = &self.media[medium];
+                format!("{}->{}", self.nodes[m.members[member]].name, m.name)
+            }
+        }
+    }
+
+    pub fn delay(&self, p: usize) -> Time {
+        match self.kind(p) {
+            PortKind::Link { link, .. } => self.links[link].delay,
+            PortKind::Medium { medium, .. } => self.media[medium].delay,
+        }
+    }
+
+    /// The router module's name and factory.
+    pub fn router(&self, p: usize) -> (&str, &Arc<dyn RouterFactory>) {
+        match self.kind(p) {
+            PortKind::Link { link, .. } => (&self.links[link].router, &self.links[link].router_factory),
+            PortKind::Medium { medium, .. } => (&self.media[medium].router, &self.media[medium].router_factory),
+        }
+    }
+
+    /// Every edge of the routing graph: (port, from node, to node). A link direction has one;
+    /// an access point's port has one per station, a station's port one to the access point.
+    pub fn edges(&self) -> Vec<(usize, usize, usize)> {
+        let mut e = Vec::new();
+        for (li, l) in self.links.iter().enumerate() {
+            e.push((2 * li, l.a, l.b));
+            e.push((2 * li + 1, l.b, l.a));
+        }
+        for (mi, m) in self.media.iter().enumerate() {
+            let base = self.medium_base(mi);
+            let ap = m.members[0];
+            for (j, &s) in m.members.iter().enumerate().skip(1) {
+                e.push((base, ap, s));
+                e.push((base + j, s, ap));
+            }
+        }
+        e
+    }
+}
+
 impl Spec {
+    pub fn port_map(&self) -> PortMap<'_> {
+        PortMap { nodes: &self.nodes, links: &self.links, media: &self.media }
+    }
+
     /// A flow's round-trip propagation delay, ns: its forward and reverse routes' link delays
     /// (what BDP buffers and the results' `rtt_prop_s` use; one place computes it).
     pub fn propagation_rtt(&self, f: &FlowSpec) -> Time {
-        self.routes[f.fwd_route].iter().chain(&self.routes[f.rev_route]).map(|&p| self.links[p / 2].delay).sum()
+        let pm = self.port_map();
+        self.routes[f.fwd_route].iter().chain(&self.routes[f.rev_route]).map(|&p| pm.delay(p)).sum()
     }
 }
 

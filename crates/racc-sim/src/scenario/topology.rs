@@ -4,20 +4,24 @@
 
 use super::build::Ctx;
 use super::links::{delay, link};
+use super::media::media;
 use super::raw::{RawLink, RawTopology};
-use super::spec::{LinkSpec, NodeSpec};
+use super::spec::{LinkSpec, MediumSpec, NodeSpec};
 use super::ScenarioError;
 use std::collections::HashMap;
+
+/// The nodes, the links and the shared media of a scenario.
+pub(super) type Topology = (Vec<NodeSpec>, Vec<LinkSpec>, Vec<MediumSpec>);
 
 pub(super) fn topology(
     cx: &Ctx,
     t: &RawTopology,
     packet_size: u32,
-) -> Result<(Vec<NodeSpec>, Vec<LinkSpec>), ScenarioError> {
+) -> Result<Topology, ScenarioError> {
     let allowed: &[&str] = match t.kind.as_str() {
         "dumbbell" => &["pairs", "bottleneck", "access", "access_delays"],
         "parking_lot" => &["links", "access"],
-        "explicit" => &["nodes", "links"],
+        "explicit" => &["nodes", "links", "media"],
         k => {
             return Err(cx
                 .err("topology.kind", format!("unknown topology kind '{k}' (known: dumbbell, parking_lot, explicit)")))
@@ -30,6 +34,7 @@ pub(super) fn topology(
         ("access_delays", t.access_delays.is_some()),
         ("links", t.links.is_some()),
         ("nodes", t.nodes.is_some()),
+        ("media", t.media.is_some()),
     ];
     for (k, p) in present {
         if p && !allowed.contains(&k) {
@@ -173,5 +178,6 @@ pub(super) fn topology(
             }
         }
     }
-    Ok((nodes, links))
+    let media = media(cx, t.media.as_deref().unwrap_or_default(), &nodes, packet_size)?;
+    Ok((nodes, links, media))
 }

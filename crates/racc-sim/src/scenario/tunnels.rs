@@ -2,7 +2,7 @@
 
 use super::build::Ctx;
 use super::routes::Routes;
-use super::spec::{LinkSpec, NodeSpec, TunnelSpec};
+use super::spec::{PortKind, PortMap, TunnelSpec};
 use super::ScenarioError;
 use std::collections::HashMap;
 
@@ -12,8 +12,7 @@ pub(super) fn tunnels(
     cx: &Ctx,
     raw: &[super::raw::RawTunnel],
     names: &HashMap<&str, usize>,
-    nodes: &[NodeSpec],
-    links: &[LinkSpec],
+    ports: PortMap,
     routes: &mut Routes,
 ) -> Result<Vec<TunnelSpec>, ScenarioError> {
     let mut out: Vec<TunnelSpec> = Vec::new();
@@ -34,7 +33,7 @@ pub(super) fn tunnels(
             let n = *names
                 .get(name.as_str())
                 .ok_or_else(|| cx.err(format!("{key}.between[{j}]"), format!("no node named '{name}'")))?;
-            if nodes[n].host {
+            if ports.nodes[n].host {
                 return Err(
                     cx.err(format!("{key}.between[{j}]"), format!("'{name}' is a host; tunnel gateways are routers"))
                 );
@@ -56,11 +55,22 @@ pub(super) fn tunnels(
                 .ok_or_else(|| cx.err(format!("{key}.between"), "the gateways are not connected"))?;
             let toward = routes.paths[r][0];
             spec.encap_ports.push(toward);
-            for (li, l) in links.iter().enumerate() {
-                for (p, from) in [(2 * li, l.a), (2 * li + 1, l.b)] {
-                    if from == g && p != toward {
-                        spec.decap_ports.push(p);
-                    }
+            for p in 0..ports.count() {
+                if ports.from(p) != g {
+                    continue;
+                }
+                if let PortKind::Medium { medium, .. } = ports.kind(p) {
+                    // A medium port's role is its contention (port.rs `PortRole`).
+                    return Err(cx.err(
+                        format!("{key}.between"),
+                        format!(
+                            "'{}' is a member of medium '{}'; a tunnel gateway cannot be",
+                            ports.nodes[g].name, ports.media[medium].name
+                        ),
+                    ));
+                }
+                if p != toward {
+                    spec.decap_ports.push(p);
                 }
             }
         }
