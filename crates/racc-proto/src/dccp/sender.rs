@@ -2,7 +2,11 @@
 //!
 //! - Sends a data packet while pipe < cwnd (pipe: data packets sent and neither acknowledged
 //!   nor found lost; a packet goes only if pipe + 1 ≤ cwnd, which for a whole cwnd is the same
-//!   thing and for a VCP window of fractional packets never lets pipe pass cwnd).
+//!   thing and for a VCP window of fractional packets never lets pipe pass cwnd). The literal
+//!   pipe < cwnd on a fractional window lets every flow send ⌈cwnd⌉, which an MD of 0.875
+//!   seldom lowers when windows are about 2 packets (seed 001's T3 share): measured on the quick
+//!   T3 run, DCCP/VCP's mean queue went from 14 to 91 packets with 1.5 % drops. pipe + 1 ≤ cwnd
+//!   is also TCP/VCP's rule (in bytes), so the two VCP transports compare alike.
 //! - Never retransmits: each sequence number leaves once. A finite flow is done when every
 //!   packet has been sent and is acknowledged, lost or given up by a timeout.
 //! - Loss: a packet is lost once `numdupack` packets sent after it are acknowledged (Ack
