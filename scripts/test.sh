@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # Install everything racc needs and run the whole test suite: Rust unit and integration
-# tests, then the Python tests (which use the extension built by the install step). As root
-# with apt-get, ns-2 (Debian package ns2) is installed for the crosscheck tests, which skip
-# without it.
+# tests, then the Python tests (which use the extension built by the install step). The install
+# is scripts/setup.sh: a virtual environment (.venv, or $RACC_VENV), Rust if missing, racc in it.
+# As root with apt-get, ns-2 (Debian package ns2) is installed for the crosscheck tests, which
+# skip without it. Each step says what it is doing as it starts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
-
-echo "== installing racc and its test dependencies"
-"$PY" -m pip install --quiet --disable-pip-version-check -e ".[test]" || exit 1
+./scripts/setup.sh || exit 1
+export PATH="$HOME/.cargo/bin:$PATH"
+PY="${RACC_VENV:-.venv}/bin/python"
 
 echo "== style (cargo fmt --check, ruff)"
 cargo fmt --all --check || { echo "Rust code is not formatted: run cargo fmt --all"; exit 1; }
 "$PY" -m ruff check --quiet python tests/python || { echo "ruff found problems"; exit 1; }
 
-echo "== Rust tests (cargo test --workspace --release)"
+echo "== Rust tests (cargo test --workspace --release; building them takes minutes on a small machine)"
 log=$(mktemp)
-cargo test --workspace --release >"$log" 2>&1
-rc=$?
-grep -E "^test result:|^     Running" "$log" | sed 's/^ *//'
+# Show each test binary as it starts and its result line as it ends; the full log on failure.
+cargo test --workspace --release 2>&1 | tee "$log" | grep --line-buffered -E "^test result:|^     Running|^ *Compiling racc" | sed -u 's/^ *//'
+rc=${PIPESTATUS[0]}
 if [ $rc -ne 0 ]; then
   cat "$log"
   echo "Rust tests failed (exit $rc)"
@@ -56,5 +56,19 @@ else
   echo "ns-2: \`ns\` is not installed and installing needs root with apt-get; the ns-2 crosscheck tests will skip"
 fi
 
-echo "== Python tests"
+echo "== Chromium for the report's browser test"
+if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
+  echo "chromium: $(command -v chromium), chromedriver: $(command -v chromedriver)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  if apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1; }; then
+    echo "chromium: installed the Debian packages chromium and chromium-driver"
+  else
+    echo "chromium: apt-get install chromium chromium-driver failed; the browser test will skip"
+  fi
+else
+  echo "chromium: not installed and installing needs root with apt-get; the browser test will skip"
+fi
+
+echo "== Python tests (pytest tests/python)"
 exec "$PY" -m pytest -q tests/python

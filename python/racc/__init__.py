@@ -1,7 +1,7 @@
 """racc — router-assisted congestion control: simulator front end.
 
     >>> import racc
-    >>> res = racc.run("scenarios/dumbbell.toml", overrides=["flows.0.protocol=reno"], out="results/x")
+    >>> res = racc.run("scenarios/dumbbell.toml", overrides=["flows[0].protocol=reno"], out="results/x")
     >>> res.summary["flows"]["jain"], res.links.head()
 
 Heavy modules (polars, matplotlib) load on first use, so ``import racc._core`` stays light.

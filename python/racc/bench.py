@@ -1,5 +1,6 @@
 """``racc bench``: the standard benchmark at several flow counts, one fresh process each,
-printed as one ``key=value`` line per run in a fixed key order."""
+printed as a table (``--json``: JSON; ``--kv``: one ``key=value`` line per run in a fixed key
+order, the format of earlier versions)."""
 
 from __future__ import annotations
 
@@ -78,15 +79,70 @@ def format_line(r: dict[str, Any]) -> str:
     return " ".join(f"{k}={_fmt(k, r.get(k))}" for k in KEYS)
 
 
-def main(flows: Iterable[int] | None = None, simtime: float = 60.0, seed: int = 1, out: TextIO | None = None) -> None:
-    """Run the benchmark for each flow count, printing each line as soon as it is known."""
+def main(
+    flows: Iterable[int] | None = None,
+    simtime: float = 60.0,
+    seed: int = 1,
+    out: TextIO | None = None,
+    style: str = "kv",
+) -> list[dict[str, Any]]:
+    """Run the benchmark for each flow count. ``style``: "kv" prints each ``key=value`` line as soon
+    as it is known; "table" a table at the end (with a line on stderr as each run starts); "json"
+    one JSON list at the end. Returns the results."""
     out = out or sys.stdout
+    results = []
     for n in flows or DEFAULT_FLOWS:
+        if style != "kv":
+            print(f"bench: {n} flows, {simtime:g} s simulated ...", file=sys.stderr, flush=True)
         r = run_one(n, simtime, seed)
         r.setdefault("sim", "racc")
         r.setdefault("flows", n)
         r.setdefault("simtime", simtime)
-        print(format_line(r), file=out, flush=True)
+        results.append(r)
+        if style == "kv":
+            print(format_line(r), file=out, flush=True)
+    if style == "json":
+        out.write(json.dumps([{k: r.get(k) for k in KEYS} for r in results], indent=2) + "\n")
+    elif style == "table":
+        print_table(results, out)
+    return results
+
+
+#: Column headings of the table (unit in the heading, not in each cell).
+HEADINGS = {
+    "sim": "sim",
+    "flows": "flows",
+    "simtime": "sim s",
+    "events": "events",
+    "bottleneck_tx_pkts": "bottleneck pkts",
+    "bottleneck_drops": "drops",
+    "util": "util",
+    "goodput_mbps": "goodput Mb/s",
+    "delivered_pkts": "delivered pkts",
+    "link_tx_pkts": "link pkts",
+    "wall_s": "wall s",
+    "events_per_s": "events/s",
+    "pkthops_per_s": "pkt-hops/s",
+    "peak_rss_kb": "peak RSS kB",
+}
+
+
+def print_table(results: list[dict[str, Any]], out: TextIO | None = None) -> None:
+    from rich.table import Table
+
+    from racc.display import console
+
+    t = Table(title="racc bench", title_justify="left")
+    for k in KEYS:
+        t.add_column(HEADINGS[k], justify="left" if k == "sim" else "right", overflow="fold")
+    for r in results:
+        t.add_row(*(_fmt(k, r.get(k)) for k in KEYS))
+    c = console()
+    if out is not None and out is not sys.stdout:
+        from rich.console import Console
+
+        c = Console(file=out, width=200)
+    c.print(t)
 
 
 def _fmt(key: str, v: Any) -> str:

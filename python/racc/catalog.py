@@ -1,4 +1,6 @@
-"""Where scenario files live: ``scenarios/`` under the CWD (or a parent) and the source checkout."""
+"""Where scenario files live: ``scenarios/`` under the CWD (or a parent), then the scenarios shipped
+inside the package (``racc/scenarios``; the checkout's top-level ``scenarios`` is a link to it), so a
+shipped scenario is found from any folder."""
 
 from __future__ import annotations
 
@@ -6,19 +8,32 @@ from pathlib import Path
 
 import tomllib
 
+#: The scenarios shipped with racc (the single copy; the source checkout's ``scenarios`` links here).
+SHIPPED = Path(__file__).resolve().parent / "scenarios"
+
 
 def scenario_dirs(cwd: Path | None = None) -> list[Path]:
-    """Existing ``scenarios`` folders: nearest one at or above ``cwd``, then the repo's (package-relative)."""
+    """Existing ``scenarios`` folders: nearest one at or above ``cwd``, then the shipped ones."""
     found: list[Path] = []
     here = (cwd or Path.cwd()).resolve()
     for d in (here, *here.parents):
         if (d / "scenarios").is_dir():
             found.append(d / "scenarios")
             break
-    repo = Path(__file__).resolve().parents[2] / "scenarios"  # python/racc/ -> repo root
-    if repo.is_dir() and repo.resolve() not in {f.resolve() for f in found}:
-        found.append(repo)
+    if SHIPPED.is_dir() and SHIPPED not in {f.resolve() for f in found}:
+        found.append(SHIPPED)
     return found
+
+
+def shipped(name: str) -> Path | None:
+    """The shipped scenario ``name`` (with or without ``.toml``), whatever the current folder holds."""
+    stem = name.removesuffix(".toml")
+    p = SHIPPED / f"{stem}.toml"
+    return p if p.is_file() else None
+
+
+def shipped_names() -> list[str]:
+    return sorted(p.relative_to(SHIPPED).with_suffix("").as_posix() for p in SHIPPED.rglob("*.toml"))
 
 
 def find(cwd: Path | None = None) -> list[tuple[str, Path, str]]:

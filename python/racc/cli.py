@@ -36,15 +36,29 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a scenario value, e.g. --set flows.0.protocol=reno (repeatable)",
+        help="override a scenario value, e.g. --set flows[0].protocol=reno (repeatable; flows.0 is read the same)",
     )
     r.add_argument("--seed", type=int, help="set the scenario's top-level seed")
     r.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary table")
+    r.add_argument("--json", action="store_true", help="print the summary as JSON instead of tables")
 
-    sub.add_parser("list", help="list protocols, router modules, loss models and scenarios")
+    ls = sub.add_parser("list", help="list protocols, router modules, loss models and scenarios")
+    ls.add_argument("--json", action="store_true", help="as JSON")
 
-    pl = sub.add_parser("plot", help="redraw the plots and report of a results folder")
+    sc = sub.add_parser("scenario", help="the scenarios shipped with racc: list, show, copy one to edit")
+    scs = sc.add_subparsers(dest="scenario_command", required=True, metavar="ACTION", parser_class=_Parser)
+    scs.add_parser("list", help="the shipped scenarios").add_argument("--json", action="store_true", help="as JSON")
+    sh = scs.add_parser("show", help="print a shipped scenario file")
+    sh.add_argument("name", metavar="NAME")
+    cp = scs.add_parser("copy", help="copy a shipped scenario to FILE, to edit and `racc run FILE`")
+    cp.add_argument("name", metavar="NAME")
+    cp.add_argument("dest", metavar="FILE", help="new file (or an existing folder to copy into)")
+    cp.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+
+    pl = sub.add_parser(
+        "plot", help="redraw the plots and report of a results folder, or the figures, claims and report of a reproduce"
+    )
     pl.add_argument("dir", metavar="DIR")
 
     rp = sub.add_parser("reproduce", help="run a paper experiment: every case, its figures and its claims")
@@ -55,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--seed", type=int, metavar="N", help="run every case with this seed instead of the scenarios' own")
     rp.add_argument("--workers", type=int, metavar="N", help="run the cases on a local Dask cluster of N processes")
     rp.add_argument("--scheduler", metavar="ADDR", help="run the cases on this Dask scheduler (tcp://host:8786)")
+    rp.add_argument(
+        "--resume", action="store_true", help="run only the cases an interrupted run in --out did not finish"
+    )
+    rp.add_argument("--cases", metavar="A,B", help="run only these cases (names as in --list)")
+    rp.add_argument("--json", action="store_true", help="print the claims (or the list) as JSON instead of a table")
 
     sw = sub.add_parser("sweep", help="run a grid of scenario variants and seeds in parallel on Dask")
     sw.add_argument("file", metavar="FILE", help="base scenario TOML file (or the name of one under scenarios/)")
@@ -77,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", metavar="ADDRESS", help="dask.distributed scheduler, e.g. tcp://host:8786")
     sw.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: one per core)")
     sw.add_argument("--out", metavar="DIR", help="write sweep.parquet and each point's results folder here")
+    sw.add_argument(
+        "--resume", action="store_true", help="run only the points an interrupted sweep in --out did not finish"
+    )
+    sw.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
 
     cc = sub.add_parser("crosscheck", help="run a scenario in racc and in ns-2 and compare them side by side")
     cc.add_argument("engine", choices=["ns2"], help="the other simulator: ns2 (ns-2.35, Debian/Ubuntu package ns2)")
@@ -92,18 +115,32 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--flows", type=int, metavar="N", help="flow count (default: 1, 10, 100 and 1000)")
     b.add_argument("--simtime", type=float, default=60.0, metavar="S", help="simulated seconds (default 60)")
     b.add_argument("--seed", type=int, default=1, metavar="N")
+    b.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
+    b.add_argument("--kv", action="store_true", help="one key=value line per run (the format of earlier versions)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
+    import warnings
+
     from racc.errors import CoreUnavailable, ResultsError, ScenarioError
+    from racc.scenario import OverrideHint
+
+    def note(message, category, *_args, **_kw):
+        if issubclass(category, OverrideHint):
+            print(f"note: {message}", file=sys.stderr)
+        else:
+            sys.stderr.write(warnings.formatwarning(message, category, *_args[:2]))
+
+    warnings.showwarning = note
 
     try:
         commands = {
             "run": cmd_run,
             "list": cmd_list,
+            "scenario": cmd_scenario,
             "plot": cmd_plot,
             "reproduce": cmd_reproduce,
             "sweep": cmd_sweep,
@@ -115,21 +152,63 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), EXIT_INPUT)
     except CoreUnavailable as exc:
         return _fail(str(exc), EXIT_ENV)
-    except KeyboardInterrupt:
-        return _fail("interrupted; no results were written", EXIT_INTERRUPT)
+    except KeyboardInterrupt as exc:
+        from racc.errors import Interrupted
+
+        msg = exc.message if isinstance(exc, Interrupted) else "interrupted; no results were written"
+        return _fail(msg, EXIT_INTERRUPT)
+    except BrokenPipeError:  # `racc ... | head`: the reader has gone, nothing left to say
+        sys.stderr.close()
+        return 0
 
 
 def _scenario_path(name: str) -> Path:
-    """A scenario file by path, or by its name under scenarios/."""
+    """A scenario file by path, or by its name (under a ``scenarios/`` folder here or above, then
+    among the shipped ones); ``scenarios/NAME.toml`` of a shipped scenario works from any folder."""
     from racc import catalog, scenario
     from racc.errors import ScenarioError
 
     path = Path(name)
     if not path.exists() and scenario.looks_like_path(name) and path.suffix == "" and len(path.parts) == 1:
         path = catalog.resolve(name) or path
+    if not path.exists() and path.suffix == ".toml" and path.parent.as_posix() in (".", "scenarios"):
+        path = catalog.shipped(path.stem) or path
     if not path.exists():
-        raise ScenarioError(f"{name}: file not found")
+        raise ScenarioError(f"{name}: file not found (shipped scenarios: `racc scenario list`)")
     return path
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    import shutil
+
+    from racc import catalog
+    from racc.errors import ScenarioError
+
+    if args.scenario_command == "list":
+        if args.json:
+            from racc.display import print_json
+
+            shipped = [catalog.SHIPPED / f"{n}.toml" for n in catalog.shipped_names()]
+            print_json([{"name": p.stem, "path": str(p), "description": catalog.describe(p)} for p in shipped])
+            return 0
+        for name in catalog.shipped_names():
+            print(f"{name:<28} {catalog.describe(catalog.SHIPPED / (name + '.toml'))}")
+        return 0
+    src = catalog.shipped(args.name)
+    if src is None:
+        raise ScenarioError(f"no shipped scenario '{args.name}' (known: {', '.join(catalog.shipped_names())})")
+    if args.scenario_command == "show":
+        sys.stdout.write(src.read_text(encoding="utf-8"))
+        return 0
+    dest = Path(args.dest)
+    if dest.is_dir():
+        dest = dest / src.name
+    if dest.exists() and not args.force:
+        raise ScenarioError(f"{dest}: exists; choose another file or pass --force")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+    print(f"copied {args.name} to {dest}; edit it, then: racc run {dest}")
+    return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -141,16 +220,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from racc.runner import run
 
-    interactive = not args.quiet and sys.stderr.isatty()
     res = run(
-        str(path), seed=args.seed, overrides=args.overrides, out=out, progress=interactive, plots=not args.no_plots
+        str(path), seed=args.seed, overrides=args.overrides, out=out, progress=not args.quiet, plots=not args.no_plots
     )
-    if not args.quiet:
-        from rich.console import Console
+    if args.json:
+        from racc.display import print_json
 
+        print_json(res.summary)
+    elif not args.quiet:
+        from racc.display import console as make_console
         from racc.display import print_summary
 
-        console = Console()
+        console = make_console()
         print_summary(res, console)
         console.print(f"results: [bold]{out}[/bold]" + ("" if args.no_plots else f"  report: {out / 'report.html'}"))
         if res.summary.get("run", {}).get("plot_error"):
@@ -159,19 +240,31 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     from racc import catalog
+    from racc.display import console as make_console
     from racc.errors import CoreUnavailable, core
 
-    console = Console()
+    console = make_console()
     status = 0
     try:
         engine = core()
     except CoreUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
         engine, status = None, EXIT_ENV
+    if args.json:
+        from racc.display import print_json
+
+        doc: dict = {"scenarios": [{"name": n, "path": str(p), "description": d} for n, p, d in catalog.find()]}
+        if engine is not None:
+            doc.update(
+                protocols=engine.list_protocols(),
+                router_modules=engine.list_router_modules(),
+                loss_models=engine.list_loss_models(),
+            )
+        print_json(doc)
+        return status
     if engine is not None:
         sections = [
             ("protocols", engine.list_protocols(), ["name", "aliases", "regulation", "description"]),
@@ -182,15 +275,15 @@ def cmd_list(args: argparse.Namespace) -> int:
             t = Table(title=title, title_justify="left")
             keys = cols if not items else [c for c in cols if c in items[0]] or list(items[0])
             for c in keys:
-                t.add_column(c)
+                t.add_column(c, overflow="fold")
             for it in items:
                 t.add_row(*(_cell(it.get(c)) for c in keys))
             console.print(t)
     found = catalog.find()
     dirs = ", ".join(_rel(d) for d in catalog.scenario_dirs())
     t = Table(title=f"scenarios ({dirs})", title_justify="left")
-    t.add_column("name", no_wrap=True)
-    t.add_column("description")
+    t.add_column("name", overflow="fold")
+    t.add_column("description", overflow="fold")
     for name, _path, desc in found:
         t.add_row(name, desc)
     console.print(t if found else "scenarios: none found (looked for a scenarios/ folder here and above)")
@@ -200,23 +293,51 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from racc.results import replot
 
+    if (Path(args.dir) / "manifest.json").exists() and not (Path(args.dir) / "summary.json").exists():
+        from racc.experiments.base import redraw
+
+        rep = redraw(args.dir)
+        out = Path(args.dir)
+        print(f"figures: {out / 'figures'}  claims: {out / 'claims.json'}  report: {out / 'report.html'}")
+        print(f"({rep.experiment.name}: {len(rep.figures)} figures, {len(rep.claims)} claims)")
+        return 0
+
     res = replot(args.dir)
     print(f"plots: {Path(args.dir) / 'plots'}  report: {Path(args.dir) / 'report.html'}  ({res.name})")
     return 0
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     from racc import experiments
+    from racc.display import console as make_console
+    from racc.display import print_json
     from racc.errors import ScenarioError
 
-    console = Console()
+    console = make_console()
     if args.list or not args.name:
-        t = Table(title="experiments", title_justify="left")
+        if args.json:
+            print_json(
+                [
+                    {
+                        "name": e.name,
+                        "source": e.source,
+                        "cases": [c.name for c in e.cases],
+                        "description": e.description,
+                    }
+                    for e in map(experiments.get, experiments.names())
+                ]
+            )
+            return 0
+        from racc.experiments.papers import PAPERS
+
+        t = Table(
+            title="experiments (papers: " + "; ".join(f"{k} = {v}" for k, v in PAPERS.items()) + ")",
+            title_justify="left",
+        )
         for c in ("name", "source", "cases", "description"):
-            t.add_column(c)
+            t.add_column(c, overflow="fold")
         for n in experiments.names():
             e = experiments.get(n)
             t.add_row(n, e.source, ", ".join(c.name for c in e.cases), e.description)
@@ -230,21 +351,50 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         exp.name,
         out=out,
         quick=args.quick,
-        progress=sys.stderr.isatty(),
+        progress=True,
         seed=args.seed,
         workers=args.workers,
         scheduler=args.scheduler,
+        resume=args.resume,
+        cases=[c.strip() for c in args.cases.split(",") if c.strip()] if args.cases else None,
     )
+    if args.json:
+        print_json(
+            {
+                "experiment": exp.name,
+                "source": exp.source,
+                "quick": args.quick,
+                "seed": args.seed,
+                "out": str(out),
+                "cases_run": list(rep.results),
+                "cases_skipped": rep.skipped,
+                "claims": [c.__dict__ for c in rep.claims],
+            }
+        )
+        return 0
     scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
     scale += f", seed {args.seed}" if args.seed is not None else ""
-    t = Table(title=f"{exp.name} ({exp.source}){scale}", title_justify="left")
-    for c in ("claim", "paper", "racc", "verdict", "note"):
-        t.add_column(c)
+    from racc.experiments.papers import title as paper_title
+
+    paper = paper_title(exp.source)
+    t = Table(
+        title=f"{exp.name} ({exp.source}{': ' + paper if paper else ''}){scale}", title_justify="left", show_lines=True
+    )
+    for c in ("the paper says", "paper's number", "racc's number", "acceptance rule (or why not judged)", "verdict"):
+        t.add_column(c, overflow="fold")
     for c in rep.claims:
-        t.add_row(c.claim, c.paper, c.measured, c.verdict, c.note)
+        rule = c.rule_text() if c.verdict in ("consistent", "differs") else (c.note or c.rule)
+        if c.verdict in ("consistent", "differs") and c.note and c.rule and c.note != c.rule:
+            rule += f" — {c.note}"
+        t.add_row(c.claim, c.paper, c.measured, rule, _verdict_style(c.verdict))
     console.print(t)
     console.print(f"results: [bold]{out}[/bold]  figures: {out / 'figures'}  claims: {out / 'claims.json'}")
     return 0
+
+
+def _verdict_style(v: str) -> str:
+    style = {"consistent": "green", "differs": "bold red"}.get(v)
+    return f"[{style}]{v}[/{style}]" if style else v
 
 
 def parse_seeds(text: str | None) -> list[int] | None:
@@ -266,9 +416,9 @@ def parse_seeds(text: str | None) -> list[int] | None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
+    from racc.display import console as make_console
     from racc.sweep import parse_grid, sweep
 
     path = _scenario_path(args.file)
@@ -281,17 +431,23 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         workers=args.workers,
         out=args.out,
-        progress=sys.stderr.isatty(),
+        progress=True,
+        resume=args.resume,
     )
+    if args.json:
+        from racc.display import print_json
+
+        print_json(table.to_dicts())
+        return 0
     shown = ["point", "seed", *grid, "utilisation", "mean_queue_pkts", "drop_rate", "jain", "goodput_bps", "fct_mean_s"]
     t = Table(title=f"sweep of {path.name}: {table.height} points", title_justify="left")
     for c in shown:
-        t.add_column(c, justify="right")
+        t.add_column(c, justify="right", overflow="fold")
     for r in table.iter_rows(named=True):
         t.add_row(*(_fmt(r.get(c)) for c in shown))
-    Console().print(t)
+    make_console().print(t)
     if args.out:
-        Console().print(f"results: [bold]{Path(args.out) / 'sweep.parquet'}[/bold]")
+        make_console().print(f"results: [bold]{Path(args.out) / 'sweep.parquet'}[/bold]")
     return 0
 
 
@@ -311,7 +467,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from racc import bench
 
     try:
-        bench.main([args.flows] if args.flows is not None else None, args.simtime, args.seed)
+        style = "json" if args.json else "kv" if args.kv else "table"
+        bench.main([args.flows] if args.flows is not None else None, args.simtime, args.seed, style=style)
     except bench.BenchError as exc:
         return _fail(str(exc), EXIT_ENV)
     return 0

@@ -2,9 +2,34 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from racc import tables
+
+#: Width of tables written to a pipe or a log (rich would use 80 columns and cut long cells).
+PIPE_WIDTH = 160
+
+
+def console(stderr: bool = False) -> Any:
+    """A rich console as wide as the terminal; for pipes and logs :data:`PIPE_WIDTH` columns
+    (or ``COLUMNS`` if set), so tables are not cut at 80 columns."""
+    from rich.console import Console
+
+    c = Console(stderr=stderr)
+    if not c.is_terminal and "COLUMNS" not in os.environ:
+        c = Console(stderr=stderr, width=PIPE_WIDTH)
+    return c
+
+
+def print_json(obj: Any) -> None:
+    """``--json``: one JSON document on stdout (NaN and infinities as null)."""
+    import json
+    import sys
+
+    from racc.results import _clean
+
+    sys.stdout.write(json.dumps(_clean(obj), indent=2, default=str) + "\n")
 
 
 def print_summary(res: Any, console: Any = None) -> None:

@@ -32,3 +32,11 @@ def core():
             "build it with `maturin develop --release` (or `pip install .`)"
         ) from exc
     return _core
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during work made of several runs; the message says which finished and how to resume."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

@@ -1,4 +1,4 @@
-"""Max-min fair shares by water-filling (PROTOCOLS.md §15): the oracle that multi-bottleneck
+"""Max-min fair shares by water-filling (docs/PROTOCOLS.md §15): the oracle that multi-bottleneck
 experiments (the parking lot) are judged against.
 
     while flows remain unfrozen:

@@ -260,15 +260,15 @@ def _per_port(
     if step:
         df, ylabel = _coarsen(df, "port", ylabel)
     fig, ax = _figure()
+    from racc.experiments.figures import draw
+
     for p in ports:
         d = df.filter(pl.col("port") == p).sort("time_s")
-        ax.plot(
-            d.get_column("time_s").to_list(),
-            d.get_column("y").to_list(),
-            lw=1.2,
-            label=str(names.get(p, f"port {p}")),
-            drawstyle="steps-pre" if step else "default",
-        )
+        x, y, label = d.get_column("time_s").to_list(), d.get_column("y").to_list(), str(names.get(p, f"port {p}"))
+        if step:
+            ax.plot(x, y, lw=1.2, label=label, drawstyle="steps-pre")
+        else:  # long runs: min/max envelope and mean, not a solid block of samples
+            draw(ax, x, y, label=label, lw=1.2)
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
     ax.set_title(f"{res.name}: {what}")

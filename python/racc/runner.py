@@ -6,7 +6,7 @@ import datetime as _dt
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ def run(
     seed: int | None = None,
     overrides: Iterable[str] | Mapping[str, Any] | None = None,
     out: str | os.PathLike | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[float], None] = False,
     plots: bool = False,
     window: tuple[float, float] | None = None,
 ) -> Results:
@@ -33,6 +33,8 @@ def run(
     (or a ``{dotted.key: value}`` mapping); ``seed`` sets the top-level ``seed``. With ``out``
     the results folder is written (atomically), with ``plots`` also its plots and report.
     ``window`` is the (start, end) in seconds for Jain's index (default: last half of the run).
+    ``progress``: True for a bar on a terminal (plain lines at intervals otherwise), or a function
+    told the simulated seconds done as the run goes (a :class:`racc.progress.Tracker`'s ``at``).
     Raises :class:`racc.ScenarioError` for a bad scenario before anything runs.
     """
     sc = _scenario.load(scenario, seed=seed, overrides=overrides)
@@ -40,13 +42,19 @@ def run(
     if out is not None:
         check_replaceable(Path(out))  # refuse before spending time on the run
     engine = core()
-    resolved = engine.validate(text, sc.source)
+    try:
+        resolved = engine.validate(text, sc.source)
+    except _scenario.ScenarioError as exc:
+        raise _scenario.blame_override(exc, sc) from None
     if isinstance(resolved, (str, bytes)):  # the engine may hand back JSON text
         resolved = json.loads(resolved)
     sim = engine.Simulation(text, sc.source)
     started = _dt.datetime.now(_dt.timezone.utc)
     t0 = time.perf_counter()
-    advance(sim, show=progress, label=sc.name)
+    if callable(progress):
+        advance(sim, on_chunk=progress)
+    else:
+        advance(sim, show=progress, label=sc.name)
     res = finished_results(sim, sc, resolved, started, time.perf_counter() - t0, window)
     del sim  # the engine's copy of the series is no longer needed
     if out is not None:

@@ -23,6 +23,12 @@ import tomllib
 from racc.errors import ScenarioError
 
 OVERRIDE_SOURCE = "--set"
+_BRACKET_INDEX = re.compile(r"\[\s*(\d+)\s*\]")
+
+
+class OverrideHint(UserWarning):
+    """A ``--set`` key was understood but is not written the way racc writes keys (``flows.0``)."""
+
 
 _TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _TOML_END = re.compile(r"\s*\(at end of document\)\s*$")
@@ -77,6 +83,10 @@ def load(
     elif isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and looks_like_path(scenario)):
         path = Path(scenario)
         source = str(scenario)
+        if not path.exists() and path.parent.as_posix() == "scenarios" and path.suffix == ".toml":
+            from racc import catalog  # `scenarios/NAME.toml` of a shipped scenario, from any folder
+
+            path = catalog.shipped(path.stem) or path
         text = read_text(path)
         data = parse_toml(text, source)
     elif isinstance(scenario, str):
@@ -92,6 +102,7 @@ def load(
         for key, value in items:
             if not isinstance(key, str):
                 raise TypeError("override keys must be strings")
+            key = canonical_key(key) if isinstance(overrides, Mapping) else _user_key(key)
             if isinstance(value, str) and not isinstance(overrides, Mapping):
                 value = parse_value(value)
             set_path(data, key, value)
@@ -137,6 +148,56 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
         raise ScenarioError(f"{source}: TOML syntax error: {where}{msg}") from None
 
 
+def canonical_key(key: str) -> str:
+    """A key as racc writes it, in its error messages and records: array elements in brackets,
+    ``flows[0].protocol`` (TOML's arrays of tables, as the engine names them)."""
+    return _render(split_key(key))
+
+
+def _render(parts: list[str]) -> str:
+    out = ""
+    for part in parts:
+        if re.fullmatch(r"\d+", part) and out:
+            out += f"[{part}]"
+        else:
+            seg = f'"{part}"' if "." in part or "[" in part else part
+            out += f".{seg}" if out else seg
+    return out
+
+
+def _user_key(key: str) -> str:
+    """The canonical form of a key typed by the user, with an :class:`OverrideHint` when it was
+    written another way (``flows.0.protocol``)."""
+    canon = canonical_key(key)
+    if canon != key and canon.replace('"', "") != key.replace('"', ""):
+        import warnings
+
+        warnings.warn(
+            f"{OVERRIDE_SOURCE} key `{key}` read as `{canon}` (racc writes array elements as `flows[0]`)",
+            OverrideHint,
+            stacklevel=3,
+        )
+    return canon
+
+
+def blame_override(exc: Exception, sc: Scenario) -> Exception:
+    """An engine error about a key a ``--set`` gave is that ``--set``'s fault, not the file's:
+    ``--set topology.bottleneck.capacity=0: key `topology.bottleneck.capacity`: must be > 0
+    (scenario x.toml)``. Other errors are returned unchanged."""
+    msg = str(exc)
+    m = re.match(r"(?P<src>.*?): key `(?P<key>[^`]*)`: (?P<why>.*)$", msg, re.DOTALL)
+    if not m or not sc.overrides:
+        return exc
+    key = m.group("key")
+    for applied in sc.overrides:
+        okey, _, _ = applied.partition("=")
+        if key == okey or key.startswith((okey + ".", okey + "[")) or okey.startswith((key + ".", key + "[")):
+            src = m.group("src")
+            where = f" (scenario {src})" if src != OVERRIDE_SOURCE else ""
+            return ScenarioError(f"{OVERRIDE_SOURCE} {applied}: key `{key}`: {m.group('why')}{where}")
+    return exc
+
+
 def split_override(item: str) -> tuple[str, str]:
     """Split ``key=value`` at the first ``=``; the value stays raw text."""
     key, sep, value = item.partition("=")
@@ -163,6 +224,8 @@ def split_key(key: str) -> list[str]:
     buf: list[str] = []
     quoted = False
     was_quoted = False
+    if "[" in key:
+        key = _unbracket(key)
     for ch in key:
         if ch == '"':
             quoted = not quoted
@@ -180,6 +243,14 @@ def split_key(key: str) -> list[str]:
     return parts
 
 
+def _unbracket(key: str) -> str:
+    """``flows[0].protocol`` → ``flows.0.protocol``, leaving quoted segments alone."""
+    pieces = key.split('"')
+    for i in range(0, len(pieces), 2):  # outside quotes
+        pieces[i] = _BRACKET_INDEX.sub(r".\1", pieces[i])
+    return '"'.join(pieces)
+
+
 def set_path(data: dict[str, Any], key: str, value: Any) -> None:
     """Set ``value`` at dotted ``key``: tables are created as needed, array indices must exist."""
     parts = split_key(key)
@@ -187,7 +258,7 @@ def set_path(data: dict[str, Any], key: str, value: Any) -> None:
     for depth, seg in enumerate(parts):
         last = depth == len(parts) - 1
         here = key
-        parent = ".".join(parts[:depth]) or "<top>"
+        parent = _render(parts[:depth]) or "<top>"
         if isinstance(node, list):
             if not re.fullmatch(r"\d+", seg):
                 raise ScenarioError(

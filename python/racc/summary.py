@@ -1,4 +1,4 @@
-"""Metrics computed in Python from the engine's columns (PROTOCOLS.md §15).
+"""Metrics computed in Python from the engine's columns (docs/PROTOCOLS.md §15).
 
 * Jain's index J = (Σx)² / (n·Σx²) of per-flow goodput over a window that excludes
   start-up (default: the last half of the run), counting only flows active through

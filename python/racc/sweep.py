@@ -72,7 +72,7 @@ def run_point(base: dict[str, Any], point: Point, out: str | None, window: tuple
     """Run one point (on a worker) and return its row of headline figures."""
     from racc.runner import run
 
-    folder = None if out is None else os.path.join(out, "points", f"{point.index:04d}")
+    folder = None if out is None else point_folder(out, point)
     res = run(base, seed=point.seed, overrides=dict(point.overrides), out=folder, window=window)
     return row(point, res.summary)
 
@@ -85,7 +85,7 @@ def row(point: Point, summary: Mapping[str, Any]) -> dict[str, Any]:
     fct = summary.get("fct") or {}
     out: dict[str, Any] = {"point": point.index, "seed": summary.get("seed")}
     for k, v in point.overrides:
-        out[k] = v if isinstance(v, (int, float, str, bool)) else json.dumps(v)
+        out[k] = v  # typed as given (TOML): numbers stay numbers, tables become structs
     out.update(
         {
             "bottleneck": bn.get("name"),
@@ -106,12 +106,21 @@ def row(point: Point, summary: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def check_points(base: dict[str, Any], pts: Sequence[Point], source: str) -> None:
-    """Refuse the sweep before dispatching anything if any point is not a valid scenario."""
+def check_points(base: dict[str, Any], pts: Sequence[Point], source: str) -> list[float]:
+    """Refuse the sweep before dispatching anything if any point is not a valid scenario; return
+    each point's simulated seconds."""
     engine = core()
+    spans = []
     for p in pts:
         sc = _scenario.load(base, seed=p.seed, overrides=dict(p.overrides))
-        engine.validate(sc.to_json(), f"{source} [{p.label()}]")
+        try:
+            resolved = engine.validate(sc.to_json(), f"{source} [{p.label()}]")
+        except ScenarioError as exc:
+            raise _scenario.blame_override(exc, sc) from None
+        if isinstance(resolved, (str, bytes)):
+            resolved = json.loads(resolved)
+        spans.append(float((resolved or {}).get("duration", 0)) / 1e9)
+    return spans
 
 
 def sweep(
@@ -125,35 +134,98 @@ def sweep(
     out: str | os.PathLike | None = None,
     window: tuple[float, float] | None = None,
     progress: bool = False,
+    resume: bool = False,
 ):
     """Run every point of ``grid`` × ``seeds`` on Dask and return a polars frame, one row per point.
 
     ``scheduler`` is a ``dask.distributed`` scheduler address (``tcp://host:8786``); without it a
     local cluster of ``workers`` processes (default: one per core) runs the points. With ``out``
-    each point's results folder is written under ``out/points/NNNN`` and the table to
-    ``out/sweep.parquet`` (written last, atomically: its presence means the sweep completed).
+    each point's results folder is written under ``out/points/NNNN``, ``out/manifest.json`` keeps
+    the rows of the points finished so far, and the table goes to ``out/sweep.parquet`` (written
+    last, atomically: its presence means the sweep completed). ``out`` must be new or empty unless
+    ``resume``: then only the points the manifest does not list as finished (with complete
+    folders) run, and the table is the one an uninterrupted sweep gives. On Ctrl-C,
+    :class:`racc.errors.Interrupted` says how many points finished and how to resume.
     """
-    import polars as pl
+
+    from racc.errors import Interrupted
+    from racc.manifest import Manifest, clear_partial
+    from racc.results import is_results_dir
 
     sc = _scenario.load(scenario, overrides=overrides)
     base = sc.data
     pts = points(grid, seeds)
-    check_points(base, pts, sc.source)
+    spans = check_points(base, pts, sc.source)
     out_dir = None
+    manifest = None
+    finished: dict[int, dict] = {}
     if out is not None:
         out_dir = Path(out)
-        if (out_dir / "sweep.parquet").exists() or (out_dir.exists() and any(out_dir.iterdir())):
-            raise ScenarioError(f"{out_dir}: exists and is not empty; choose a new folder for the sweep")
-        out_dir.mkdir(parents=True, exist_ok=True)
+        if not resume and out_dir.exists() and any(out_dir.iterdir()):
+            again = " (an interrupted sweep: add --resume to finish it)" if (out_dir / "manifest.json").exists() else ""
+            raise ScenarioError(f"{out_dir}: exists and is not empty; choose a new folder for the sweep{again}")
+        settings = {"scenario": base, "grid": {k: list(v) for k, v in grid.items()}, "seeds": list(seeds or [])}
+        manifest = Manifest.open(
+            out_dir, "sweep", settings, [str(p.index) for p in pts], resume=resume, resume_hint="the same racc sweep"
+        )
+        for p in pts:
+            folder = point_folder(str(out_dir), p)
+            if manifest.done(str(p.index), is_results_dir(folder)):
+                finished[p.index] = manifest.finished[str(p.index)]
+            else:
+                clear_partial(folder)  # a half-written point folder runs again
+        manifest.write()
 
-    rows = _dispatch(base, pts, None if out_dir is None else str(out_dir), window, scheduler, workers, progress)
-    rows.sort(key=lambda r: r["point"])
-    table = pl.DataFrame(rows)
+    todo = [p for p in pts if p.index not in finished]
+    tracker = None
+    if progress and todo:
+        from racc.progress import Tracker
+
+        units = [(str(p.index), span) for p, span in zip(pts, spans, strict=True)]
+        tracker = Tracker(f"sweep of {sc.name}", units, noun="point", already=[str(i) for i in finished])
+    rows = dict(finished)
+    try:
+        for r in _dispatch(base, todo, None if out_dir is None else str(out_dir), window, scheduler, workers):
+            rows[r["point"]] = r
+            if manifest is not None:
+                manifest.mark(str(r["point"]), r)
+            if tracker is not None:
+                tracker.finish(str(r["point"]))
+    except KeyboardInterrupt:
+        kept = f"; their results are kept in {out_dir}. Resume: the same command with --resume" if out_dir else ""
+        raise Interrupted(f"interrupted; {len(rows)} of {len(pts)} points finished{kept}") from None
+    finally:
+        if tracker is not None:
+            tracker.close()
+    table = typed_frame([rows[p.index] for p in pts], grid)
     if out_dir is not None:
         tmp = out_dir / ".sweep.parquet.partial"
         table.write_parquet(tmp)
         os.replace(tmp, out_dir / "sweep.parquet")
     return table
+
+
+def typed_frame(rows: list[dict[str, Any]], grid: Mapping[str, Sequence[Any]]):
+    """The rows as a polars frame, each swept key typed by its values: integers, floats (integers
+    mixed with floats are floats), booleans, strings, or structs for tables."""
+    import polars as pl
+
+    schema: dict[str, Any] = {}
+    for key, values in grid.items():
+        kinds = {type(v) for v in values}
+        if kinds <= {int}:
+            schema[key] = pl.Int64
+        elif kinds <= {int, float}:
+            schema[key] = pl.Float64
+        elif kinds <= {bool}:
+            schema[key] = pl.Boolean
+        elif kinds <= {str}:
+            schema[key] = pl.Utf8
+    return pl.DataFrame(rows, schema_overrides=schema, infer_schema_length=None)
+
+
+def point_folder(out: str, point: Point) -> Path:
+    return Path(out) / "points" / f"{point.index:04d}"
 
 
 @contextlib.contextmanager
@@ -180,30 +252,13 @@ def dask_client(scheduler: str | None, workers: int | None, tasks: int):
             cluster.close()
 
 
-def gather_as_completed(futures: Sequence[Any], label: str, progress: bool) -> list[Any]:
-    """Each future's result, in completion order, with a progress bar labelled ``label``."""
+def _dispatch(base, pts, out, window, scheduler, workers):
+    """Each point's row as it finishes (in any order); errors surface here."""
+    if not pts:
+        return
     from dask.distributed import as_completed
 
-    out = []
-    bar = _bar(len(futures), label) if progress else None
-    for fut in as_completed(futures):
-        out.append(fut.result())
-        if bar is not None:
-            bar[0].advance(bar[1])
-    if bar is not None:
-        bar[0].stop()
-    return out
-
-
-def _dispatch(base, pts, out, window, scheduler, workers, progress) -> list[dict]:
     with dask_client(scheduler, workers, len(pts)) as client:
         futures = [client.submit(run_point, base, p, out, window, pure=False, key=f"racc-point-{p.index}") for p in pts]
-        return gather_as_completed(futures, "sweep", progress)
-
-
-def _bar(total: int, label: str):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    p = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
-    p.start()
-    return p, p.add_task(label, total=total)
+        for fut in as_completed(futures):
+            yield fut.result()

@@ -40,8 +40,8 @@ def test_toml_syntax_error(tmp_path, cli_env):
 
 def test_bad_set(tmp_path, cli_env):
     (tmp_path / "s.toml").write_text('[[flows]]\nprotocol = "reno"\n')
-    p = _racc(["run", "s.toml", "--set", "flows.3.protocol=vcp"], cli_env, tmp_path)
-    _assert_clean_error(p, "flows.3.protocol", "out of range")
+    p = _racc(["run", "s.toml", "--set", "flows[3].protocol=vcp"], cli_env, tmp_path)
+    _assert_clean_error(p, "flows[3].protocol", "out of range")
     p = _racc(["run", "s.toml", "--set", "noequals"], cli_env, tmp_path)
     _assert_clean_error(p, "expected key=value")
 
@@ -89,7 +89,7 @@ def test_run_in_process_with_fake_engine(tmp_path, monkeypatch, capsys, fake):
 
     res = racc.load(d)
     assert res.summary["run"]["seed"] == 5 and res.resolved["flows"][0]["rate"] == 3e6
-    assert res.summary["run"]["overrides"] == ["flows.0.rate=3000000.0"]
+    assert res.summary["run"]["overrides"] == ["flows[0].rate=3000000.0"]
     # rerun replaces; --no-plots --quiet prints nothing
     assert cli.main(["run", "tiny.toml", "--no-plots", "--quiet", "--out", str(d)]) == 0
     assert capsys.readouterr().out == "" and not (d / "plots").exists()
@@ -122,7 +122,7 @@ def test_run_engine_error_exit_2(tmp_path, monkeypatch, capsys, fake):
     (tmp_path / "tiny.toml").write_text(SCEN)
     assert cli.main(["run", "tiny.toml", "--set", "bogus=1"]) == 2
     err = capsys.readouterr().err
-    assert err == "error: tiny.toml: key `bogus`: unknown key\n"
+    assert err == "error: --set bogus=1: key `bogus`: unknown key (scenario tiny.toml)\n"
     assert not (tmp_path / "results" / "tiny").exists()
 
 

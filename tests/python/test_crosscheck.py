@@ -223,6 +223,14 @@ protocol = "newreno"
 src = "s0"
 dst = "d0"
 params = { rto_rule = "linux" }
+[[traffic]]
+name = "web"
+kind = "web"
+protocol = "newreno"
+src = "s0"
+dst = "d0"
+sources = 2
+params = { spurious_rto = "off" }
 """
     sc, r, pi = resolve(text)
     bad = support.refusals(sc.data, r, pi)
@@ -232,6 +240,7 @@ params = { rto_rule = "linux" }
     assert "flows[0].protocol: 'vcp'" in joined
     assert "flows[1].params.spurious_rto" in joined and "racc's default" in joined
     assert "flows[1].params.rto_rule" in joined
+    assert "traffic[0].kind: 'web' sources" in joined
     with pytest.raises(_scenario.ScenarioError, match="ns-2 cannot run this scenario"):
         support.check(sc.data, r, pi, "bad.toml")
     # Nothing to refuse in a supported scenario.

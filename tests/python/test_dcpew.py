@@ -1,4 +1,4 @@
-"""Seed 003 (DCP-EW) experiments at reduced scale: what racc reproduces is asserted here, with
+"""DCP-EW experiments at reduced scale: what racc reproduces is asserted here, with
 margins that hold on other seeds too, and every claim `racc reproduce` judges has its verdict
 asserted (`test_claim`). Where racc falls short of the paper the claim's test is a strict
 expected failure that says by how much:
@@ -56,7 +56,7 @@ def test_figures_and_claims_are_produced(fixture, figures, verdict_claim, reques
     rep = request.getfixturevalue(fixture)
     assert not rep.skipped, rep.skipped  # every protocol compared is implemented
     assert [p.name for p in rep.figures] == figures
-    # Only the figures listed: the parking lot renames seed 000's Fig. 2 file, which must not stay.
+    # Only the figures listed: the parking lot renames MPCP's Fig. 2 file, which must not stay.
     assert sorted(p.name for p in (rep.out / "figures").iterdir()) == figures
     for p in rep.figures:
         assert p.stat().st_size > 20_000, p  # something was drawn
@@ -137,11 +137,11 @@ def test_dumbbell_loss_has_a_claim_per_lossy_point(dumbbell_loss):
 
 
 # --------------------------------------------------------------------------------------------
-# dcpew-parking-lot (seed 003 §IV)
+# dcpew-parking-lot (DCP-EW §IV)
 
 
 def test_parking_lot_runs_under_five_percent_loss(parking_lot):
-    """The comparison below is only seed 003's if every link really loses about 5 %."""
+    """The comparison below is only DCP-EW's if every link really loses about 5 %."""
     from racc.experiments.base import port_summary
     from racc.experiments.parking_lot import PL_PORTS
 
@@ -152,7 +152,7 @@ def test_parking_lot_runs_under_five_percent_loss(parking_lot):
 
 
 def test_parking_lot_dcpew_uses_the_links_best(parking_lot):
-    """Seed 003 §IV: under loss DCP-EW is efficient, DPCP under-utilises, VCP does worse still."""
+    """DCP-EW §IV: under loss DCP-EW is efficient, DPCP under-utilises, VCP does worse still."""
     from racc.experiments.dcpew_parking_lot import mean_utilisation
 
     u = {n: mean_utilisation(r) for n, r in parking_lot.results.items()}
@@ -163,7 +163,7 @@ def test_parking_lot_dcpew_uses_the_links_best(parking_lot):
 
 
 def test_parking_lot_long_flows_closer_to_max_min_than_vcp(parking_lot):
-    """Seed 003 §IV (after seed 000 §4.1): DPCP and DCP-EW treat the long flows better than VCP.
+    """DCP-EW §IV (after MPCP §4.1): DPCP and DCP-EW treat the long flows better than VCP.
     Judged before the L2 locals start: after it the gap to VCP is only a few points."""
     from racc.experiments.parking_lot import phase_shares
 
@@ -174,11 +174,11 @@ def test_parking_lot_long_flows_closer_to_max_min_than_vcp(parking_lot):
 
 
 # --------------------------------------------------------------------------------------------
-# dcpew-dumbbell-loss (seed 003 §IV.B, Fig. 6)
+# dcpew-dumbbell-loss (DCP-EW §IV.B, Fig. 6)
 
 
 def test_dumbbell_loss_ordering(dumbbell_loss):
-    """Seed 003 §IV.B: at each loss rate DCP-EW's utilisation is well above DPCP's, DPCP's above
+    """DCP-EW §IV.B: at each loss rate DCP-EW's utilisation is well above DPCP's, DPCP's above
     VCP's (30 % left out: see the module docstring)."""
     from racc.experiments.dcpew_dumbbell_loss import utilisation_by_loss
 
@@ -192,7 +192,7 @@ def test_dumbbell_loss_ordering(dumbbell_loss):
 
 
 def test_dumbbell_loss_free_dcpew_matches_dpcp(dumbbell_loss):
-    """Seed 003 §IV.B: without loss DCP-EW performs as DPCP does."""
+    """DCP-EW §IV.B: without loss DCP-EW performs as DPCP does."""
     from racc.experiments.dcpew_dumbbell_loss import utilisation_by_loss
 
     u = utilisation_by_loss(dumbbell_loss.results)
@@ -202,11 +202,11 @@ def test_dumbbell_loss_free_dcpew_matches_dpcp(dumbbell_loss):
 
 
 # --------------------------------------------------------------------------------------------
-# dcpew-ipsec (seed 003 §III.C)
+# dcpew-ipsec (DCP-EW §III.C)
 
 
 def test_ipsec_dcpew_works_through_the_tunnel(ipsec):
-    """Seed 003 §III.C: DCP-EW's security module keeps the load factor readable inside the tunnel;
+    """DCP-EW §III.C: DCP-EW's security module keeps the load factor readable inside the tunnel;
     DPCP's routers cannot order its packets there and it loses utilisation and fairness."""
     from racc.experiments.base import port_summary
 

@@ -105,6 +105,36 @@ def test_overrides_reach_the_engine(small_file):
         racc.run(small_file, overrides=["topology.bottleneck.router=droptail"])
 
 
+def test_web_sources_reach_every_table():
+    """Web-like on/off transfers are made during the run: each is a row of flow_info (its
+    source's group, ends and RTT, its own start and size) and, once done, of completions."""
+    import racc
+
+    text = (
+        SMALL.split("[[flows]]")[0]
+        + """
+[[traffic]]
+name = "web"
+kind = "web"
+protocol = "newreno"
+src = "s{i}"
+dst = "d{i}"
+sources = 3
+[record]
+interval = "100ms"
+"""
+    )
+    res = racc.run(text)
+    info = res.flow_info
+    assert info.height > 3 and set(info["group"]) == {"web"}
+    assert info["flow"].to_list() == list(range(info.height))
+    done = res.completions.join(info, on="flow", suffix="_info")
+    assert done.height >= info.height - 3  # at most one transfer per source still running
+    assert (done["size_bytes"] == done["size_bytes_info"]).all()
+    assert (done["start_s"] == done["start_s_info"]).all()
+    assert set(res.flows["flow"]) <= set(info["flow"])
+
+
 def test_cli_run_and_bad_input(small_file, tmp_path, racc_cli):
     out = tmp_path / "cli"
     ok = racc_cli("run", str(small_file), "--out", str(out), "--no-plots")
@@ -160,7 +190,7 @@ def scenario_seconds(v) -> float:
 
 
 def test_bench_prints_one_line_in_the_documented_order(racc_cli):
-    r = racc_cli("bench", "--flows", "10", "--simtime", "2")
+    r = racc_cli("bench", "--flows", "10", "--simtime", "2", "--kv")
     assert r.returncode == 0, r.stderr
     line = [ln for ln in r.stdout.splitlines() if ln.startswith("sim=racc")]
     assert len(line) == 1
@@ -183,3 +213,17 @@ def test_bench_prints_one_line_in_the_documented_order(racc_cli):
     ]
     vals = dict(kv.split("=") for kv in line[0].split())
     assert int(vals["flows"]) == 10 and int(vals["events"]) > 0 and int(vals["peak_rss_kb"]) > 0
+
+
+def test_bench_table_and_json(racc_cli):
+    """Issue 18 item 9: a table by default (units in the headings), --json for scripts."""
+    import json
+
+    r = racc_cli("bench", "--flows", "1", "--simtime", "1")
+    assert r.returncode == 0, r.stderr
+    assert "racc bench" in r.stdout and "goodput Mb/s" in r.stdout and "peak RSS kB" in r.stdout
+    assert "sim=racc" not in r.stdout
+    r = racc_cli("bench", "--flows", "1", "--simtime", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    (row,) = json.loads(r.stdout)
+    assert row["flows"] == 1 and row["events"] > 0 and row["sim"] == "racc"

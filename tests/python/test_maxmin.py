@@ -1,4 +1,4 @@
-"""Water-filling against PROTOCOLS.md §15's parking-lot vector and hand cases."""
+"""Water-filling against docs/PROTOCOLS.md §15's parking-lot vector and hand cases."""
 
 import pytest
 from racc.maxmin import link_shares, max_min

@@ -1,4 +1,4 @@
-"""Seed 000 (MPCP) experiments at reduced scale: what racc reproduces is asserted here; the
+"""MPCP experiments at reduced scale: what racc reproduces is asserted here; the
 claims it does not reproduce yet are reported by `racc reproduce` as "differs" (see the issue
 notes) and are not asserted."""
 
@@ -25,7 +25,7 @@ def test_dpcp_converges_faster_and_uses_the_link_better(dumbbell):
     r = dumbbell.results
     t_vcp, t_dpcp = transition_time(r["vcp"]), transition_time(r["dpcp"])
     assert t_dpcp is not None and t_vcp is not None
-    assert t_dpcp <= 4.0, t_dpcp  # seed 000 §4.2: under 4 s
+    assert t_dpcp <= 4.0, t_dpcp  # MPCP §4.2: under 4 s
     assert t_vcp >= 3 * t_dpcp  # and VCP several times slower (≈20 s in the paper)
     u = {n: port_summary(r[n], BOTTLENECK)["utilisation"] for n in ("vcp", "dpcp")}
     assert u["dpcp"] > u["vcp"]
@@ -45,7 +45,7 @@ def test_multi_packet_chains_hold_a_larger_queue_than_vcp(tmp_path):
         t, q = port_series(res, BOTTLENECK, "queue_pkts")
         tail = [y for ti, y in zip(t, q, strict=True) if ti > t[-1] / 2]
         mean_q[n] = sum(tail) / len(tail)
-    # Seed 000 §5: DPCP and TPCP keep a larger standing queue than VCP.
+    # MPCP §5: DPCP and TPCP keep a larger standing queue than VCP.
     assert mean_q["dpcp"] > 2 * mean_q["vcp"] and mean_q["tpcp"] > 2 * mean_q["vcp"], mean_q
 
 
@@ -59,7 +59,7 @@ def test_parking_lot_shares_and_vcp_bias(tmp_path):
         # sample boundary is split across the two samples.
         sh = group_shares(res, PL_PORTS["L0"]).group_by("time_s").agg(pl.col("share").sum())
         assert sh["share"].max() <= 1.0 + 1e-9
-    # Seed 000 §4.1: VCP's coarse code favours the locals (one bottleneck) over the long flows.
+    # MPCP §4.1: VCP's coarse code favours the locals (one bottleneck) over the long flows.
     vcp = mean_share(rep.results["vcp"], "L0", 150.0, 300.0)
     assert vcp["local"] > 2 * vcp["long"], vcp
 
@@ -78,7 +78,7 @@ def test_parking_lot_shares_and_vcp_bias(tmp_path):
 
 
 def test_dpcp_finishes_a_lossy_transfer_sooner_than_vcp():
-    """Seed 000 §4.3 at one point of the sweep (5 % loss): DPCP completes the 1 MB transfer first."""
+    """MPCP §4.3 at one point of the sweep (5 % loss): DPCP completes the 1 MB transfer first."""
     import racc
     from racc.experiments.mpcp_loss_sweep import LOSS_KEY
     from racc.experiments.protocols import protocol_overrides
@@ -93,7 +93,7 @@ def test_dpcp_finishes_a_lossy_transfer_sooner_than_vcp():
 
 
 def test_ack_path_loss_barely_slows_dpcp():
-    """Seed 000 §4.3 with the loss on the ACK path: cumulative ACKs hide it from TCP, so what
+    """MPCP §4.3 with the loss on the ACK path: cumulative ACKs hide it from TCP, so what
     remains is broken MSP/LSP echo pairs (§3.4). Below 30 % DPCP stays within 3x its loss-free
     completion time (the paper's "not significantly affected") and ahead of VCP."""
     import racc

@@ -87,14 +87,14 @@ def test_set_dotted_index_and_create():
     assert d["links"]["bottleneck"]["capacity"] == "1Gbps"
     assert d["duration"] == 20
     assert d["new"] == {"table": {"key": [1, 2]}}
-    assert 'flows.1.protocol="reno"' in s.overrides
+    assert 'flows[1].protocol="reno"' in s.overrides  # recorded as racc writes keys
 
 
 def test_set_index_out_of_range_names_key():
     with pytest.raises(ScenarioError) as e:
-        sc.load(BASE, overrides=["flows.5.protocol=reno"])
+        sc.load(BASE, overrides=["flows[5].protocol=reno"])
     msg = str(e.value)
-    assert msg.startswith("--set: key `flows.5.protocol`:")
+    assert msg.startswith("--set: key `flows[5].protocol`:")
     assert "index 5 is out of range" in msg and "2 entries" in msg
 
 
@@ -159,3 +159,45 @@ def test_nonfinite_refused_with_key():
 
 def test_dates_serialise_as_iso():
     assert json.loads(sc.load("t = 2024-01-02").to_json())["t"] == "2024-01-02"
+
+
+def test_bracket_index_accepted_with_a_hint():
+    """Issue 18 item 8: racc writes `flows[0]` (as the engine's errors do); `flows.0` works too,
+    with a hint."""
+    import warnings
+
+    from racc.scenario import OverrideHint
+
+    text = 'name = "x"\n[[flows]]\nprotocol = "newreno"\n'
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loaded = sc.load(text, overrides=["flows.0.protocol=reno"])
+    assert loaded.data["flows"][0]["protocol"] == "reno"
+    assert loaded.overrides == ['flows[0].protocol="reno"']
+    (w,) = caught
+    assert w.category is OverrideHint and "read as `flows[0].protocol`" in str(w.message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sc.load(text, overrides=["flows[0].protocol=reno"]).data["flows"][0]["protocol"] == "reno"
+
+
+def test_engine_error_in_a_set_value_names_the_set_argument(tmp_path, racc_cli):
+    """An error in a --set value is blamed on that --set, not on the file; the file's own errors
+    still name the file."""
+    from conftest import HAVE_CORE, REPO
+
+    if not HAVE_CORE:
+        pytest.skip("needs racc._core")
+    f = tmp_path / "s.toml"
+    f.write_text((REPO / "scenarios" / "dumbbell-newreno-droptail.toml").read_text())
+    r = racc_cli("run", f, "--set", "topology.bottleneck.capacity=0", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: --set topology.bottleneck.capacity=0: key `topology.bottleneck.capacity`: ")
+    assert f"(scenario {f})" in r.stderr
+    r = racc_cli("run", f, "--set", "flows.0.protocol=nosuch", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "note: --set key `flows.0.protocol` read as `flows[0].protocol`" in r.stderr
+    assert "error: --set flows[0].protocol=\"nosuch\": key `flows[0].protocol`: unknown protocol" in r.stderr
+    f.write_text(f.read_text().replace('capacity = "10Mbps"', 'capacity = "0Mbps"', 1))
+    r = racc_cli("run", f, cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith(f"error: {f}: ")

@@ -1,4 +1,4 @@
-"""Seed 004's explicit-congestion-control experiments at reduced scale (quick: a tenth of the
+"""XCC-Linux's explicit-congestion-control experiments at reduced scale (quick: a tenth of the
 capacity with every time kept, except xcc-mice, which keeps 1 Gb/s for 20 s): every case runs
 (all four protocols are implemented), each draws its rate-and-queue figure, and every judged
 claim is a test of its own. Where racc falls short of the slides the claim's test is a strict

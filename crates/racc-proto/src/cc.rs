@@ -119,6 +119,16 @@ pub trait CongestionControl: Send {
     /// A congestion signal; the transport applies the response.
     fn on_congestion(&mut self, signal: Signal, ctx: &SenderCtx) -> Response;
 
+    /// The window a running loss recovery is built around, re-read at every ACK that arrives
+    /// during the recovery (after `on_wire_arrival` has read its feedback): the recovery keeps
+    /// its inflation and deflation and moves its base to this value. QFCP sets cwnd =
+    /// feedback·rtt + num_dupACK on every duplicate ACK with that ACK's feedback (seed 002
+    /// eq. 5). `None` (the default): the window the response to the loss chose, fixed for the
+    /// whole recovery. Only a recovery around a chosen window (`Response::SetWindow`) moves.
+    fn recovery_base(&self, _ctx: &SenderCtx) -> Option<f64> {
+        None
+    }
+
     /// The last timeout was spurious (RFC 3522: the first ACK of new data after it echoes a
     /// timestamp older than the retransmission): undo what `on_congestion(Timeout)` changed
     /// for the first timeout of the episode (Linux `tcp_try_undo_loss`). Called before that
@@ -161,13 +171,21 @@ pub trait CongestionControl: Send {
     /// on `true` the transport sends one, after `on_send` filled its header. A rate-based
     /// controller whose pacing gap exceeds the RTT uses it to learn the rate once per RTT
     /// (RCP's REF, PROTOCOLS.md §6), keeps its own record of when it last said yes, and sets
-    /// `poll_timer` to the next probe. Default: never.
+    /// `poll_timer` to the next probe. Asked only of a controller whose `probes` is true.
+    /// Default: never.
     fn probe_due(&mut self, _ctx: &SenderCtx) -> bool {
         false
     }
 
+    /// Does this controller ever send REF probes? A constant of the controller, asked once
+    /// when the transport is built, so that ACK-clocked controllers cost nothing per poll.
+    fn probes(&self) -> bool {
+        false
+    }
+
     /// Send a FIN once every byte of a finite flow is acknowledged, so that routers that count
-    /// flows see it leave (seed 004's framework). Default: no FIN.
+    /// flows see it leave (seed 004's framework). A constant of the controller, asked once when
+    /// the transport is built. Default: no FIN.
     fn announces_end(&self) -> bool {
         false
     }

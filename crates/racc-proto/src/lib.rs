@@ -20,7 +20,11 @@
 //! - [`rcp`]: RCP (rate router, paced rate-based sender), PROTOCOLS.md §6
 //! - [`piqi_rcp`]: PIQI-RCP's router [reconstructed], PROTOCOLS.md §8 (RCP's sender and receiver)
 //! - [`xcc`]: the congestion-header layer of seed 004 (receiver echo, countable router arithmetic)
-//! - [`xcp`]: XCP over TCP: router module (efficiency and fairness controllers), feedback-driven window
+//! - [`xcp`]: XCP over TCP: router module (efficiency and fairness controllers), feedback-driven window;
+//!   XCP-b is its router with the capacity probe
+//! - [`qfcp`]: QFCP over TCP (seed 002): fair-share rate router with flow-count estimate and capacity
+//!   probe, window = feedback·rtt, no halving on loss
+//! - [`wire`]: racc's headers as bytes (checked views, parsed representations) for the live runtime and pcap
 
 pub mod aqm;
 pub mod cc;
@@ -35,6 +39,7 @@ pub mod metrics;
 pub mod packet;
 pub mod params;
 pub mod piqi_rcp;
+pub mod qfcp;
 pub mod rcp;
 pub mod registry;
 pub mod rng;
@@ -42,6 +47,7 @@ pub mod router;
 pub mod tcp;
 pub mod time;
 pub mod vcp;
+pub mod wire;
 pub mod xcc;
 pub mod xcp;
 

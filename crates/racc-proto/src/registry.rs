@@ -20,6 +20,7 @@ use crate::endpoint::{Endpoint, FlowConfig};
 use crate::jetmax;
 use crate::params::{parse, ParamError};
 use crate::piqi_rcp;
+use crate::qfcp;
 use crate::rcp;
 use crate::rng::SimRng;
 use crate::router::RouterModule;
@@ -165,7 +166,7 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         name: "vcp",
         aliases: &["tcp-vcp"],
         regulation: Regulation::Window,
-        description: "TCP/VCP: VCP's MI/AI/MD on a 2-bit load-factor code (seed 001 A1-A5) over the NewReno transport",
+        description: "TCP/VCP: VCP's MI/AI/MD on a 2-bit load-factor code (VCP-DCCP A1-A5) over the NewReno transport",
         parse: vcp::parse_flow,
     },
     ProtocolEntry {
@@ -186,21 +187,21 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         name: "dpcp",
         aliases: &["tcp-dpcp", "mpcp"],
         regulation: Regulation::Window,
-        description: "TCP/DPCP: a 4-bit load factor split over 2 packets, seq/ack ordering (seed 000 §3), VCP fallback",
+        description: "TCP/DPCP: a 4-bit load factor split over 2 packets, seq/ack ordering (MPCP §3), VCP fallback",
         parse: dpcp::parse_dpcp_flow,
     },
     ProtocolEntry {
         name: "tpcp",
         aliases: &["tcp-tpcp"],
         regulation: Regulation::Window,
-        description: "TCP/TPCP: DPCP with 3-packet chains ordered by checksum offsets (seed 000 §5)",
+        description: "TCP/TPCP: DPCP with 3-packet chains ordered by checksum offsets (MPCP §5)",
         parse: dpcp::parse_tpcp_flow,
     },
     ProtocolEntry {
         name: "dcpew",
         aliases: &["tcp-dcpew", "dcp-ew"],
         regulation: Regulation::Window,
-        description: "TCP/DCP-EW: DPCP ordered by the IP ID's LSB (works through IPsec tunnels), loss differentiation N=32 T=16 (seed 003 §III)",
+        description: "TCP/DCP-EW: DPCP ordered by the IP ID's LSB (works through IPsec tunnels), loss differentiation N=32 T=16 (DCP-EW §III)",
         parse: dcpew::parse_flow,
     },
     ProtocolEntry {
@@ -231,6 +232,20 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         description: "TCP/XCP: window moved by the routers' explicit per-packet feedback (Katabi et al. 2002), NewReno on loss",
         parse: xcp::parse_flow,
     },
+    ProtocolEntry {
+        name: "qfcp",
+        aliases: &["tcp-qfcp"],
+        regulation: Regulation::Window,
+        description: "QFCP (seed 002): cwnd = rate feedback × RTT from per-port fair shares R = (C − βq/T)/N, N = y/R; no halving on loss; needs qfcp routers",
+        parse: qfcp::parse_flow,
+    },
+    ProtocolEntry {
+        name: "xcp-b",
+        aliases: &["tcp-xcp-b"],
+        regulation: Regulation::Window,
+        description: "XCP-b (seed 002 §III.C): XCP's sender (NewReno halving on loss) under XCP routers that probe their capacity (router \"xcp-b\")",
+        parse: xcp::parse_flow,
+    },
 ];
 
 /// Every router module racc implements.
@@ -247,22 +262,22 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
     },
     RouterEntry {
         name: "vcp",
-        description: "VCP load factor (seed 001 A1, A2) every t_p, raises the 2-bit code of ECN-capable data at dequeue",
+        description: "VCP load factor (VCP-DCCP A1, A2) every t_p, raises the 2-bit code of ECN-capable data at dequeue",
         parse: vcp::parse_router,
     },
     RouterEntry {
         name: "dpcp",
-        description: "VCP's load factor quantised to seed 000 Table 1, written over 2-packet chains by Alg. 2 at dequeue",
+        description: "VCP's load factor quantised to MPCP Table 1, written over 2-packet chains by Alg. 2 at dequeue",
         parse: dpcp::parse_dpcp_router,
     },
     RouterEntry {
         name: "tpcp",
-        description: "DPCP router with 3-packet chains (seed 000 §5; chain = 2|3|4), position from the TCP checksum",
+        description: "DPCP router with 3-packet chains (MPCP §5; chain = 2|3|4), position from the TCP checksum",
         parse: dpcp::parse_tpcp_router,
     },
     RouterEntry {
         name: "dcpew",
-        description: "DCP-EW: DPCP's Alg. 2 by the visible IP ID's LSB (outer ID in a tunnel) + the IPsec security module at gateways (seed 003 §III.C)",
+        description: "DCP-EW: DPCP's Alg. 2 by the visible IP ID's LSB (outer ID in a tunnel) + the IPsec security module at gateways (DCP-EW §III.C)",
         parse: dcpew::parse_router,
     },
     RouterEntry {
@@ -284,6 +299,16 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "xcp",
         description: "XCP efficiency (alpha, beta) and fairness (gamma) controllers every mean RTT, per-packet feedback at dequeue (Katabi et al. 2002 App. A)",
         parse: xcp::parse_router,
+    },
+    RouterEntry {
+        name: "qfcp",
+        description: "QFCP (seed 002 §II): every T (mean RTT) N = y/R, R = (C − 0.5·q_v/T)/N with q_v the interval's minimum queue + drops; requests lowered to R on arrival; capacity told or probed",
+        parse: qfcp::parse_router,
+    },
+    RouterEntry {
+        name: "xcp-b",
+        description: "XCP-b (seed 002 §III.C): the xcp router module with capacity = \"probe\" by default (C·1.1 while the minimum queue is below one packet, else the output rate)",
+        parse: xcp::parse_router_b,
     },
 ];
 
@@ -444,6 +469,8 @@ pub mod keys {
     pub const XCC_RATE: &str = "xcc.rate";
     /// An XCP router module (value 1): XCP flows need one on their data path (PROTOCOLS.md §5).
     pub const XCC_XCP: &str = "xcc.xcp";
+    /// A QFCP router module (value 1): QFCP flows need one on their data path (seed 002 §II).
+    pub const XCC_QFCP: &str = "xcc.qfcp";
 }
 
 #[cfg(test)]

@@ -71,6 +71,15 @@ impl SimRng {
         x_m * self.uniform_pos().powf(-1.0 / shape)
     }
 
+    /// Log-logistic with median `median` and shape `shape`, P{X > x} = [1 + (x/median)^shape]^-1
+    /// (seed 001 §4's think-time and file laws, after SRED): X = median·(U/(1−U))^(1/shape) with
+    /// U in [0, 1) (PROTOCOLS.md §13), so X is finite and may be 0.
+    #[inline]
+    pub fn log_logistic(&mut self, median: f64, shape: f64) -> f64 {
+        let u = self.uniform();
+        median * (u / (1.0 - u)).powf(1.0 / shape)
+    }
+
     /// Uniform integer in [0, n).
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {

@@ -204,7 +204,8 @@ impl Simulation {
 
         let spec = &sim.spec;
         let fi = PyDict::new(py);
-        let n = spec.flows.len();
+        // Listed flows, then those closed-loop sources made during the run.
+        let n = sim.flow_count();
         let mut protocol = Vec::with_capacity(n);
         let mut src = Vec::with_capacity(n);
         let mut dst = Vec::with_capacity(n);
@@ -213,14 +214,16 @@ impl Simulation {
         let mut stop = Vec::with_capacity(n);
         let mut size = Vec::with_capacity(n);
         let mut rtt = Vec::with_capacity(n);
-        for f in &spec.flows {
+        for i in 0..n {
+            let info = sim.flow_info(i);
+            let f = info.spec;
             protocol.push(f.protocol.as_str());
             src.push(spec.nodes[f.src].name.as_str());
             dst.push(spec.nodes[f.dst].name.as_str());
             group.push(f.group.as_str());
-            start.push(f.start as f64 * 1e-9);
+            start.push(info.start as f64 * 1e-9);
             stop.push(f.stop.map_or(f64::NAN, |s| s as f64 * 1e-9));
-            size.push(f.size_bytes.unwrap_or(0));
+            size.push(info.size_bytes.unwrap_or(0));
             rtt.push(spec.propagation_rtt(f) as f64 * 1e-9);
         }
         fi.set_item("flow", (0..n as u32).collect::<Vec<u32>>())?;

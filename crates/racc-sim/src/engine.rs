@@ -7,7 +7,8 @@
 use crate::event::{EventQueue, What};
 use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries};
 use crate::port::{Accept, Port, PortCounters, TunnelRole};
-use crate::scenario::{BufferSpec, ScenarioError, Spec};
+use crate::scenario::{BufferSpec, FlowSpec, ScenarioError, Spec};
+use crate::sources::FlowSource;
 use racc_proto::endpoint::{Endpoint, FlowConfig};
 use racc_proto::ipsec::Tunnel;
 use racc_proto::loss::LossProcess;
@@ -33,6 +34,36 @@ struct FlowRt {
     timer: [Time; 2],
     /// Receiver bytes at the previous sample, for goodput.
     last_bytes: u64,
+    /// Bytes to send; `None` = until stopped.
+    size: Option<u64>,
+}
+
+/// A closed-loop source during the run (`sources.rs`): its state, where its flows run, and
+/// the size of the flow it will make next.
+struct SourceRt {
+    source: Box<dyn FlowSource>,
+    paths: [(u32, u32); 2],
+    group: u16,
+    next_bytes: u64,
+}
+
+/// A flow a source made: which source, and when it started. Its id is the number of listed
+/// flows plus its index here.
+#[derive(Clone, Copy, Debug)]
+struct Made {
+    source: u32,
+    start: Time,
+}
+
+/// What the results say of one flow, listed or made by a source.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowInfo<'a> {
+    /// The flow's group, protocol, ends, routes and options (for a made flow, its source's template).
+    pub spec: &'a FlowSpec,
+    pub start: Time,
+    pub size_bytes: Option<u64>,
+    /// The source (index into `Spec::sources`) that made it.
+    pub source: Option<usize>,
 }
 
 /// Packets in the network live here from `poll_transmit` to delivery or drop; ports and
@@ -42,6 +73,12 @@ struct FlowRt {
 struct Slab {
     pkts: Vec<Packet>,
     free: Vec<u32>,
+}
+
+impl FlowRt {
+    fn pending(size: Option<u64>) -> FlowRt {
+        FlowRt { state: FlowState::Pending, sender: None, receiver: None, timer: [NEVER; 2], last_bytes: 0, size }
+    }
 }
 
 impl Slab {
@@ -86,6 +123,9 @@ pub struct Simulator {
     slab: Slab,
     flows: Vec<FlowRt>,
     next_start: usize,
+    sources: Vec<SourceRt>,
+    /// Flows made by sources, in the order made (ids from `spec.flows.len()` on).
+    made: Vec<Made>,
     events: u64,
     time_reversals: u64,
     cons: Conservation,
@@ -114,7 +154,7 @@ impl Simulator {
         let n_ports = spec.links.len() * 2;
         let mut rtt_sum = vec![0f64; n_ports];
         let mut rtt_n = vec![0u64; n_ports];
-        for f in &spec.flows {
+        for f in spec.flows.iter().chain(spec.sources.iter().map(|s| &s.flow)) {
             let rtt = spec.propagation_rtt(f) as f64;
             for &p in spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]) {
                 rtt_sum[p] += rtt;
@@ -164,17 +204,7 @@ impl Simulator {
                 ));
             }
         }
-        let flows = spec
-            .flows
-            .iter()
-            .map(|_| FlowRt {
-                state: FlowState::Pending,
-                sender: None,
-                receiver: None,
-                timer: [NEVER; 2],
-                last_bytes: 0,
-            })
-            .collect();
+        let flows = spec.flows.iter().map(|f| FlowRt::pending(f.size_bytes)).collect();
         let prev = vec![PortMark::default(); ports.len()];
         let mut route_ports = Vec::new();
         let mut spans = Vec::with_capacity(spec.routes.len());
@@ -184,15 +214,22 @@ impl Simulator {
         }
         let flow_paths = spec.flows.iter().map(|f| [spans[f.fwd_route], spans[f.rev_route]]).collect();
         let mut groups: Vec<String> = Vec::new();
-        let flow_group: Vec<u16> = spec
-            .flows
+        let mut group_of = |f: &FlowSpec| match groups.iter().position(|g| *g == f.group) {
+            Some(i) => i as u16,
+            None => {
+                groups.push(f.group.clone());
+                (groups.len() - 1) as u16
+            }
+        };
+        let flow_group: Vec<u16> = spec.flows.iter().map(&mut group_of).collect();
+        let sources = spec
+            .sources
             .iter()
-            .map(|f| match groups.iter().position(|g| *g == f.group) {
-                Some(i) => i as u16,
-                None => {
-                    groups.push(f.group.clone());
-                    (groups.len() - 1) as u16
-                }
+            .map(|s| SourceRt {
+                source: s.law.source(spec.seed),
+                paths: [spans[s.flow.fwd_route], spans[s.flow.rev_route]],
+                group: group_of(&s.flow),
+                next_bytes: 0,
             })
             .collect();
         // Per-group byte counters on recorded ports, when there is more than one group to tell apart.
@@ -226,6 +263,8 @@ impl Simulator {
             slab: Slab::default(),
             flows,
             next_start: 0,
+            sources,
+            made: Vec::new(),
             events: 0,
             time_reversals: 0,
             cons: Conservation::default(),
@@ -251,6 +290,10 @@ impl Simulator {
             }
         }
         sim.q.push(sim.spec.sample_interval.min(sim.spec.duration), What::Sample, 0);
+        for s in 0..sim.sources.len() {
+            let first = sim.sources[s].source.first();
+            sim.schedule_source(s, first);
+        }
         Ok(sim)
     }
 
@@ -314,6 +357,7 @@ impl Simulator {
                     }
                 }
                 What::FlowStart => self.flow_start(),
+                What::SourceFlow => self.source_flow(i),
                 What::FlowStop => {
                     if let Some(s) = self.flows[i].sender.as_mut() {
                         s.stop(self.now);
@@ -463,8 +507,8 @@ impl Simulator {
     }
 
     fn check_done(&mut self, f: usize) {
-        let Some(size) = self.spec.flows[f].size_bytes else { return };
         let fl = &self.flows[f];
+        let Some(size) = fl.size else { return };
         if fl.state == FlowState::Running && fl.sender.as_ref().is_some_and(|s| s.stats().done) {
             self.complete(f, size);
         }
@@ -475,7 +519,8 @@ impl Simulator {
     #[cold]
     #[inline(never)]
     fn complete(&mut self, f: usize, size: u64) {
-        let spec = &self.spec.flows[f];
+        let made = f.checked_sub(self.spec.flows.len()).map(|m| self.made[m]);
+        let start = made.map_or_else(|| self.spec.flows[f].start, |m| m.start);
         let fl = &mut self.flows[f];
         fl.state = FlowState::Done;
         let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
@@ -493,7 +538,13 @@ impl Simulator {
         }
         fl.sender = None;
         fl.receiver = None;
-        self.completions.push(f as u32, size, spec.start, self.now);
+        self.completions.push(f as u32, size, start, self.now);
+        if let Some(m) = made {
+            // Its source answers with its next flow (seed 001 §4: a think time after this one).
+            let s = m.source as usize;
+            let next = self.sources[s].source.on_complete(self.now);
+            self.schedule_source(s, next);
+        }
     }
 
     // -----------------------------------------------------------------------------------
@@ -505,29 +556,84 @@ impl Simulator {
         if let Some(n) = self.spec.flows.get(self.next_start) {
             self.q.push(n.start, What::FlowStart, self.next_start as u32);
         }
-        let s = &self.spec.flows[i];
-        let mut cfg = FlowConfig::new(i as u32, self.spec.packet_size);
-        cfg.size_bytes = s.size_bytes;
-        cfg.initial_window = s.initial_window;
-        cfg.initial_ssthresh = s.initial_ssthresh;
+        let (snd, rcv) = self.endpoints(&self.spec.flows[i], i, self.spec.flows[i].size_bytes);
+        self.run_flow(i, snd, rcv);
+    }
+
+    /// A source's next flow arrives: make it from the source's template, with the next id.
+    fn source_flow(&mut self, s: usize) {
+        let f = self.flows.len();
+        let size = self.sources[s].next_bytes;
+        self.flows.push(FlowRt::pending(Some(size)));
+        self.flow_paths.push(self.sources[s].paths);
+        self.flow_group.push(self.sources[s].group);
+        self.made.push(Made { source: s as u32, start: self.now });
+        let (snd, rcv) = self.endpoints(&self.spec.sources[s].flow, f, Some(size));
+        self.run_flow(f, snd, rcv);
+    }
+
+    /// Schedule a source's next flow, if it has one.
+    fn schedule_source(&mut self, s: usize, next: Option<crate::traffic::Arrival>) {
+        if let Some(a) = next {
+            // Ids are u32 (`Packet::flow`); `limits.flows` keeps runs far below.
+            assert!(self.flows.len() < u32::MAX as usize, "flow ids exhausted");
+            self.sources[s].next_bytes = a.bytes;
+            self.q.push(a.time.max(self.now), What::SourceFlow, s as u32);
+        }
+    }
+
+    /// The sender and receiver of flow `id` as `spec` describes it, sending `size` bytes.
+    fn endpoints(&self, spec: &FlowSpec, id: usize, size: Option<u64>) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
+        let mut cfg = FlowConfig::new(id as u32, self.spec.packet_size);
+        cfg.size_bytes = size;
+        cfg.initial_window = spec.initial_window;
+        cfg.initial_ssthresh = spec.initial_ssthresh;
         cfg.min_rto = self.spec.min_rto;
-        cfg.ecn = s.ecn;
-        cfg.delayed_ack = s.delayed_ack;
-        cfg.sack = s.sack;
-        cfg.handshake = s.handshake;
+        cfg.ecn = spec.ecn;
+        cfg.delayed_ack = spec.delayed_ack;
+        cfg.sack = spec.sack;
+        cfg.handshake = spec.handshake;
         cfg.seed = self.spec.seed;
         // The factory holds the parameters checked when the scenario was built.
-        let mut snd = s.factory.sender(&cfg);
-        let mut rcv = s.factory.receiver(&cfg);
+        (spec.factory.sender(&cfg), spec.factory.receiver(&cfg))
+    }
+
+    /// Start flow `f` with its endpoints.
+    fn run_flow(&mut self, f: usize, mut snd: Box<dyn Endpoint>, mut rcv: Box<dyn Endpoint>) {
         let now = self.now;
         rcv.start(now);
         snd.start(now);
-        let fl = &mut self.flows[i];
+        let fl = &mut self.flows[f];
         fl.sender = Some(snd);
         fl.receiver = Some(rcv);
         fl.state = FlowState::Running;
-        self.transmit(i, SENDER);
-        self.transmit(i, RECEIVER);
+        self.transmit(f, SENDER);
+        self.transmit(f, RECEIVER);
+    }
+
+    /// Flows so far: the listed ones and those sources have made.
+    pub fn flow_count(&self) -> usize {
+        self.flows.len()
+    }
+
+    /// What the results say of flow `f` (< [`Self::flow_count`]).
+    pub fn flow_info(&self, f: usize) -> FlowInfo<'_> {
+        match f.checked_sub(self.spec.flows.len()) {
+            None => {
+                let spec = &self.spec.flows[f];
+                FlowInfo { spec, start: spec.start, size_bytes: spec.size_bytes, source: None }
+            }
+            Some(m) => {
+                let Made { source, start } = self.made[m];
+                let spec = &self.spec.sources[source as usize].flow;
+                FlowInfo { spec, start, size_bytes: self.flows[f].size, source: Some(source as usize) }
+            }
+        }
+    }
+
+    /// Flows whose endpoints exist now (started, not yet completed).
+    pub fn running_flows(&self) -> usize {
+        self.flows.iter().filter(|f| f.state == FlowState::Running).count()
     }
 
     // -----------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ pub enum What {
     FlowStart,
     /// Flow `i` stops offering new data.
     FlowStop,
+    /// Closed-loop source `i` makes its next flow.
+    SourceFlow,
     /// Metric sample.
     Sample,
 }

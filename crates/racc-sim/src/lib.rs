@@ -5,6 +5,8 @@
 //! - [`port`]: output queue + link + router module + loss, with lazy departures
 //! - [`routing`]: static shortest-path routes
 //! - [`traffic`]: seeded flow-arrival generators
+//! - [`sources`]: closed-loop flow sources, whose next flow follows the previous one's completion
+//! - [`web`]: the web-like on/off source of seed 001 §4
 //! - [`bench`]: the standard benchmark scenario
 
 pub mod bench;
@@ -14,7 +16,9 @@ pub mod metrics;
 pub mod port;
 pub mod routing;
 pub mod scenario;
+pub mod sources;
 pub mod traffic;
+pub mod web;
 
 pub use engine::Simulator;
 pub use scenario::{ScenarioError, Spec};

@@ -31,7 +31,7 @@ ROUTERS = ("droptail", "red", "xcp")
 ALIASES = {"tcp-xcp": "xcp"}
 
 # Bytes of headers in a data packet on top of the payload, and so in every ACK: IPv4 + TCP, plus
-# XCP's 20-byte congestion header (PROTOCOLS.md §1; racc's xcp::XCP_HEADER_BYTES) for XCP.
+# XCP's 20-byte congestion header (docs/PROTOCOLS.md §1; racc's xcp::XCP_HEADER_BYTES) for XCP.
 TCPIP_HEADERS = 40
 XCP_HEADER = 20
 
@@ -144,6 +144,13 @@ def refusals(data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str
     out += _flow_refusals(data, resolved)
     out += _xcp_port_refusals(data, resolved)
     out += _route_refusals(resolved)
+    keys = group_keys(data)
+    for src in resolved.get("sources", []):
+        group = src["flow"]["group"]
+        out.append(
+            f"{keys.get(group, group)}.kind: '{src['kind']}' sources, whose flows racc makes as the run goes "
+            "(the ns-2 script replays a fixed list of flows)"
+        )
     return list(dict.fromkeys(out))  # a shared access link would repeat itself
 
 

@@ -92,7 +92,7 @@ def _xcp_preamble() -> str:
     # ns-2.35 defines XCP_HDR_LEN 20 (xcp-end-sys.h) but never adds it to a packet: an XCP packet
     # is as big as a TCP one, packetSize_ + tcpip_base_hdr_size_ (data) or the sink's
     # packetSize_ (ACKs). racc's XCP packets carry a 20-byte XCP header on top of IPv4 + TCP
-    # (PROTOCOLS.md §1), in data and ACKs alike, so the XCP groups count it in
+    # (docs/PROTOCOLS.md §1), in data and ACKs alike, so the XCP groups count it in
     # tcpip_base_hdr_size_ (60, set per group, with packetSize_ = packet_size - 60 = racc's MSS)
     # and XCPSink's ACKs are 60 bytes: the XCP router then sees racc's wire sizes.
     return f"""

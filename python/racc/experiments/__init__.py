@@ -10,6 +10,7 @@ from racc.experiments import (  # noqa: F401  (register their experiments)
     mpcp_loss_sweep,
     mpcp_parking_lot,
     mpcp_queue,
+    qfcp_fct,
     xcc_abrupt,
     xcc_mice,
     xcc_multilink,

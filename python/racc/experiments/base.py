@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from racc.errors import ScenarioError, core
+from racc.errors import Interrupted, ScenarioError, core
 
 
 @dataclass(frozen=True)
 class Case:
-    """One run of an experiment: a scenario file (under scenarios/) with overrides."""
+    """One run of an experiment: a scenario shipped with racc (``racc/scenarios``) with overrides."""
 
     name: str
     scenario: str
@@ -26,21 +26,94 @@ class Case:
     requires: Sequence[str] = ()
 
 
+#: The "about" rule's tolerance (see ABOUT below, where the rules are listed).
+ABOUT_DEFAULT = 0.25
+
+#: Verdict of a claim the reduced scale (``--quick``) cannot decide; the note says why.
+NOT_JUDGED_QUICK = "not judged at --quick scale"
+
+
 @dataclass
 class Claim:
-    """A paper's claim next to what racc measured."""
+    """A paper's claim next to what racc measured.
+
+    ``claim`` is the paper's statement, ``paper`` its number (or words), ``measured`` racc's, and
+    ``rule`` the acceptance rule written out (e.g. "within ±25 % of 15:1: 11.25-18.75"). A claim
+    judged on one number also carries it (``value``) and its acceptance window (``accept``, lower
+    and upper bound, None for open): its verdict is then "consistent" exactly when ``value`` lies
+    in the window, which is checked here, so a table can never show a "consistent" row whose number
+    is outside its written rule. Build such claims with :func:`judged` or :func:`about_claim`.
+    """
 
     claim: str
     paper: str
     measured: str
-    verdict: str  # "consistent", "differs", "not run", or "measured" (a figure the paper does not give)
+    #: "consistent", "differs", "not run", "measured" (a figure the paper does not give), or
+    #: NOT_JUDGED_QUICK
+    verdict: str
     note: str = ""
+    rule: str = ""
+    value: float | None = None
+    accept: tuple[float | None, float | None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.accept is not None and self.verdict in ("consistent", "differs"):
+            inside = within(self.value, self.accept)
+            if inside != (self.verdict == "consistent"):
+                raise ValueError(
+                    f"claim {self.claim!r}: verdict {self.verdict!r} but {self.value} is "
+                    f"{'inside' if inside else 'outside'} its window {self.accept} ({self.rule})"
+                )
+
+    def rule_text(self) -> str:
+        """The acceptance rule as shown: ``rule``, else the note (older claims keep it there)."""
+        return self.rule or self.note
+
+
+def within(value: float | None, accept: tuple[float | None, float | None]) -> bool:
+    lo, hi = accept
+    return value is not None and (lo is None or value >= lo) and (hi is None or value <= hi)
+
+
+def judged(
+    claim: str,
+    paper: str,
+    value: float | None,
+    measured: str,
+    accept: tuple[float | None, float | None],
+    rule: str,
+    note: str = "",
+) -> Claim:
+    """A claim judged on one number: consistent exactly when ``value`` lies within ``accept``."""
+    return Claim(claim, paper, measured, verdict(within(value, accept)), note, rule, value, accept)
+
+
+def about_claim(
+    claim: str,
+    paper: str,
+    target: float,
+    value: float | None,
+    measured: str,
+    *,
+    fmt: Callable[[float], str] = lambda x: f"{x:.3g}",
+    rel: float = ABOUT_DEFAULT,
+    note: str = "",
+    source: str = "the 'about' rule",
+) -> Claim:
+    """The "about X" rule written out: within ±rel of ``target``, with its bounds."""
+    lo, hi = target - rel * abs(target), target + rel * abs(target)
+    rule = f"within ±{rel:.0%} of {fmt(target)}: {fmt(lo)} to {fmt(hi)} ({source})"
+    return judged(claim, paper, value, measured, (lo, hi), rule, note)
+
+
+def not_judged_quick(claim: str, paper: str, measured: str, reason: str) -> Claim:
+    return Claim(claim, paper, measured, NOT_JUDGED_QUICK, reason)
 
 
 @dataclass
 class Experiment:
     name: str
-    source: str  # seed and section, e.g. "seed 001 §4"
+    source: str  # seed and section, e.g. "VCP-DCCP §4"
     description: str
     cases: Sequence[Case]
     #: overrides that shrink every case for `--quick` (and the tests)
@@ -71,20 +144,18 @@ def get(name: str) -> Experiment:
 
 
 def scenario_path(case: Case) -> Path:
-    """The case's scenario file: an absolute path, or a file of the `scenarios/` folder found by
-    :mod:`racc.catalog` (the current directory or a parent, then the source checkout), so that an
-    installed racc run from the repository finds the repository's scenarios."""
+    """The case's scenario file: an absolute path, or a scenario shipped with racc (the package's
+    ``scenarios`` folder), so ``racc reproduce`` gives the same runs from any folder, whatever
+    ``scenarios/`` the current folder holds."""
     from racc import catalog
 
     p = Path(case.scenario)
     if p.is_absolute():
         return p
-    found = catalog.resolve(p.with_suffix("").as_posix())
+    found = catalog.shipped(p.as_posix())
     if found is None:
-        dirs = ", ".join(str(d) for d in catalog.scenario_dirs()) or "none found"
         raise ScenarioError(
-            f"scenario file {case.scenario} not found (scenario folders: {dirs}); "
-            "run racc from the racc checkout or a folder with a scenarios/ directory"
+            f"scenario file {case.scenario} not found among the scenarios shipped with racc ({catalog.SHIPPED})"
         )
     return found
 
@@ -118,24 +189,35 @@ def reproduce(
     seed: int | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
+    resume: bool = False,
+    cases: Sequence[str] | None = None,
 ) -> Reproduction:
     """Run every case of experiment ``name`` that racc can run, draw its figures, check its claims.
 
-    With ``out``: each case's results folder goes to ``out/<case>``, figures to ``out/figures``
-    and ``out/claims.json`` last (its presence marks a complete reproduction). ``seed`` replaces
-    every case's scenario seed (default: the scenario files' own), to see how far a claim
-    depends on one random draw. With ``workers`` > 1 or a Dask ``scheduler`` address the cases
-    run in parallel on Dask (as ``racc sweep``'s points do); figures and claims are drawn from
-    the results in case order, so they are the same as a sequential run's.
+    With ``out``: each case's results folder goes to ``out/<case>``, ``out/manifest.json`` lists
+    the cases finished so far (rewritten as each finishes), figures go to ``out/figures`` and
+    ``out/claims.json`` last (its presence marks a complete reproduction). With ``resume`` the
+    cases the manifest lists as finished, with complete folders, are read back instead of run
+    again (the same arguments are required), so an interrupted reproduction completes with the
+    results of an uninterrupted one. On Ctrl-C, :class:`racc.errors.Interrupted` says which cases
+    finished and how to resume. ``seed`` replaces every case's scenario seed (default: the
+    scenario files' own), to see how far a claim depends on one random draw. With ``workers`` > 1
+    or a Dask ``scheduler`` address the cases run in parallel on Dask (as ``racc sweep``'s points
+    do); figures and claims are drawn from the results in case order, so they are the same as a
+    sequential run's. ``progress``: case k of N, simulated seconds and the time left on stderr.
+    ``cases`` runs only the named cases (claims about the others are left out).
     """
-    from racc.results import check_replaceable
+    from racc.manifest import Manifest, clear_partial
+    from racc.results import check_replaceable, is_results_dir
+    from racc.results import load as load_results
 
     exp = get(name)
+    selected = _select(exp, cases)
     have = available()
     out_dir = Path(out) if out is not None else None
     skipped: dict[str, str] = {}
     jobs: list[tuple[str, str, dict[str, Any], Path | None]] = []
-    for case in exp.cases:
+    for case in selected:
         missing = [r for r in case.requires if r not in have]
         if missing:
             skipped[case.name] = f"needs {', '.join(missing)}, not implemented yet"
@@ -146,13 +228,42 @@ def reproduce(
             overrides["seed"] = seed
         overrides.update(case.overrides)
         folder = None if out_dir is None else out_dir / case.name
-        if folder is not None:
+        if folder is not None and not resume:
             check_replaceable(folder)
         jobs.append((case.name, str(scenario_path(case)), overrides, folder))
-    if scheduler or (workers or 1) > 1:
-        results: dict[str, Any] = _run_on_dask(jobs, scheduler, workers, progress)
-    else:
-        results = {name: _run_case(path, overrides, folder, progress) for name, path, overrides, folder in jobs}
+    hint = _resume_command(exp.name, out_dir, quick, seed, cases)
+    manifest = None
+    results: dict[str, Any] = {}
+    if out_dir is not None:
+        settings = {"experiment": exp.name, "quick": quick, "seed": seed}
+        if cases is not None:
+            settings["cases"] = [c.name for c in selected]
+        manifest = Manifest.open(out_dir, "reproduce", settings, [j[0] for j in jobs], resume=resume, resume_hint=hint)
+        for case_name, _path, _ov, folder in jobs:
+            if manifest.done(case_name, folder is not None and is_results_dir(folder)):
+                results[case_name] = load_results(folder)
+            elif resume and folder is not None:
+                clear_partial(folder)  # a half-written case folder runs again
+        manifest.write()
+    todo = [j for j in jobs if j[0] not in results]
+    tracker = _tracker(exp.name, jobs, results) if progress and todo else None
+    try:
+        if scheduler or (workers or 1) > 1:
+            for case_name, res in _run_on_dask(todo, scheduler, workers):
+                results[case_name] = res
+                _finished(case_name, manifest, tracker)
+        else:
+            for case_name, path, overrides, folder in todo:
+                if tracker is not None:
+                    tracker.begin(case_name)
+                results[case_name] = _run_case(path, overrides, folder, tracker.at if tracker else False)
+                _finished(case_name, manifest, tracker)
+    except KeyboardInterrupt:
+        raise Interrupted(_interrupted_message(jobs, results, out_dir, hint)) from None
+    finally:
+        if tracker is not None:
+            tracker.close()
+    results = {j[0]: results[j[0]] for j in jobs}  # the experiment's case order
     figures: list[Path] = []
     if out_dir is not None and results:
         figures = exp.figures(results, out_dir / "figures")
@@ -172,13 +283,94 @@ def reproduce(
             "claims": [c.__dict__ for c in claims],
             "figures": [str(p.relative_to(out_dir)) for p in figures],
         }
+        from racc.experiments import report
+
+        report.write(out_dir, payload, claims, figures)
         tmp = out_dir / ".claims.json.partial"
         tmp.write_text(json.dumps(payload, indent=2))
         os.replace(tmp, out_dir / "claims.json")
     return Reproduction(exp, results, skipped, claims, figures, out_dir)
 
 
-def _run_case(path: str, overrides: dict[str, Any], folder: Path | None, progress: bool = False) -> Any:
+def redraw(out: str | os.PathLike) -> Reproduction:
+    """Redraw an experiment folder written by :func:`reproduce`: its figures, claims.json and
+    report.html from the cases' saved results (nothing is simulated; a folder with unfinished
+    cases is refused, naming the command that finishes it)."""
+    import racc.experiments  # noqa: F401  (the registry)
+    from racc.manifest import NAME
+
+    folder = Path(out)
+    try:
+        manifest = json.loads((folder / NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ScenarioError(f"{folder}: no readable {NAME}, so not a racc reproduce folder") from None
+    st = manifest.get("settings") or {}
+    left = [u for u in manifest.get("units", []) if u not in (manifest.get("finished") or {})]
+    if manifest.get("kind") != "reproduce" or "experiment" not in st:
+        raise ScenarioError(f"{folder}: {NAME} is not a racc reproduce folder's")
+    if left:
+        hint = _resume_command(st["experiment"], folder, bool(st.get("quick")), st.get("seed"), st.get("cases"))
+        raise ScenarioError(f"{folder}: cases not finished: {', '.join(left)}; finish them with: {hint}")
+    return reproduce(
+        st["experiment"],
+        out=folder,
+        quick=bool(st.get("quick")),
+        seed=st.get("seed"),
+        resume=True,
+        cases=st.get("cases"),
+    )
+
+
+def _select(exp: Experiment, cases: Sequence[str] | None) -> list[Case]:
+    if cases is None:
+        return list(exp.cases)
+    known = [c.name for c in exp.cases]
+    unknown = [c for c in cases if c not in known]
+    if unknown:
+        raise ScenarioError(f"--cases: {exp.name} has no case {', '.join(unknown)} (its cases: {', '.join(known)})")
+    return [c for c in exp.cases if c.name in set(cases)]
+
+
+def _resume_command(name: str, out: Path | None, quick: bool, seed: int | None, cases: Sequence[str] | None) -> str:
+    words = ["racc", "reproduce", name, "--out", str(out), "--resume"]
+    words += ["--cases", ",".join(cases)] if cases is not None else []
+    words += ["--quick"] if quick else []
+    words += ["--seed", str(seed)] if seed is not None else []
+    return " ".join(words)
+
+
+def _interrupted_message(jobs: list, results: Mapping[str, Any], out: Path | None, hint: str) -> str:
+    done = [j[0] for j in jobs if j[0] in results]
+    left = [j[0] for j in jobs if j[0] not in results]
+    if out is None:
+        return f"interrupted; {len(done)} of {len(jobs)} cases had finished; nothing was written (no --out)"
+    return (
+        f"interrupted; {len(done)} of {len(jobs)} cases finished and are kept in {out}"
+        f" ({', '.join(done) or 'none'}); not finished: {', '.join(left)}. Resume with: {hint}"
+    )
+
+
+def _tracker(label: str, jobs: list, finished: Mapping[str, Any]):
+    from racc import scenario as _scenario
+    from racc.progress import Tracker
+
+    units = []
+    for case_name, path, overrides, _folder in jobs:
+        duration = core().validate(_scenario.load(path, overrides=overrides).to_json(), path)
+        if isinstance(duration, (str, bytes)):
+            duration = json.loads(duration)
+        units.append((case_name, float(duration.get("duration", 0)) / 1e9))
+    return Tracker(label, units, already=list(finished))
+
+
+def _finished(case_name: str, manifest: Any, tracker: Any) -> None:
+    if manifest is not None:
+        manifest.mark(case_name)
+    if tracker is not None:
+        tracker.finish(case_name)
+
+
+def _run_case(path: str, overrides: dict[str, Any], folder: Path | None, progress: Any = False) -> Any:
     """One case, here or on a Dask worker (whence its Results travel back pickled: polars frames
     and dicts); plots only when it has a folder to draw them in."""
     from racc.runner import run
@@ -186,17 +378,21 @@ def _run_case(path: str, overrides: dict[str, Any], folder: Path | None, progres
     return run(path, overrides=overrides, out=folder, progress=progress, plots=folder is not None)
 
 
-def _run_on_dask(jobs: list, scheduler: str | None, workers: int | None, progress: bool) -> dict[str, Any]:
-    from racc.sweep import dask_client, gather_as_completed
+def _run_on_dask(jobs: list, scheduler: str | None, workers: int | None):
+    """(case name, Results) of each case as it finishes on Dask; errors surface here."""
+    if not jobs:
+        return
+    from dask.distributed import as_completed
+
+    from racc.sweep import dask_client
 
     with dask_client(scheduler, workers, len(jobs)) as client:
-        futures = [
-            client.submit(_run_case, path, overrides, folder, pure=False, key=f"racc-case-{name}")
+        futures = {
+            client.submit(_run_case, path, overrides, folder, pure=False, key=f"racc-case-{name}"): name
             for name, path, overrides, folder in jobs
-        ]
-        gather_as_completed(futures, "cases", progress)  # the progress bar; errors surface here
-        # The workers finish in any order; the results keep the experiment's case order.
-        return {name: fut.result() for (name, *_), fut in zip(jobs, futures, strict=True)}
+        }
+        for fut in as_completed(list(futures)):
+            yield futures[fut], fut.result()
 
 
 def verdict(ok: bool) -> str:
@@ -214,9 +410,9 @@ def port_summary(res: Any, name: str) -> dict:
 # "Claims"). One rule per kind of wording, used by every experiment that states such a claim.
 
 #: "about X", "≈ X", "nearly X", "up to X" read off a figure: within ±25 % of X.
-ABOUT = 0.25
+ABOUT = ABOUT_DEFAULT
 #: "much better", "far smaller", "significantly better": better by at least this factor (the
-#: engine tests of seed 003 read "significantly" the same way, crates/racc-sim/tests/dcpew.rs).
+#: engine tests of DCP-EW read "significantly" the same way, crates/racc-sim/tests/dcpew.rs).
 MUCH = 1.5
 #: "equal", "nearly identical", "comparable" (of two utilisations): within this many points.
 SAME_UTILISATION = 0.03

@@ -1,4 +1,4 @@
-"""dcpew-dumbbell-loss, seed 003 (DCP-EW) §IV: bottleneck utilisation of a 4 Mb/s, 220 ms RTT
+"""dcpew-dumbbell-loss, DCP-EW §IV: bottleneck utilisation of a 4 Mb/s, 220 ms RTT
 dumbbell against Gilbert–Elliott loss up to 30 %, VCP vs DPCP vs DCP-EW."""
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     "DCP-EW well above DPCP > VCP",
                     f"{a:.1%} / {b:.1%} / {c:.1%}",
                     verdict(a > b > c),
+                    rule="utilisation ordered DCP-EW > DPCP > VCP",
                 )
             )
         if 0.0 in u["dcpew"] and 0.0 in u["dpcp"]:
@@ -78,6 +79,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     "equal",
                     f"{a:.1%} vs {b:.1%}",
                     verdict(abs(a - b) < SAME_UTILISATION),
+                    rule=f"utilisations within {SAME_UTILISATION:.0%} of each other (the 'equal' rule)",
                 )
             )
     return out
@@ -86,7 +88,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="dcpew-dumbbell-loss",
-        source="seed 003 §IV",
+        source="DCP-EW §IV",
         description="4 flows, 4 Mb/s, 220 ms RTT dumbbell with Gilbert-Elliott loss 0-30 %: VCP, DPCP, DCP-EW",
         cases=cases(),
         quick={"duration": "30s"},

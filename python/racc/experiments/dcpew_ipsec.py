@@ -1,4 +1,4 @@
-"""dcpew-ipsec, seed 003 (DCP-EW) §III.C: four flows through an IPsec tunnel whose inside holds
+"""dcpew-ipsec, DCP-EW §III.C: four flows through an IPsec tunnel whose inside holds
 the 10 Mb/s bottleneck, DCP-EW vs DPCP vs VCP."""
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 f"utilisation {s['dcpew']['utilisation']:.1%} vs {s['dpcp']['utilisation']:.1%}, "
                 f"Jain {j['dcpew'] or 0:.2f} vs {j['dpcp'] or 0:.2f}",
                 verdict(ok),
+                rule="DCP-EW's utilisation and Jain's index both above DPCP's",
             )
         )
     return out
@@ -69,7 +70,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="dcpew-ipsec",
-        source="seed 003 §III.C",
+        source="DCP-EW §III.C",
         description="4 flows through an IPsec tunnel whose inside holds the 10 Mb/s bottleneck: DCP-EW, DPCP, VCP",
         cases=cases(),
         quick={"duration": "30s"},

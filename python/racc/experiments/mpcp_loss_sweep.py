@@ -1,4 +1,4 @@
-"""mpcp-loss-sweep, seed 000 (MPCP) §4.3 (Fig. 4): one 1 MB FTP transfer over the mpcp-dumbbell
+"""mpcp-loss-sweep, MPCP §4.3 (Fig. 4): one 1 MB FTP transfer over the mpcp-dumbbell
 testbed with 0-50 % uniform loss on the data or the ACK path, VCP vs DPCP."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 from matplotlib import ticker
 
-from racc.experiments.base import ABOUT, MUCH, Case, Claim, Experiment, register, verdict
+from racc.experiments.base import ABOUT, MUCH, Case, Claim, Experiment, judged, register, verdict
 from racc.experiments.figures import save, subplots
 from racc.experiments.protocols import PROTOCOLS, protocol_overrides
 
@@ -62,7 +62,7 @@ def fct_by_loss(results: Mapping[str, Any]) -> dict[tuple[str, str], list[tuple[
 
 
 def fallbacks_by_loss(results: Mapping[str, Any], protocol: str, direction: str) -> dict[float, int]:
-    """Per loss rate: how often the sender fell back to VCP mode (seed 000 §3.4) in the run."""
+    """Per loss rate: how often the sender fell back to VCP mode (MPCP §3.4) in the run."""
     out = {}
     for name, res in results.items():
         proto, dirn, rate = parse_loss_case_name(name)
@@ -120,6 +120,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     "at every loss rate",
                     measured,
                     verdict(len(better) == len(rates)),
+                    rule="DPCP's FCT no later than VCP's at every loss rate",
                 )
             )
         if d:
@@ -127,17 +128,18 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
             low = {r: f for r, f in d.items() if r < 0.30}
             unfinished = [r for r, f in low.items() if f is None]
             if unfinished:
-                measured, ok = f"not finished within the run at {min(unfinished):.0%} loss and above", False
+                worst, measured = None, f"not finished within the run at {min(unfinished):.0%} loss and above"
             else:
                 worst = max(low.values()) / base if base else inf
-                measured, ok = f"worst FCT below 30 %: {worst:.1f}x the loss-free one", worst <= 1 + ABOUT
+                measured = f"worst FCT below 30 %: {worst:.1f}x the loss-free one"
             out.append(
-                Claim(
+                judged(
                     f"{direction} loss: DPCP little affected below 30 %",
                     "little affected",
+                    worst,
                     measured,
-                    verdict(ok),
-                    f"'little affected': within {ABOUT:.0%} of the loss-free FCT (the 'about' rule)",
+                    (None, 1 + ABOUT),
+                    f"worst FCT below 30 % loss at most {1 + ABOUT:g}x the loss-free one (the 'about' rule)",
                 )
             )
             high = [d[r] for r in d if r >= 0.35]
@@ -147,12 +149,13 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 best_high = min((x if x is not None else inf) for x in high)
                 jump = best_high / max(mid)
                 out.append(
-                    Claim(
+                    judged(
                         f"{direction} loss: DPCP degrades past 35 %",
                         "degrades",
+                        jump,
                         "not finished" if jump == inf else f"{jump:.1f}x the 20-30 % FCT at best",
-                        verdict(jump >= MUCH),
-                        f"at every rate from 35 % at least {MUCH:.0f}x the worst 20-30 % FCT (the 'much' rule)",
+                        (MUCH, None),
+                        f"FCT at every rate from 35 % at least {MUCH:g}x the worst 20-30 % FCT (the 'much' rule)",
                     )
                 )
         fb = fallbacks_by_loss(results, "dpcp", direction)
@@ -170,7 +173,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     + "; fallbacks per rate: "
                     + ", ".join(f"{r:.0%} {n}" for r, n in fb.items()),
                     verdict(ok),
-                    "consistent: none below 30 %, at least one at every rate from 35 %",
+                    rule="no fallback below 30 % loss, at least one at every rate from 35 %",
                 )
             )
     return out
@@ -179,7 +182,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="mpcp-loss-sweep",
-        source="seed 000 §4.3 (Fig. 4)",
+        source="MPCP §4.3 (Fig. 4)",
         description="one 1 MB FTP transfer over the mpcp-dumbbell testbed with 0-50 % uniform loss on the data or the ACK path, VCP vs DPCP",
         cases=cases(),
         quick={"duration": "120s"},

@@ -1,4 +1,4 @@
-"""mpcp-queue, seed 000 (MPCP) §5 (Fig. 5): the bottleneck queue of VCP, DPCP and TPCP on the
+"""mpcp-queue, MPCP §5 (Fig. 5): the bottleneck queue of VCP, DPCP and TPCP on the
 mpcp-dumbbell set-up."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from racc.experiments.base import ABOUT, Claim, Experiment, about, register, verdict
+from racc.experiments.base import ABOUT, Claim, Experiment, about_claim, register, verdict
 from racc.experiments.figures import panels, port_series
 from racc.experiments.protocols import protocol_cases
 
@@ -41,12 +41,13 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
             if n in q:
                 ratio = q[n][0] / max(q["vcp"][0], 1e-9)
                 out.append(
-                    Claim(
+                    about_claim(
                         f"{n} standing queue / VCP's",
                         "≈3x",
+                        3.0,
+                        ratio,
                         f"{ratio:.1f}x ({q[n][0]:.0f} vs {q['vcp'][0]:.0f} pkts)",
-                        verdict(about(ratio, 3.0)),
-                        f"the 'about' rule: within ±{ABOUT:.0%} of 3x",
+                        fmt=lambda x: f"{x:.3g}x",
                     )
                 )
     if "dpcp" in q and "tpcp" in q:
@@ -56,6 +57,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 "smoother",
                 f"{q['tpcp'][1]:.1f} vs {q['dpcp'][1]:.1f} pkts",
                 verdict(q["tpcp"][1] < q["dpcp"][1]),
+                rule="TPCP's queue standard deviation below DPCP's",
             )
         )
         out.append(
@@ -73,7 +75,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="mpcp-queue",
-        source="seed 000 §5 (Fig. 5)",
+        source="MPCP §5 (Fig. 5)",
         description="bottleneck queue of VCP, DPCP and TPCP on the mpcp-dumbbell set-up",
         cases=protocol_cases("mpcp-queue.toml", ["vcp", "dpcp", "tpcp"], 1, ["topology.bottleneck"]),
         quick={"duration": "30s"},

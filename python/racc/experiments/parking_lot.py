@@ -1,6 +1,6 @@
-"""The parking lot of seed 000 §4.1 (Fig. 1(a)), as seeds 000 and 003 measure it: the long and
+"""The parking lot of MPCP §4.1 (Fig. 1(a)), as MPCP and DCP-EW measure it: the long and
 the local aggregate's share of each link L0..L3, before and after the L2 locals start, next to
-the per-flow max-min shares (PROTOCOLS.md §15)."""
+the per-flow max-min shares (docs/PROTOCOLS.md §15)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """One case per protocol compared: the same scenario with every flow group's sender and every
-listed link's router module set to that protocol's (seeds 000 and 003 compare VCP, DPCP, TPCP
+listed link's router module set to that protocol's (MPCP and DCP-EW compare VCP, DPCP, TPCP
 and DCP-EW this way)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the six explicit-congestion-control experiments of seed 004 share: the four protocols
+"""What the six explicit-congestion-control experiments of XCC-Linux share: the four protocols
 compared (each a sender protocol and the router module of the same name, swapped into every
 flow group, arrival process and listed link), the reduced-scale (quick) rule, the side-by-side
 rate-and-queue figure of the slides, and the windowed measurements their claims read.
@@ -23,7 +23,7 @@ from racc.experiments.figures import save, subplots
 
 #: the slides' order
 PROTOCOLS = ["xcp", "jetmax", "rcp", "piqi-rcp"]
-#: congestion-header bytes per packet (PROTOCOLS.md §1), beside 40 of IPv4 + TCP: a flow's
+#: congestion-header bytes per packet (docs/PROTOCOLS.md §1), beside 40 of IPv4 + TCP: a flow's
 #: goodput counts payload only, its share of a link is on the wire
 HEADER_BYTES = {"xcp": 20, "jetmax": 20, "rcp": 12, "piqi-rcp": 12}
 #: the slides' link speed; quick runs use a tenth

@@ -1,4 +1,4 @@
-"""xcc-abrupt, seed 004 ("Abrupt Change in Traffic Demand"): one flow for 120 s on 1 Gb/s, ten
+"""xcc-abrupt, XCC-Linux ("Abrupt Change in Traffic Demand"): one flow for 120 s on 1 Gb/s, ten
 more from 30 s to 113 s."""
 
 from __future__ import annotations
@@ -8,12 +8,21 @@ from pathlib import Path
 from typing import Any
 
 from racc.experiments import xcc
-from racc.experiments.base import ABOUT, MUCH, Claim, Experiment, about, much_smaller, port_summary, register, verdict
+from racc.experiments.base import (
+    MUCH,
+    Claim,
+    Experiment,
+    about_claim,
+    much_smaller,
+    port_summary,
+    register,
+    verdict,
+)
 
 BOTTLENECK = "r0->r1"
 LINK = "topology.bottleneck"
 JOIN_S, LEAVE_S = 30.0, 113.0
-#: seed 004: "RCP overshoots the link capacity by 300% and its queue size jumps to 11000 packets"
+#: XCC-Linux: "RCP overshoots the link capacity by 300% and its queue size jumps to 11000 packets"
 #: (our reading: the peak arrival rate over one 100 ms sample is 1 + 300 % = 4 x capacity)
 RCP_OVERSHOOT, RCP_QUEUE_PKTS = 3.0, 11000
 
@@ -50,19 +59,23 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         over, q = s["rcp"]
         scale = xcc.capacity(results["rcp"], BOTTLENECK) / xcc.GBPS
         out.append(
-            Claim(
+            about_claim(
                 "RCP overshoots the link capacity when 10 flows join",
-                f"by {RCP_OVERSHOOT:.0%} (±{ABOUT:.0%})",
+                f"by {RCP_OVERSHOOT:.0%}",
+                RCP_OVERSHOOT,
+                over,
                 f"by {over:.0%}",
-                verdict(about(over, RCP_OVERSHOOT)),
+                fmt=lambda x: f"{x:.0%}",
             )
         )
         out.append(
-            Claim(
+            about_claim(
                 "RCP's queue jumps when 10 flows join",
-                f"to {RCP_QUEUE_PKTS} pkts at 1 Gb/s ({RCP_QUEUE_PKTS * scale:.0f} here, ±{ABOUT:.0%})",
+                f"to {RCP_QUEUE_PKTS} pkts at 1 Gb/s ({RCP_QUEUE_PKTS * scale:.0f} here)",
+                RCP_QUEUE_PKTS * scale,
+                q,
                 f"{q} pkts",
-                verdict(about(q, RCP_QUEUE_PKTS * scale)),
+                fmt=lambda x: f"{x:.0f} pkts",
             )
         )
         if "piqi-rcp" in s:
@@ -70,9 +83,10 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
             out.append(
                 Claim(
                     "PIQI-RCP much better than RCP on the surge",
-                    f"much better (overshoot and queue at most 1/{MUCH:g} of RCP's, by the rule)",
+                    "much better",
                     f"overshoot {po:.0%} vs {over:.0%}, peak queue {pq} vs {q} pkts",
                     verdict(much_smaller(max(po, 0.0), over) and much_smaller(pq, q)),
+                    rule=f"overshoot and peak queue each at most 1/{MUCH:g} of RCP's (the 'much' rule)",
                 )
             )
     return out
@@ -81,7 +95,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-abrupt",
-        source="seed 004 (Abrupt Change in Traffic Demand)",
+        source="XCC-Linux (Abrupt Change in Traffic Demand)",
         description="1 flow for 120 s on 1 Gb/s, 10 more from 30 s to 113 s: XCP, JetMax, RCP, PIQI-RCP",
         cases=xcc.cases("xcc-abrupt.toml", 2, [LINK]),
         quick=xcc.quick({LINK: (1e9, 20000)}),

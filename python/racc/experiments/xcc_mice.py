@@ -1,4 +1,4 @@
-"""xcc-mice, seed 004 ("Performance with Mice Traffic"): one long flow plus Poisson mice (mean
+"""xcc-mice, XCC-Linux ("Performance with Mice Traffic"): one long flow plus Poisson mice (mean
 inter-arrival 0.2 s, Pareto sizes shape 1.4, mean 100 packets) on 1 Gb/s."""
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     f"utilisation ≥ {HIGH_UTILISATION:.0%} (the rule for 'reasonably well')",
                     f"utilisation {u[n]:.1%}, {mice} mice finished",
                     verdict(u[n] >= HIGH_UTILISATION),
+                    rule=f"utilisation at least {HIGH_UTILISATION:.0%} (the 'high utilisation' rule)",
                 )
             )
     if "jetmax" in u:
@@ -48,6 +49,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 "low utilisation, below the others'",
                 f"JetMax {u['jetmax']:.1%}" + "".join(f", {n} {x:.1%}" for n, x in others.items()),
                 verdict(u["jetmax"] < HIGH_UTILISATION and all(u["jetmax"] < x for x in others.values())),
+                rule=f"JetMax below {HIGH_UTILISATION:.0%} and below every other protocol",
             )
         )
     return out
@@ -56,7 +58,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-mice",
-        source="seed 004 (Performance with Mice Traffic)",
+        source="XCC-Linux (Performance with Mice Traffic)",
         description="a long flow and Poisson/Pareto mice on 1 Gb/s: XCP, JetMax, RCP, PIQI-RCP",
         cases=xcc.cases("xcc-mice.toml", 1, [LINK], traffic=1),
         # Not a tenth of the capacity: mice sizes are in packets, so a slower link would make them

@@ -1,4 +1,4 @@
-"""xcc-multilink, seed 004 ("Multi-Link Topology"): a parking lot of 970 and 800 Mb/s links, one
+"""xcc-multilink, XCC-Linux ("Multi-Link Topology"): a parking lot of 970 and 800 Mb/s links, one
 long flow across both and one local flow per link."""
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 ", ".join(f"{groups[f]} {g[f] / 1e6:.0f}/{mm[f] / 1e6:.0f}" for f in sorted(g))
                 + f" Mb/s (worst {worst:.1%})",
                 verdict(worst <= FAIR),
+                rule=f"every rate within ±{FAIR:.0%} of its max-min share (the 'fair' rule)",
             )
         )
         out.append(
@@ -52,6 +53,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 f"1 s rates within ±{STABLE:.0%} of their mean after {STEADY:.0f} s",
                 f"largest swing {swing:.1%}",
                 verdict(swing <= STABLE),
+                rule=f"rate swing at most {STABLE:.0%}",
             )
         )
     return out
@@ -60,7 +62,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-multilink",
-        source="seed 004 (Multi-Link Topology)",
+        source="XCC-Linux (Multi-Link Topology)",
         description="parking lot 970 / 800 Mb/s, one long and one local flow per link: XCP, JetMax, RCP, PIQI-RCP",
         cases=xcc.cases("xcc-multilink.toml", 3, LINKS),
         quick=xcc.quick({LINKS[0]: (970e6, 20000), LINKS[1]: (800e6, 20000)}),

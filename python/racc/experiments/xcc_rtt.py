@@ -1,4 +1,4 @@
-"""xcc-rtt, seed 004 ("RTT Unfairness"): a 200 ms RTT flow alone on 1 Gb/s, a 30 ms flow joining
+"""xcc-rtt, XCC-Linux ("RTT Unfairness"): a 200 ms RTT flow alone on 1 Gb/s, a 30 ms flow joining
 at 30 s, under XCP, JetMax, RCP and PIQI-RCP."""
 
 from __future__ import annotations
@@ -8,17 +8,26 @@ from pathlib import Path
 from typing import Any
 
 from racc.experiments import xcc
-from racc.experiments.base import ABOUT, FAIR, FEW_RTTS, HIGH_UTILISATION, Claim, Experiment, about, register, verdict
+from racc.experiments.base import (
+    FAIR,
+    FEW_RTTS,
+    HIGH_UTILISATION,
+    Claim,
+    Experiment,
+    about_claim,
+    register,
+    verdict,
+)
 
 BOTTLENECK = "r0->r1"
 LINK = "topology.bottleneck"
 JOIN_S = 30.0
 LONG_RTT_S = 0.2
-#: seed 004: "To saturate the link, it takes RCP nearly 10 sec initially and 5 sec when a flow joins"
+#: XCC-Linux: "To saturate the link, it takes RCP nearly 10 sec initially and 5 sec when a flow joins"
 RCP_FILL_S, RCP_JOIN_S = 10.0, 5.0
 #: "saturate" / "full utilisation": the 1 s mean utilisation at the "high utilisation" level
 #: (90 %) or more from then on. Not 95 %: JetMax and PIQI-RCP aim at gamma = 0.95 of the capacity
-#: by design (PROTOCOLS.md §7, §8), so at 95 % their own target would read as never saturated.
+#: by design (docs/PROTOCOLS.md §7, §8), so at 95 % their own target would read as never saturated.
 SATURATED = HIGH_UTILISATION
 
 
@@ -46,20 +55,25 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     fills = {n: fill_times(r) for n, r in results.items()}
     if "rcp" in fills:
         a, b = fills["rcp"]
+        seconds = lambda x: f"{x:.2g} s"
         out.append(
-            Claim(
+            about_claim(
                 "RCP: time to saturate the link, initially",
-                f"nearly {RCP_FILL_S:.0f} s (±{ABOUT:.0%})",
+                f"nearly {RCP_FILL_S:.0f} s",
+                RCP_FILL_S,
+                a,
                 fmt(a),
-                verdict(a is not None and about(a, RCP_FILL_S)),
+                fmt=seconds,
             )
         )
         out.append(
-            Claim(
+            about_claim(
                 "RCP: time to saturate the link when a flow joins",
-                f"{RCP_JOIN_S:.0f} s (±{ABOUT:.0%})",
+                f"{RCP_JOIN_S:.0f} s",
+                RCP_JOIN_S,
+                b,
                 fmt(b),
-                verdict(b is not None and about(b, RCP_JOIN_S)),
+                fmt=seconds,
             )
         )
     for n in ("xcp", "jetmax"):
@@ -72,6 +86,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     f"within {FEW_RTTS} RTTs of the 200 ms flow ({limit:.0f} s)",
                     fmt(a),
                     verdict(a is not None and a <= limit),
+                    rule=f"at most {FEW_RTTS} RTTs ({limit:.2g} s) (the 'few RTTs' rule)",
                 )
             )
     for n, r in results.items():
@@ -86,6 +101,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     f"equal rates (±{FAIR:.0%})",
                     f"200 ms flow {x / 1e6:.1f}, 30 ms flow {y / 1e6:.1f} Mb/s (ratio {ratio:.2f})",
                     verdict(abs(ratio - 1.0) <= FAIR),
+                    rule=f"rate ratio within ±{FAIR:.0%} of 1 (the 'fair' rule)",
                 )
             )
     if "rcp" in fills and "piqi-rcp" in fills:
@@ -100,6 +116,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 "better",
                 f"start {fmt(pa)} vs {fmt(ra)}, join {fmt(pb)} vs {fmt(rb)}",
                 verdict(shorter(pa, ra) and shorter(pb, rb)),
+                rule="PIQI-RCP saturates sooner than RCP both initially and when a flow joins",
             )
         )
     return out
@@ -108,7 +125,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-rtt",
-        source="seed 004 (RTT Unfairness)",
+        source="XCC-Linux (RTT Unfairness)",
         description="a 200 ms RTT flow on 1 Gb/s, a 30 ms flow joining at 30 s: XCP, JetMax, RCP, PIQI-RCP",
         cases=xcc.cases("xcc-rtt.toml", 2, [LINK]),
         quick=xcc.quick({LINK: (1e9, 20000)}),

@@ -1,6 +1,6 @@
-"""xcc-single, seed 004 ("Single-Bottleneck Topology"): three flows joining a 1 Gb/s, 50 ms
+"""xcc-single, XCC-Linux ("Single-Bottleneck Topology"): three flows joining a 1 Gb/s, 50 ms
 bottleneck at 0, 20 and 40 s under XCP, JetMax, RCP and PIQI-RCP; each router also counts the
-arithmetic it does per packet (seed 004's summary)."""
+arithmetic it does per packet (XCC-Linux's summary)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,21 @@ from pathlib import Path
 from typing import Any
 
 from racc.experiments import xcc
-from racc.experiments.base import HIGH_UTILISATION, Claim, Experiment, about, port_summary, register, verdict
+from racc.experiments.base import (
+    HIGH_UTILISATION,
+    Claim,
+    Experiment,
+    about_claim,
+    port_summary,
+    register,
+    verdict,
+)
 
 BOTTLENECK = "r0->r1"
 LINK = "topology.bottleneck"
-#: seed 004: "RCP experiences significant queue buildup (up to 9415 packets) whenever a new flow joins"
+#: XCC-Linux: "RCP experiences significant queue buildup (up to 9415 packets) whenever a new flow joins"
 RCP_QUEUE_PKTS = 9415
-#: seed 004's per-packet router work (additions, multiplications)
+#: XCC-Linux's per-packet router work (additions, multiplications)
 OPS = {"xcp": (6, 3), "jetmax": (3, 0), "rcp": (2, 2)}
 
 
@@ -46,9 +54,12 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 f"high (≥ {HIGH_UTILISATION:.0%} by the rule)",
                 f"utilisation {u:.1%}",
                 verdict(u >= HIGH_UTILISATION),
+                rule=f"utilisation at least {HIGH_UTILISATION:.0%} (the 'high utilisation' rule)",
             )
         )
-        out.append(Claim(f"{n}: no packet loss", "none", f"{d} drops", verdict(d == 0)))
+        out.append(
+            Claim(f"{n}: no packet loss", "none", f"{d} drops", verdict(d == 0), rule="no drop at the bottleneck")
+        )
         ops = ops_per_packet(r)
         if ops is not None and n in OPS:
             adds, muls = OPS[n]
@@ -58,6 +69,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     f"{adds} additions, {muls} multiplications",
                     f"{ops[0]:.2f} additions, {ops[1]:.2f} multiplications, {ops[2]:.2f} divisions",
                     verdict(abs(ops[0] - adds) < 0.01 and abs(ops[1] - muls) < 0.01),
+                    rule="router additions and multiplications per packet equal the paper's counts (±0.01)",
                 )
             )
     if "rcp" in results:
@@ -66,11 +78,13 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         want = RCP_QUEUE_PKTS * scale
         q = port_summary(r, BOTTLENECK)["max_queue_pkts"]
         out.append(
-            Claim(
+            about_claim(
                 "RCP's queue when a flow joins",
                 f"up to {RCP_QUEUE_PKTS} pkts at 1 Gb/s ({want:.0f} at this capacity)",
+                want,
+                q,
                 f"peak {q} pkts",
-                verdict(about(q, want)),
+                fmt=lambda x: f"{x:.0f} pkts",
             )
         )
         others = {n: port_summary(x, BOTTLENECK)["max_queue_pkts"] for n, x in results.items() if n != "rcp"}
@@ -81,6 +95,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     "RCP significant; the others' not reported",
                     ", ".join(f"{n} {q2}" for n, q2 in others.items()) + f" vs RCP {q} pkts",
                     verdict(all(q2 < q for q2 in others.values())),
+                    rule="RCP's peak queue above every other protocol's",
                 )
             )
     return out
@@ -89,7 +104,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-single",
-        source="seed 004 (Single-Bottleneck Topology)",
+        source="XCC-Linux (Single-Bottleneck Topology)",
         description="3 flows joining a 1 Gb/s, 50 ms RTPD bottleneck at 0, 20, 40 s: XCP, JetMax, RCP, PIQI-RCP",
         cases=xcc.cases("xcc-single.toml", 3, [LINK], router_params={"count_ops": True}),
         quick=xcc.quick({LINK: (1e9, 20000)}),

@@ -1,6 +1,6 @@
-"""xcc-xcp-maxmin, seed 004 ("Max-Min Fairness in XCP", after Low, Andrew and Wydrowski,
+"""xcc-xcp-maxmin, XCC-Linux ("Max-Min Fairness in XCP", after Low, Andrew and Wydrowski,
 INFOCOM 2005): XCP is not max-min fair on two links where one flow is held elsewhere; the
-others are. Theory: PROTOCOLS.md §15's two-link oracle."""
+others are. Theory: docs/PROTOCOLS.md §15's two-link oracle."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from racc.maxmin import from_results, max_min
 
 L1, L2 = "r1->r2", "r2->r3"
 LINKS = ["topology.links.0", "topology.links.1"]
-#: short flows on l1 only (m) and XCP's constants (PROTOCOLS.md §5)
+#: short flows on l1 only (m) and XCP's constants (docs/PROTOCOLS.md §5)
 M, ALPHA, GAMMA = 2, 0.4, 0.1
 #: "aligns perfectly": l1's utilisation within this of the theory (absolute), and the short
 #: flows nearer the theory's rate than max-min's (the deviation goes the predicted way)
@@ -67,6 +67,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     f"v = {vt:.3f} (±{V_TOL})",
                     f"{v:.3f}",
                     verdict(abs(v - vt) <= V_TOL),
+                    rule=f"within {V_TOL} of the theory's utilisation",
                 )
             )
             out.append(
@@ -75,6 +76,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     f"{short_t / 1e6:.2f} Mb/s each (max-min {short_mm / 1e6:.2f})",
                     f"{mean_short / 1e6:.2f} Mb/s",
                     verdict(abs(mean_short - short_t) < abs(mean_short - short_mm)),
+                    rule="short flows' mean rate closer to the theory than to max-min",
                 )
             )
         else:
@@ -86,6 +88,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                     ", ".join(f"{groups[f]} {g[f] / 1e6:.2f}/{mm[f] / 1e6:.2f}" for f in sorted(g))
                     + f" Mb/s (worst {worst:.1%})",
                     verdict(worst <= FAIR),
+                    rule=f"every rate within ±{FAIR:.0%} of its max-min share (the 'fair' rule)",
                 )
             )
     return out
@@ -94,7 +97,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="xcc-xcp-maxmin",
-        source="seed 004 (Max-Min Fairness in XCP); Low, Andrew and Wydrowski 2005",
+        source="XCC-Linux (Max-Min Fairness in XCP); Low, Andrew and Wydrowski 2005",
         description="l1 155 Mb/s with 2 short flows and a long flow held by l2 = C1/6: XCP's unfairness vs theory",
         cases=xcc.cases("xcc-xcp-maxmin.toml", 2, LINKS),
         quick=xcc.quick({LINKS[0]: (155e6, 20000), LINKS[1]: (155e6 / 6, 20000)}),

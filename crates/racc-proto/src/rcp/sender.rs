@@ -182,6 +182,10 @@ impl CongestionControl for RcpSender {
         due
     }
 
+    fn probes(&self) -> bool {
+        true
+    }
+
     fn announces_end(&self) -> bool {
         true
     }

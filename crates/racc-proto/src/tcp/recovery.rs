@@ -74,6 +74,16 @@ impl FastRecovery {
         self.ssthresh
     }
 
+    /// Move a recovery around a chosen window to a new base `w` (bytes), keeping what
+    /// inflation and deflation added (`CongestionControl::recovery_base`); a halving recovery
+    /// is left as it is.
+    pub fn rebase(&mut self, w: f64) {
+        if self.chosen {
+            self.cwnd = (self.cwnd + w - self.ssthresh).max(self.smss);
+            self.ssthresh = w;
+        }
+    }
+
     /// RFC 5681 §3.2 step 4: inflate by one SMSS per further duplicate (not with SACK).
     pub fn on_dupack(&mut self) {
         if !self.sack {
@@ -195,6 +205,15 @@ mod tests {
         let r = FastRecovery::around(7000.0, 3, 1000, false);
         assert_eq!((r.cwnd(), r.ssthresh()), (10_000.0, 7000.0));
         assert_eq!(r.exit(RecoveryExit::FullAck, 0), 7000.0, "returns to the chosen window");
+        // A moving base (QFCP): inflation kept, the base replaced; a halving does not move.
+        let mut r = FastRecovery::around(7000.0, 3, 1000, false);
+        r.on_dupack();
+        r.rebase(9000.0);
+        assert_eq!((r.cwnd(), r.ssthresh()), (13_000.0, 9000.0));
+        assert_eq!(r.exit(RecoveryExit::FullAck, 0), 9000.0);
+        let mut h = FastRecovery::halving(20_000.0, 3, 1000, false);
+        h.rebase(1.0);
+        assert_eq!((h.cwnd(), h.ssthresh()), (13_000.0, 10_000.0));
         // SACK (RFC 6675): no inflation, no deflation.
         let mut r = FastRecovery::halving(20_000.0, 3, 1000, true);
         assert_eq!(r.cwnd(), 10_000.0);

@@ -5,7 +5,9 @@
 //!   ns-2 `xcp-end-sys`);
 //! - RCP / PIQI-RCP: the rate of the latest packet (§6: "echo the rate");
 //! - JetMax: the latest feedback and the id of the router that set it (§7);
-//! - QFCP: the latest rate feedback (§9).
+//! - QFCP: the rate request of the latest packet, as the routers lowered it, becomes the ACK's
+//!   rate feedback (seed 002 §II step 3: "the receiver copies the rate-request field into the
+//!   rate-feedback field of the corresponding ACK").
 //!
 //! ACKs carry the header on the return path too, so they pay its bytes (PROTOCOLS.md §1).
 
@@ -50,7 +52,9 @@ impl AckEcho for HeaderEcho {
             CongHeader::JetMax { feedback, fb_id, .. } => {
                 CongHeader::JetMax { rtt_us: 0, ipt_ns: 0, cur_id: 0, fb_id, feedback }
             }
-            CongHeader::Qfcp { rate_feedback, .. } => CongHeader::Qfcp { rtt_us: 0, rate_request: 0, rate_feedback },
+            CongHeader::Qfcp { rate_request, .. } => {
+                CongHeader::Qfcp { rtt_us: 0, rate_request: 0, rate_feedback: rate_request }
+            }
         };
     }
 }
@@ -100,6 +104,14 @@ mod tests {
         r.on_packet(1, &data(1000, jm));
         let ack = r.poll_transmit(1).unwrap();
         assert_eq!(ack.cong, CongHeader::JetMax { rtt_us: 0, ipt_ns: 0, cur_id: 0, fb_id: 7, feedback: 900 });
+        r.on_packet(2, &data(2000, CongHeader::Qfcp { rtt_us: 5, rate_request: 7_000, rate_feedback: 0 }));
+        let ack = r.poll_transmit(2).unwrap();
+        assert_eq!(
+            ack.cong,
+            CongHeader::Qfcp { rtt_us: 0, rate_request: 0, rate_feedback: 7_000 },
+            "request → feedback"
+        );
+        assert_eq!(ack.size, 40 + 16);
     }
 
     #[test]

@@ -5,13 +5,17 @@
 //! ([`HeaderEcho`]) into ACKs, SYN-ACKs and REF answers. Any transport that takes an
 //! `AckEcho` carries it. XCP, RCP, JetMax and PIQI-RCP (and QFCP) are its users.
 //!
+//! - [`capacity_probe`]: [`CapacityProbe`], seed 002's eq. (4) for ports whose capacity the
+//!   router is not told (QFCP and XCP-b)
 //! - [`echo`]: [`HeaderEcho`], the receiver half, for every header shape
 //! - [`ops`]: [`Arith`], the number type router fast paths are written over, so that the
 //!   arithmetic operations they do per packet can be counted on the code that runs (seed 004
 //!   states them: XCP 6 additions + 3 multiplications, JetMax 3 additions, RCP 2 + 2)
 
+pub mod capacity_probe;
 pub mod echo;
 pub mod ops;
 
+pub use capacity_probe::{CapacityProbe, CapacitySource};
 pub use echo::HeaderEcho;
 pub use ops::{Arith, Counted, OpCounts};

@@ -5,6 +5,10 @@
 //! - [`window`]: [`XcpWindow`], the sender's window driven by the routers' feedback
 //! - [`params`]: [`XcpParams`] (flow) and [`XcpRouterParams`] (router)
 //!
+//! XCP-b (seed 002 §III.C) is this sender under XCP routers that probe their capacity
+//! (`capacity = "probe"`, the "xcp-b" router module's default; the probe is QFCP's,
+//! `xcc::capacity_probe`): it keeps XCP's halving on loss.
+//!
 //! The receiver is the layer's [`HeaderEcho`], which sums the feedback of the packets an ACK
 //! covers into its reverse_feedback. An XCP flow cannot run without XCP routers (its window
 //! never grows past one packet): it requires one on its data path ([`keys::XCC_XCP`]), so a
@@ -90,6 +94,16 @@ impl RouterFactory for XcpRouterFactory {
     fn provides(&self) -> Vec<(&'static str, ContractValue)> {
         vec![(keys::XCC_XCP, ContractValue::Int(1))]
     }
+}
+
+/// The registry's "xcp-b" router module: XCP's with `capacity = "probe"` unless given
+/// (seed 002 §III.C; the probe is QFCP's, `xcc::capacity_probe`).
+pub fn parse_router_b(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    let mut v = if params.is_null() { serde_json::json!({}) } else { params.clone() };
+    if let Some(m) = v.as_object_mut() {
+        m.entry("capacity").or_insert(serde_json::json!("probe"));
+    }
+    parse_router(&v)
 }
 
 /// The registry's "xcp" router module.

@@ -2,6 +2,7 @@
 
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
+use crate::xcc::CapacitySource;
 
 /// The `params` table of an "xcp" flow.
 #[derive(serde::Deserialize, Clone, Debug, Default, PartialEq)]
@@ -55,6 +56,13 @@ pub struct XcpRouterParams {
     pub count_ops: bool,
     /// Budget charging rule: "granted" (default) or "ns235".
     pub xcp_budget: XcpBudget,
+    /// "link" (C is the port's capacity, XCP) or "probe" (XCP-b: C probed by seed 002's
+    /// eq. 4, `xcc::capacity_probe`; the "xcp-b" router module's default).
+    pub capacity: CapacitySource,
+    /// The capacity probe's step α [seed 002: 0.1].
+    pub probe_alpha: f64,
+    /// The capacity C starts from, b/s; default: the port's.
+    pub initial_capacity_bps: Option<f64>,
 }
 
 impl Default for XcpRouterParams {
@@ -66,6 +74,9 @@ impl Default for XcpRouterParams {
             initial_d: 0.05,
             count_ops: false,
             xcp_budget: XcpBudget::Granted,
+            capacity: CapacitySource::Link,
+            probe_alpha: 0.1,
+            initial_capacity_bps: None,
         }
     }
 }
@@ -88,6 +99,10 @@ impl XcpRouterParams {
                 "initial_d",
                 format!("must be in [{D_MIN}, {D_MAX}] s (the control interval's bounds), got {}", self.initial_d),
             ));
+        }
+        positive("probe_alpha", self.probe_alpha)?;
+        if let Some(c) = self.initial_capacity_bps {
+            positive("initial_capacity_bps", c)?;
         }
         Ok(())
     }

@@ -33,6 +33,7 @@ use crate::rng::SimRng;
 use crate::router::{PortView, RouterModule, Verdict};
 use crate::time::{secs, to_secs, Time};
 use crate::xcc::ops::{self, Arith, Counted, OpCounts};
+use crate::xcc::CapacityProbe;
 use std::collections::VecDeque;
 
 /// µs per second: the header's RTT unit.
@@ -226,6 +227,8 @@ pub struct XcpRouter {
     carry_misses: u64,
     ops: OpCounts,
     ops_packets: u64,
+    /// C: the port's capacity, or (XCP-b) the probed estimate.
+    probe: CapacityProbe,
 }
 
 impl XcpRouter {
@@ -253,7 +256,13 @@ impl XcpRouter {
             carry_misses: 0,
             ops: OpCounts::default(),
             ops_packets: 0,
+            probe: CapacityProbe::new(p.capacity, p.probe_alpha, p.initial_capacity_bps, 0.0),
         }
+    }
+
+    /// The capacity in force (the port's, or the probe's estimate), B/s; 0 before known.
+    pub fn capacity(&self) -> f64 {
+        self.probe.capacity()
     }
 
     /// The decision in force.
@@ -297,7 +306,8 @@ impl XcpRouter {
 
     fn end_interval(&mut self, now: Time, port: &PortView) {
         let elapsed = to_secs(now.saturating_sub(self.last_tick));
-        let c = port.capacity_bps / 8.0;
+        self.probe.learn(port.capacity_bps);
+        let c = self.probe.end_interval(elapsed, port.queue_pkts);
         self.ctrl = control(&self.p, &self.sums, elapsed, c, self.q_persistent as f64, self.ctrl.d);
         self.budget = Budget {
             k_p: self.ctrl.xi_p / (US_PER_S * US_PER_S),
@@ -318,7 +328,7 @@ impl XcpRouter {
 
     /// The next queue window: d − queue/C, at least 1 ms, with the d in force.
     fn next_queue_window(&mut self, now: Time, port: &PortView) {
-        let c = port.capacity_bps / 8.0;
+        let c = if self.probe.probing() { self.probe.capacity() } else { port.capacity_bps / 8.0 };
         let queue_delay = if c > 0.0 { port.queue_bytes as f64 / c } else { 0.0 };
         self.next_q = now + secs((self.ctrl.d - queue_delay).max(D_MIN));
     }
@@ -343,6 +353,9 @@ impl RouterModule for XcpRouter {
     #[inline]
     fn on_arrival(&mut self, _now: Time, pkt: &mut Packet, port: &PortView) -> Verdict {
         self.q_running_min = self.q_running_min.min(port.queue_bytes);
+        if self.probe.probing() {
+            self.probe.see_queue(port.queue_pkts);
+        }
         let s = pkt.size as f64;
         match xcp_data(pkt) {
             Some((rtt_us, cwnd)) if rtt_us > 0 => {
@@ -389,7 +402,11 @@ impl RouterModule for XcpRouter {
     }
 
     #[inline]
-    fn on_departure(&mut self, _now: Time, pkt: &mut Packet, _port: &PortView) -> bool {
+    fn on_departure(&mut self, _now: Time, pkt: &mut Packet, port: &PortView) -> bool {
+        if self.probe.probing() {
+            self.probe.see_queue(port.queue_pkts);
+            self.probe.on_departure(pkt.size);
+        }
         let Some((rtt_us, cwnd)) = xcp_data(pkt) else {
             return false;
         };
@@ -475,6 +492,9 @@ impl RouterModule for XcpRouter {
         out.put("xi_n", "1/s", MetricValue::Gauge(self.ctrl.xi_n));
         out.put("control_interval_s", "s", MetricValue::Gauge(self.ctrl.d));
         out.put("persistent_queue_bytes", "bytes", MetricValue::Gauge(self.q_persistent as f64));
+        if self.probe.probing() {
+            self.probe.metrics(out);
+        }
         self.ops.report(self.ops_packets, out);
     }
 }

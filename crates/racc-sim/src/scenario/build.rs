@@ -1,9 +1,9 @@
 //! From the raw file to a checked [`Spec`]: the order of the steps. Each step has its own file:
 //! `topology.rs` expands the topology shortcuts, `links.rs` resolves each link (buffer, router
 //! module, loss), `routes.rs` computes routes, `flows.rs` generates every flow (with
-//! `host_options.rs` and `sizes.rs`), `record.rs` and `tunnels.rs` resolve those sections, and
-//! `consistency.rs` checks what is valid part by part but wrong together. Every impossible value
-//! is refused naming the key.
+//! `host_options.rs` and `sizes.rs`) and `web.rs` every web-like source, `record.rs` and
+//! `tunnels.rs` resolve those sections, and `consistency.rs` checks what is valid part by part
+//! but wrong together. Every impossible value is refused naming the key.
 
 use super::flows::FlowBuilder;
 use super::raw::RawScenario;
@@ -87,6 +87,8 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         seed: raw.seed,
         limits: lim,
         out: Vec::new(),
+        sources: Vec::new(),
+        expected_made: 0.0,
     };
     for (gi, g) in raw.flows.iter().enumerate() {
         fb.flow_group(gi, g)?;
@@ -94,7 +96,7 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
     for (ti, t) in raw.traffic.iter().enumerate() {
         fb.traffic_generator(ti, t)?;
     }
-    let mut flows = fb.out;
+    let (mut flows, sources, expected_made) = (fb.out, fb.sources, fb.expected_made);
     let record_ports = record_ports(&cx, raw.record.ports.as_ref(), &nodes, &links)?;
     let tunnels = tunnels(&cx, &raw.tunnels, &names, &nodes, &links, &mut routes)?;
     limits::check_samples(
@@ -106,8 +108,11 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         record_ports.len(),
         raw.record.flows,
         &flows,
+        &sources,
+        expected_made,
     )?;
-    consistency::check_path_contracts(&raw, &flows, &links, &nodes, &routes.paths)
+    let every_flow: Vec<&FlowSpec> = flows.iter().chain(sources.iter().map(|s| &s.flow)).collect();
+    consistency::check_path_contracts(&raw, &every_flow, &links, &nodes, &routes.paths)
         .map_err(|(key, reason)| cx.err(key, reason))?;
     // The engine starts flows in order; ties keep their file order (stable sort).
     flows.sort_by_key(|f: &FlowSpec| f.start);
@@ -125,6 +130,7 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         links,
         routes: routes.paths,
         flows,
+        sources,
         tunnels,
     })
 }

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 /// `(key, reason)` for the first flow whose requirement the routers on its path break.
 pub(super) fn check_path_contracts(
     raw: &RawScenario,
-    flows: &[FlowSpec],
+    flows: &[&FlowSpec],
     links: &[LinkSpec],
     nodes: &[NodeSpec],
     routes: &[Vec<usize>],

@@ -7,7 +7,7 @@ use super::limits::{self, Limits, MAX_ARRIVAL_RATE};
 use super::raw::{RawFlows, RawTraffic};
 use super::routes::Routes;
 use super::sizes::{bytes, size_dist};
-use super::spec::{FlowSpec, NodeSpec};
+use super::spec::{FlowSpec, NodeSpec, SourceSpec};
 use super::ScenarioError;
 use crate::traffic;
 use std::collections::HashMap;
@@ -25,9 +25,18 @@ pub(super) struct FlowBuilder<'a> {
     pub(super) seed: u64,
     pub(super) limits: Limits,
     pub(super) out: Vec<FlowSpec>,
+    /// Closed-loop sources (`[[traffic]] kind = "web"`), and the flows they are expected to
+    /// make (`web.rs`), counted against `limits.flows` with the listed ones.
+    pub(super) sources: Vec<SourceSpec>,
+    pub(super) expected_made: f64,
 }
 
 impl FlowBuilder<'_> {
+    /// Flows counted against `limits.flows` so far: those listed and those sources will make.
+    pub(super) fn used(&self) -> usize {
+        self.out.len().saturating_add(self.expected_made.ceil() as usize)
+    }
+
     pub(super) fn flow_group(&mut self, gi: usize, g: &RawFlows) -> Result<(), ScenarioError> {
         let (cx, packet_size, duration) = (self.cx, self.packet_size, self.duration);
         let key = format!("flows[{gi}]");
@@ -35,8 +44,8 @@ impl FlowBuilder<'_> {
         if !(1..=10_000_000).contains(&g.count) {
             return Err(cx.err(format!("{key}.count"), format!("must be 1..10000000, got {}", g.count)));
         }
-        if g.count as u64 > limits::flows_left(&self.limits, self.out.len()) {
-            let what = format!("{} flows here after {} before", g.count, self.out.len());
+        if g.count as u64 > limits::flows_left(&self.limits, self.used()) {
+            let what = format!("{} flows here after {} before", g.count, self.used());
             return Err(limits::too_many_flows(cx, &format!("{key}.count"), &self.limits, what));
         }
         if g.index_offset < 0 {
@@ -69,22 +78,48 @@ impl FlowBuilder<'_> {
     }
 
     pub(super) fn traffic_generator(&mut self, ti: usize, t: &RawTraffic) -> Result<(), ScenarioError> {
+        match t.kind.as_str() {
+            "poisson" => self.poisson_generator(ti, t),
+            "web" => self.web_generator(ti, t),
+            other => Err(self
+                .cx
+                .err(format!("traffic[{ti}].kind"), format!("unknown traffic kind '{other}' (known: poisson, web)"))),
+        }
+    }
+
+    fn poisson_generator(&mut self, ti: usize, t: &RawTraffic) -> Result<(), ScenarioError> {
         let (cx, packet_size, duration) = (self.cx, self.packet_size, self.duration);
         let key = format!("traffic[{ti}]");
-        if t.kind != "poisson" {
-            return Err(cx.err(format!("{key}.kind"), format!("unknown traffic kind '{}' (known: poisson)", t.kind)));
+        for (k, present) in [
+            ("sources", t.sources.is_some()),
+            ("index_offset", t.index_offset.is_some()),
+            ("think", t.think.is_some()),
+            ("file", t.file.is_some()),
+        ] {
+            if present {
+                return Err(
+                    cx.err(format!("{key}.{k}"), "a key of the 'web' kind, not of 'poisson' (set kind = \"web\")")
+                );
+            }
         }
         let opts = host_opts(cx, &key, &t.protocol, &t.host_options(), self.handshake, packet_size)?;
         let ends = endpoints(cx, &key, &t.src, &t.dst, self.names, self.nodes, self.routes)?;
-        if !(t.rate.is_finite() && t.rate > 0.0) {
-            return Err(cx.err(format!("{key}.rate"), format!("must be > 0 arrivals per second, got {}", t.rate)));
+        let rate = t
+            .rate
+            .ok_or_else(|| cx.err(format!("{key}.rate"), "missing: `rate` is required (mean arrivals per second)"))?;
+        let size = t
+            .size
+            .as_ref()
+            .ok_or_else(|| cx.err(format!("{key}.size"), "missing: `size` is required (the flow-size law)"))?;
+        if !(rate.is_finite() && rate > 0.0) {
+            return Err(cx.err(format!("{key}.rate"), format!("must be > 0 arrivals per second, got {rate}")));
         }
-        if t.rate > MAX_ARRIVAL_RATE {
+        if rate > MAX_ARRIVAL_RATE {
             return Err(cx.err(
                 format!("{key}.rate"),
                 format!(
                     "{} arrivals per second is a mean gap under the clock's resolution of 1 ns (at most 1e9)",
-                    t.rate
+                    rate
                 ),
             ));
         }
@@ -98,24 +133,24 @@ impl FlowBuilder<'_> {
             Some(m) if m >= 1 => m as u64,
             Some(m) => return Err(cx.err(format!("{key}.max_flows"), format!("must be >= 1, got {m}"))),
         };
-        let dist = size_dist(cx, &format!("{key}.size"), &t.size, packet_size)?;
+        let dist = size_dist(cx, &format!("{key}.size"), size, packet_size)?;
         let name = t.name.clone().unwrap_or_else(|| format!("traffic{ti}"));
         // Checked before drawing: the expected count, then (never drawing more than the limit
         // plus one) the drawn one.
-        let left = limits::flows_left(&self.limits, self.out.len());
-        let expected = t.rate * (stop - start) as f64 * 1e-9;
+        let left = limits::flows_left(&self.limits, self.used());
+        let expected = rate * (stop - start) as f64 * 1e-9;
         if max_flows > left && expected > left as f64 {
             let what = format!(
                 "{} arrivals per second for {} s is about {expected:.3e} flows",
-                t.rate,
+                rate,
                 (stop - start) as f64 * 1e-9
             );
             return Err(limits::too_many_flows(cx, &format!("{key}.rate"), &self.limits, what));
         }
         let draw = max_flows.min(left.saturating_add(1));
-        let arrivals = traffic::poisson_arrivals(self.seed, &name, t.rate, start, stop, draw, &dist, packet_size - 40);
+        let arrivals = traffic::poisson_arrivals(self.seed, &name, rate, start, stop, draw, &dist, packet_size - 40);
         if arrivals.len() as u64 > left {
-            let what = format!("the arrivals drawn at {} per second number more than the {left} flows left", t.rate);
+            let what = format!("the arrivals drawn at {} per second number more than the {left} flows left", rate);
             return Err(limits::too_many_flows(cx, &format!("{key}.rate"), &self.limits, what));
         }
         for a in arrivals {
@@ -126,7 +161,7 @@ impl FlowBuilder<'_> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn endpoints(
+pub(super) fn endpoints(
     cx: &Ctx,
     key: &str,
     src: &str,
@@ -156,7 +191,7 @@ fn endpoints(
     Ok((s, d, fwd, rev))
 }
 
-fn time_opt(cx: &Ctx, key: &str, s: Option<super::units::Seconds>) -> Result<Option<u64>, ScenarioError> {
+pub(super) fn time_opt(cx: &Ctx, key: &str, s: Option<super::units::Seconds>) -> Result<Option<u64>, ScenarioError> {
     match s {
         None => Ok(None),
         Some(s) if s.0.is_finite() && s.0 >= 0.0 => Ok(Some(limits::clock_ns(cx, key, s.0)?)),

@@ -22,11 +22,14 @@
 //!   stop or the end of the run, plus its final row. Sized flows usually finish sooner, so this
 //!   bounds rather than predicts; a run it refuses can sample less often (`record.interval`),
 //!   record fewer ports (`record.ports`) or no per-flow series (`record.flows = false`), or raise
-//!   `limits.samples`.
+//!   `limits.samples`. A closed-loop source (`crate::sources`) runs one flow at a time: a row
+//!   per sample from its start, plus a final row per flow it is expected to make.
+//! - Flows that closed-loop sources make during the run count against `limits.flows` by the
+//!   number their law expects (`FlowBuilder::expected_made`).
 
 use super::build::Ctx;
 use super::raw::RawLimits;
-use super::spec::FlowSpec;
+use super::spec::{FlowSpec, SourceSpec};
 use super::ScenarioError;
 use racc_proto::time::NS_PER_SEC;
 
@@ -112,22 +115,32 @@ pub(super) fn check_samples(
     record_ports: usize,
     record_flows: bool,
     flows: &[FlowSpec],
+    sources: &[SourceSpec],
+    expected_made: f64,
 ) -> Result<(), ScenarioError> {
     let interval = interval.max(1) as u128;
     let times = (duration as u128).div_ceil(interval) + 1;
-    let mut groups: Vec<&str> = flows.iter().map(|f| f.group.as_str()).collect();
+    let mut groups: Vec<&str> = flows.iter().chain(sources.iter().map(|s| &s.flow)).map(|f| f.group.as_str()).collect();
     groups.sort_unstable();
     groups.dedup();
     let per_port = 1 + if groups.len() > 1 { groups.len() as u128 } else { 0 };
     let port_rows = times * record_ports as u128 * per_port;
     let flow_rows: u128 = if record_flows {
-        flows
+        let listed: u128 = flows
             .iter()
             .map(|f| {
                 let end = f.stop.unwrap_or(duration).min(duration);
                 (end.saturating_sub(f.start) as u128).div_ceil(interval) + 2
             })
-            .sum()
+            .sum();
+        // A source runs one flow at a time: a row per sample from its start, plus each of its
+        // flows' final row (their expected number).
+        let made: u128 = sources
+            .iter()
+            .map(|s| (duration.saturating_sub(s.flow.start) as u128).div_ceil(interval) + 1)
+            .sum::<u128>()
+            + expected_made.ceil() as u128;
+        listed + made
     } else {
         0
     };

@@ -16,9 +16,10 @@ pub mod spec;
 mod topology;
 mod tunnels;
 pub mod units;
+mod web;
 
 use racc_proto::registry::Registry;
-pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, Spec, TunnelSpec};
+pub use spec::{BufferSpec, FlowSpec, LinkSpec, NodeSpec, SourceSpec, Spec, TunnelSpec};
 
 /// A refused scenario: `source` is the file (or "<string>"), `key` the dotted path of the
 /// offending setting (empty when the file as a whole is wrong).

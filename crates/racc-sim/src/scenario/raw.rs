@@ -186,8 +186,11 @@ macro_rules! host_options {
 host_options!(RawFlows);
 host_options!(RawTraffic);
 
-/// A flow-arrival process: Poisson arrivals with sizes from a distribution, drawn from the
-/// generator's own seeded stream so every protocol sees the identical list (seed 002 §III.A).
+/// A traffic generator. `kind = "poisson"` (the default): Poisson arrivals with sizes from a
+/// distribution, drawn from the generator's own seeded stream so every protocol sees the
+/// identical list (seed 002 §III.A). `kind = "web"`: `sources` web-like on/off sources (seed
+/// 001 §4), each thinking, sending a file as one flow, and thinking again once it completes;
+/// `src`/`dst` may contain `{i}` (the source's number plus `index_offset`), as in `[[flows]]`.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct RawTraffic {
@@ -197,14 +200,24 @@ pub struct RawTraffic {
     pub protocol: String,
     pub src: String,
     pub dst: String,
-    /// Mean arrivals per second.
-    pub rate: f64,
-    pub size: RawSizeDist,
+    /// poisson: mean arrivals per second.
+    pub rate: Option<f64>,
+    /// poisson: the flow-size law.
+    pub size: Option<RawSizeDist>,
+    /// poisson: no arrivals before this; web: the sources' first think period begins here.
     pub start: Option<Seconds>,
-    /// No arrivals after this time.
+    /// poisson: no arrivals after this; web: no transfer begins after this.
     pub stop: Option<Seconds>,
-    /// Stop after this many arrivals.
+    /// poisson: stop after this many arrivals.
     pub max_flows: Option<i64>,
+    /// web: the number of sources.
+    pub sources: Option<i64>,
+    /// web: added to each source's number in `{i}`.
+    pub index_offset: Option<i64>,
+    /// web: the think-time law (defaults: the paper's).
+    pub think: Option<RawThink>,
+    /// web: the file-length law (defaults: the paper's).
+    pub file: Option<RawFile>,
     pub params: Option<serde_json::Value>,
     pub ecn: Option<bool>,
     pub delayed_ack: Option<bool>,
@@ -213,6 +226,29 @@ pub struct RawTraffic {
     pub initial_window: Option<i64>,
     pub initial_ssthresh: Option<Size>,
     pub handshake: Option<bool>,
+}
+
+/// The web source's think time, P{T > t} = p_h [1 + (t/pi_h)^eta_h]^-1 + p_l [1 + (t/pi_l)^eta_l]^-1
+/// (seed 001 §4; the paper lists p_l, pi_l, eta_l as P_f, π_f, η_f). Each key defaults to the
+/// paper's value; giving one of p_h, p_l alone sets the other to 1 minus it.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawThink {
+    pub p_h: Option<f64>,
+    pub pi_h: Option<Seconds>,
+    pub eta_h: Option<f64>,
+    pub p_l: Option<f64>,
+    pub pi_l: Option<Seconds>,
+    pub eta_l: Option<f64>,
+}
+
+/// The web source's file length, P{F > f} = [1 + (f/pi)^eta]^-1 with median `pi` (seed 001 §4:
+/// eta = φ = 1.15066, pi = 2190 bytes [reconstructed unit]).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawFile {
+    pub pi: Option<Size>,
+    pub eta: Option<f64>,
 }
 
 fn default_poisson() -> String {

@@ -1,6 +1,7 @@
 //! The checked, resolved scenario that the engine runs: names resolved to indices, units to
 //! integer nanoseconds, bits per second and bytes, shortcuts expanded, every flow listed.
 
+use crate::sources::SourceLaw;
 use racc_proto::loss::LossSpec;
 use racc_proto::registry::{FlowProtocol, RouterFactory};
 use racc_proto::time::Time;
@@ -23,7 +24,22 @@ pub struct Spec {
     /// Port lists of every path in use. Port 2i is link i's a -> b direction, 2i+1 its b -> a.
     pub routes: Vec<Vec<usize>>,
     pub flows: Vec<FlowSpec>,
+    /// Closed-loop sources (`sources.rs`), whose flows the engine makes during the run; their
+    /// flow ids follow those of `flows`, in the order they are made.
+    pub sources: Vec<SourceSpec>,
     pub tunnels: Vec<TunnelSpec>,
+}
+
+/// A closed-loop source: every flow it makes is `flow` with the start time and size its law
+/// gives (the template's own `start` is the law's start and its size is `None`).
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceSpec {
+    pub flow: FlowSpec,
+    /// The law's kind and parameters as checked, for the resolved scenario.
+    pub kind: String,
+    pub law_params: serde_json::Value,
+    #[serde(skip)]
+    pub law: Arc<dyn SourceLaw>,
 }
 
 /// An IPsec tunnel: the ports where packets enter it (the gateways' ports toward each other)

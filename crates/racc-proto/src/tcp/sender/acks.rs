@@ -39,6 +39,14 @@ impl TcpSender {
             }
             self.board.advance(ack);
         }
+        // A controller whose recovery window follows its feedback moves the recovery's base
+        // with every ACK the recovery sees (`CongestionControl::recovery_base`).
+        if self.fast_recovery.is_some() {
+            let ctx = self.ctx(now);
+            if let (Some(w), Some(fr)) = (self.cc.recovery_base(&ctx), self.fast_recovery.as_mut()) {
+                fr.rebase(w);
+            }
+        }
         if ack > self.snd_una {
             // RFC 4015 §3.2: no undo when the detecting ACK signals congestion itself.
             if let Some(u) = self.rto_undo.take() {

@@ -111,8 +111,11 @@ pub struct TcpSender {
     /// When the last paced segment left (`None` before the first): the next may leave one
     /// packet's wire time at the controller's *current* rate later (`pace_due`).
     paced_at: Option<Time>,
-    /// The FIN of a controller that announces its end has been sent.
-    fin_sent: bool,
+    /// A FIN is still to be sent once every byte is acknowledged: set at construction for a
+    /// controller that announces its end, cleared when the FIN leaves.
+    fin_pending: bool,
+    /// The controller sends REF probes (asked once: ACK-clocked ones cost nothing per poll).
+    probes: bool,
     /// ns-2's `overhead_` (`TcpParams::send_jitter`): the largest random wait, ns, and the
     /// stream it is drawn from (`None`: off).
     jitter: Option<(Time, SimRng)>,
@@ -165,6 +168,8 @@ impl TcpSender {
             recovery,
             dupthresh: params.dupthresh.max(1),
             partial_ack_timer: params.partial_ack_timer,
+            probes: cc.probes(),
+            fin_pending: cc.announces_end(),
             cc,
             rtt,
             latest_rtt: None,
@@ -199,7 +204,6 @@ impl TcpSender {
             ecn_high: 0,
             cwr_pending: false,
             paced_at: None,
-            fin_sent: false,
             jitter: (params.send_jitter > 0.0).then(|| {
                 let label = format!("tcp/send-jitter/flow{}", cfg.flow);
                 (secs(params.send_jitter), SimRng::for_component(cfg.seed, &label))
@@ -390,8 +394,14 @@ impl TcpSender {
     /// `None` when the controller does not pace or nothing has been paced yet.
     fn pace_due(&self) -> Option<Time> {
         let rate = self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0)?;
+        Some(self.paced_after(self.paced_at?, rate))
+    }
+
+    /// One full packet's wire time at `rate` (B/s) after `at`.
+    #[inline]
+    fn paced_after(&self, at: Time, rate: f64) -> Time {
         let wire = HDRS + self.mss + self.cc.header_bytes();
-        Some(self.paced_at?.saturating_add(secs(wire as f64 / rate)))
+        at.saturating_add(secs(wire as f64 / rate))
     }
 
     /// A header-only packet of `kind` (a REF probe or a FIN) at the current send point.
@@ -474,17 +484,19 @@ impl Endpoint for TcpSender {
                         self.snd_nxt = end.min(self.snd_max);
                     }
                 }
-                let ctx = self.ctx(now);
-                if self.cc.probe_due(&ctx) {
-                    return Some(self.control_packet(now, Kind::Ref));
+                if self.probes {
+                    let ctx = self.ctx(now);
+                    if self.cc.probe_due(&ctx) {
+                        return Some(self.control_packet(now, Kind::Ref));
+                    }
                 }
-                if !self.fin_sent && self.cc.announces_end() && self.size.is_some_and(|n| self.snd_una >= n) {
-                    self.fin_sent = true;
+                if self.fin_pending && self.size.is_some_and(|n| self.snd_una >= n) {
+                    self.fin_pending = false;
                     return Some(self.control_packet(now, Kind::Fin));
                 }
                 self.window_allows()?;
-                if self.cc.pacing_rate().is_some_and(|r| r.is_finite() && r > 0.0) {
-                    if self.pace_due().is_some_and(|due| now < due) {
+                if let Some(rate) = self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0) {
+                    if self.paced_at.is_some_and(|at| now < self.paced_after(at, rate)) {
                         return None;
                     }
                     self.paced_at = Some(now);

@@ -789,6 +789,9 @@ impl CongestionControl for RateOnly {
     fn pacing_rate(&self) -> Option<f64> {
         Some(*self.rate.lock().unwrap())
     }
+    fn probes(&self) -> bool {
+        true
+    }
     fn probe_due(&mut self, _c: &SenderCtx) -> bool {
         std::mem::take(&mut self.probe)
     }

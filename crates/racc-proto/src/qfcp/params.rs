@@ -1,0 +1,88 @@
+//! The parameter tables of a QFCP flow and of a QFCP router module (PROTOCOLS.md §9, §16).
+
+use crate::params::{positive, ParamError};
+use crate::tcp::TcpParams;
+use crate::xcc::CapacitySource;
+
+/// The `params` table of a "qfcp" flow.
+#[derive(serde::Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct QfcpParams {
+    /// The rate the sender asks for, wire bytes per second (seed 002 §II step 1: "the desired
+    /// sending rate of this sender"). None = as much as the routers allow.
+    pub desired_rate: Option<f64>,
+    /// The TCP transport's knobs (dupthresh, RTO bounds, ...). Its RFC 3042 Limited Transmit
+    /// (on by default) is what inflates the window by the first two duplicate ACKs (eq. 5).
+    pub tcp: TcpParams,
+}
+
+impl QfcpParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if let Some(r) = self.desired_rate {
+            positive("desired_rate", r)?;
+        }
+        self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
+    }
+}
+
+/// The `router_params` table of a "qfcp" router module. Defaults: PROTOCOLS.md §9, §16.
+#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct QfcpRouterParams {
+    /// Gain on the virtual queue in R = (C − β·q/T)/N [seed: 0.5].
+    pub beta: f64,
+    /// The capacity probe's step, C·(1 + α) while the minimum queue is below one packet
+    /// [seed: 0.1].
+    pub alpha: f64,
+    /// "link" (the router is told the port's capacity) or "probe" (eq. 4).
+    pub capacity: CapacitySource,
+    /// The capacity the router starts from, b/s (qfcp-lossy: a wrong 1 Mb/s, seed 002
+    /// §III.C); default: the port's.
+    pub initial_capacity_bps: Option<f64>,
+    /// The control interval T before the first RTT is seen, s [reconstructed: 0.1].
+    pub initial_t: f64,
+    /// Gain of T's moving average of the RTTs seen, per interval [reconstructed: 0.25].
+    pub t_gain: f64,
+    /// R_min, packets of the port's data packet size per T [reconstructed: 1].
+    pub r_min_pkts: f64,
+}
+
+impl Default for QfcpRouterParams {
+    fn default() -> QfcpRouterParams {
+        QfcpRouterParams {
+            beta: 0.5,
+            alpha: 0.1,
+            capacity: CapacitySource::Link,
+            initial_capacity_bps: None,
+            initial_t: 0.1,
+            t_gain: 0.25,
+            r_min_pkts: 1.0,
+        }
+    }
+}
+
+/// Bounds of the control interval T, s [reconstructed, as XCP's d].
+pub const T_MIN: f64 = 1e-3;
+pub const T_MAX: f64 = 1.0;
+
+impl QfcpRouterParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if !(self.beta.is_finite() && self.beta >= 0.0) {
+            return Err(ParamError::new("beta", format!("must be a finite number >= 0, got {}", self.beta)));
+        }
+        positive("alpha", self.alpha)?;
+        if let Some(c) = self.initial_capacity_bps {
+            positive("initial_capacity_bps", c)?;
+        }
+        if !(T_MIN..=T_MAX).contains(&self.initial_t) {
+            return Err(ParamError::new(
+                "initial_t",
+                format!("must be in [{T_MIN}, {T_MAX}] s (the control interval's bounds), got {}", self.initial_t),
+            ));
+        }
+        if !(self.t_gain > 0.0 && self.t_gain <= 1.0) {
+            return Err(ParamError::new("t_gain", format!("must be in (0, 1], got {}", self.t_gain)));
+        }
+        positive("r_min_pkts", self.r_min_pkts)
+    }
+}

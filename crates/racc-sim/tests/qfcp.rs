@@ -1,0 +1,293 @@
+//! QFCP and XCP-b on the engine (seed 002; PROTOCOLS.md §9, §5 XCP-b, §15). QFCP's control
+//! law is scale-free in the capacity (R = (C − β·q/T)/N; the probe multiplies by 1.1 per T),
+//! so capacities are chosen for run time; the RTTs are the seed's where it gives them.
+//! Rates are compared on the wire, as capacity is: goodput counts payload only, so it is
+//! scaled by packet size / payload (1000 / 944: IPv4 20, TCP 20 and QFCP 16 bytes).
+
+mod common;
+use common::{goodput_per_flow, port, sim};
+use racc_sim::metrics::jain;
+use racc_sim::scenario::from_toml;
+use std::fmt::Write;
+
+/// Wire bytes per payload byte of a full QFCP packet.
+const WIRE: f64 = 1000.0 / 944.0;
+
+/// A chain r0 - r1 - ... of `capacity_mbps` links (delay `link_ms` each, buffer 500 packets,
+/// router `router` with `router_params`) and, per route (first link, last link, flows,
+/// access delay ms), a source host and a sink host on 1 Gb/s access links. `loss` is an
+/// optional loss table for every chain link; `sack` turns on SACK (RFC 2018/6675) for every
+/// flow.
+#[allow(clippy::too_many_arguments)]
+fn chain(
+    capacity_mbps: &[f64],
+    link_ms: u32,
+    routes: &[(usize, usize, u32, u32)],
+    protocol: &str,
+    router: &str,
+    router_params: &str,
+    loss: &str,
+    duration: &str,
+    sack: bool,
+) -> String {
+    let links = capacity_mbps.len();
+    let mut s = format!(
+        "duration = \"{duration}\"\nseed = 1\npacket_size = 1000\n[topology]\nkind = \"explicit\"\nnodes = [\n"
+    );
+    for r in 0..=links {
+        writeln!(s, "  {{ name = \"r{r}\" }},").unwrap();
+    }
+    for g in 0..routes.len() {
+        writeln!(s, "  {{ name = \"a{g}\", kind = \"host\" }}, {{ name = \"b{g}\", kind = \"host\" }},").unwrap();
+    }
+    s.push_str("]\nlinks = [\n");
+    for (l, c) in capacity_mbps.iter().enumerate() {
+        writeln!(
+            s,
+            "  {{ a = \"r{l}\", b = \"r{}\", capacity = \"{c}Mbps\", delay = \"{link_ms}ms\", buffer = \"500pkt\", \
+             router = \"{router}\", router_params = {{ {router_params} }}{loss} }},",
+            l + 1,
+        )
+        .unwrap();
+    }
+    for (g, &(a, b, _, access)) in routes.iter().enumerate() {
+        writeln!(s, "  {{ a = \"a{g}\", b = \"r{a}\", capacity = \"1Gbps\", delay = \"{access}ms\" }},").unwrap();
+        writeln!(s, "  {{ a = \"r{}\", b = \"b{g}\", capacity = \"1Gbps\", delay = \"1ms\" }},", b + 1).unwrap();
+    }
+    s.push_str("]\n");
+    for (g, &(_, _, n, _)) in routes.iter().enumerate() {
+        writeln!(
+            s,
+            "[[flows]]\nname = \"g{g}\"\nprotocol = \"{protocol}\"\nsrc = \"a{g}\"\ndst = \"b{g}\"\ncount = {n}\nstart_spread = \"1s\"{}",
+            if sack { "\nsack = true" } else { "" }
+        )
+        .unwrap();
+    }
+    s.push_str("[record]\ninterval = \"100ms\"\n");
+    s
+}
+
+/// Water-filling over the chain (PROTOCOLS.md §15), b/s per flow in the engine's flow order
+/// (routes in order, `count` flows each).
+fn max_min(capacity_mbps: &[f64], routes: &[(usize, usize, u32, u32)]) -> Vec<f64> {
+    let flows: Vec<(usize, usize)> = routes.iter().flat_map(|&(a, b, n, _)| (0..n).map(move |_| (a, b))).collect();
+    let mut rate = vec![f64::NAN; flows.len()];
+    let mut left: Vec<f64> = capacity_mbps.iter().map(|c| c * 1e6).collect();
+    while rate.iter().any(|r| r.is_nan()) {
+        let users = |l: usize| flows.iter().zip(&rate).filter(|((a, b), r)| r.is_nan() && *a <= l && l <= *b).count();
+        let (l, share) = (0..left.len())
+            .filter(|&l| users(l) > 0)
+            .map(|l| (l, left[l] / users(l) as f64))
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .unwrap();
+        for (i, &(a, b)) in flows.iter().enumerate() {
+            if rate[i].is_nan() && a <= l && l <= b {
+                rate[i] = share;
+                for c in &mut left[a..=b] {
+                    *c -= share;
+                }
+            }
+        }
+    }
+    rate
+}
+
+/// The route index of group "g<k>".
+fn group(g: &str) -> usize {
+    g.trim_start_matches('g').parse().expect("group g<k>")
+}
+
+/// Max-min per route (every flow of a route gets the same).
+fn max_min_by_route(capacity_mbps: &[f64], routes: &[(usize, usize, u32, u32)]) -> Vec<f64> {
+    let per_flow = max_min(capacity_mbps, routes);
+    let mut first = 0;
+    routes
+        .iter()
+        .map(|r| {
+            let v = per_flow[first];
+            first += r.2 as usize;
+            v
+        })
+        .collect()
+}
+
+/// Each flow's wire rate over (from, to] against max-min: the worst relative deviation.
+fn check_max_min(
+    capacity_mbps: &[f64],
+    routes: &[(usize, usize, u32, u32)],
+    router_params: &str,
+    from: f64,
+    to: f64,
+) -> (f64, Vec<f64>, Vec<f64>) {
+    let toml = chain(capacity_mbps, 10, routes, "qfcp", "qfcp", router_params, "", &format!("{to}s"), false);
+    let mut s = sim(&toml);
+    s.run();
+    let by_route = max_min_by_route(capacity_mbps, routes);
+    // The engine numbers flows in its own order: match each to its route by its group.
+    let want: Vec<f64> = s.spec.flows.iter().map(|f| by_route[group(&f.group)]).collect();
+    let got: Vec<f64> = goodput_per_flow(&s, want.len(), from, to).iter().map(|g| g * WIRE).collect();
+    let worst = got.iter().zip(&want).map(|(g, w)| (g - w).abs() / w).fold(0.0, f64::max);
+    (worst, got, want)
+}
+
+/// Max-min on a dumbbell with the seed's RTT spread (seed 002 §III.B: 40 to 370 ms; "the
+/// bandwidth is allocated equally among flows because the same rate feedback is sent to all
+/// flows"): four flows with RTTs 2·(access + 10 + 1) ms = 40, 100, 200 and 370 ms on 20 Mb/s.
+/// Window (the issue's, written before measuring): every flow within ±10 % of C/4 over
+/// (20, 40] s, once start-up (≈ T per step of the rate law) is over.
+#[test]
+fn dumbbell_converges_to_max_min_shares_whatever_the_rtt() {
+    let routes = [(0, 0, 1, 9), (0, 0, 1, 39), (0, 0, 1, 89), (0, 0, 1, 174)];
+    let (worst, got, want) = check_max_min(&[20.0], &routes, "", 20.0, 40.0);
+    eprintln!("dumbbell: got {got:?} want {want:?} worst {worst:.3} Jain {:.4}", jain(&got));
+    assert!(worst <= 0.10, "worst deviation {worst}");
+}
+
+/// The same when the router must probe its capacity from a wrong 1 Mb/s (seed 002 §III.B:
+/// "its effect is alleviated shortly ... since the probing algorithm finds the correct
+/// bandwidth value. Then the bandwidth is allocated equally among flows"). Same window.
+#[test]
+#[ignore = "shortfall: measured worst deviation 0.62 (Jain 0.92; 370 ms flow 1.9 of 5 Mb/s) vs claim ±10 %: \
+            the probe's ×1.1 steps and the lagging N = y/R(t − T) make R swing between R_min and C"]
+fn dumbbell_with_a_probed_capacity_converges_to_equal_shares() {
+    let routes = [(0, 0, 1, 9), (0, 0, 1, 39), (0, 0, 1, 89), (0, 0, 1, 174)];
+    let (worst, got, want) =
+        check_max_min(&[20.0], &routes, "capacity = \"probe\", initial_capacity_bps = 1e6", 20.0, 40.0);
+    eprintln!("dumbbell, probed: got {got:?} want {want:?} worst {worst:.3} Jain {:.4}", jain(&got));
+    assert!(worst <= 0.10, "worst deviation {worst}");
+}
+
+/// A parking lot of three links (20, 10, 20 Mb/s): two long flows over all three, one local
+/// flow on each link. Max-min: the long flows and the middle local share 10 Mb/s (3.33 each);
+/// the outer locals get 20 − 6.67 = 13.33. QFCP's N = y/R counts a flow held below R elsewhere
+/// as a fraction of a flow, so the outer links give their locals the rest: max-min in the
+/// fluid equilibrium. Window: ±10 % for every flow over (20, 40] s.
+#[test]
+fn parking_lot_converges_to_max_min_shares() {
+    let routes = [(0, 2, 2, 5), (0, 0, 1, 20), (1, 1, 1, 40), (2, 2, 1, 10)];
+    let (worst, got, want) = check_max_min(&[20.0, 10.0, 20.0], &routes, "", 20.0, 40.0);
+    eprintln!("parking lot: got {got:?} want {want:?} worst {worst:.3}");
+    assert!(worst <= 0.10, "worst deviation {worst}");
+}
+
+/// Seed 002 §III.C, Fig. 3, reduced: one lossy flow (1 % Bernoulli loss on its own access
+/// link, the "wireless" hop) and one lossless flow share a 10 Mb/s bottleneck whose capacity
+/// the router probes from a wrong 1 Mb/s; both RTTs 200 ms (the seed's minimum RTT; its link
+/// rate is not given). Claim (the issue's reading of "XCP-b cannot maintain a large congestion
+/// window ... significantly reduces the flow rate", written before measuring): the lossy QFCP
+/// flow's goodput over (20, 60] s is at least twice the lossy XCP-b flow's.
+///
+/// Both run with SACK (RFC 6675 recovery): with NewReno's one hole per RTT, a QFCP window that
+/// is not halved collects holes faster than it repairs them at 1 % loss (a 250-packet window
+/// loses 2.5 per RTT), the recovery never ends and the lossy flow falls to ≈ 0.7 Mb/s (XCP-b
+/// 1.2 Mb/s). Eq. (5)'s idea, keeping the out-of-order packets counted out of the window, is
+/// what SACK's pipe does.
+#[test]
+fn on_a_lossy_link_qfcp_holds_twice_the_throughput_of_xcp_b() {
+    let (q, x) = (lossy_pair("qfcp", "qfcp", "capacity = \"probe\", "), lossy_pair("xcp-b", "xcp-b", ""));
+    eprintln!(
+        "1 % loss, SACK: QFCP lossy {:.2} / lossless {:.2} Mb/s, XCP-b lossy {:.2} / lossless {:.2} Mb/s; \
+         lossy ratio {:.2}",
+        q.0 / 1e6,
+        q.1 / 1e6,
+        x.0 / 1e6,
+        x.1 / 1e6,
+        q.0 / x.0
+    );
+    assert!(q.0 >= 2.0 * x.0, "QFCP {} vs XCP-b {}", q.0, x.0);
+}
+
+/// The same run: "For the situation of one lossy flow competing with one lossless flow, QFCP
+/// can fairly allocate the bandwidth resource between them" (seed 002 §III.C). Window: each
+/// flow within ±10 % of half the bottleneck (the issue's tolerance for fair shares).
+#[test]
+#[ignore = "shortfall: measured lossy/lossless 2.95 / 6.27 Mb/s (wire) of 10 vs claim equal shares ±10 %"]
+fn on_a_lossy_link_qfcp_shares_fairly_between_a_lossy_and_a_lossless_flow() {
+    let (lossy, lossless) = lossy_pair("qfcp", "qfcp", "capacity = \"probe\", ");
+    let half = 5e6;
+    eprintln!("QFCP lossy {:.2} lossless {:.2} Mb/s", lossy * WIRE / 1e6, lossless * WIRE / 1e6);
+    assert!((lossy * WIRE - half).abs() <= 0.1 * half && (lossless * WIRE - half).abs() <= 0.1 * half);
+}
+
+/// Goodput (b/s) over (20, 60] s of the lossy and the lossless flow of Fig. 3's setup.
+fn lossy_pair(protocol: &str, router: &str, probe: &str) -> (f64, f64) {
+    let routes = [(0, 0, 1, 89), (0, 0, 1, 89)];
+    let params = format!("{probe}initial_capacity_bps = 1e6");
+    let toml = chain(&[10.0], 10, &routes, protocol, router, &params, "", "60s", true).replace(
+        "{ a = \"a0\", b = \"r0\", capacity = \"1Gbps\", delay = \"89ms\" }",
+        "{ a = \"a0\", b = \"r0\", capacity = \"1Gbps\", delay = \"89ms\", loss = { model = \"bernoulli\", p = 0.01 } }",
+    );
+    let mut s = sim(&toml);
+    s.run();
+    let g = goodput_per_flow(&s, 2, 20.0, 60.0);
+    let lossy = s.spec.flows.iter().position(|f| f.group == "g0").unwrap();
+    (g[lossy], g[1 - lossy])
+}
+
+/// Forced losses through the engine (0.5 % Bernoulli on a 10 Mb/s link whose capacity the
+/// router is told, RTT 100 ms, the default NewReno transport): (QFCP rate b/s, its
+/// retransmissions, its RTOs, Reno's rate, Reno's window max and min over (5, 30] s).
+fn forced_losses() -> (f64, u64, u64, f64, f64, f64) {
+    let loss = ", loss = { model = \"bernoulli\", p = 0.005 }";
+    let routes = [(0, 0, 1, 39)];
+    let mut q = sim(&chain(&[10.0], 10, &routes, "qfcp", "qfcp", "", loss, "30s", false));
+    q.run();
+    let q_rate = goodput_per_flow(&q, 1, 5.0, 30.0)[0] * WIRE;
+    let fs = &q.flow_series;
+    let (retx, rtos) = (*fs.retransmits.last().unwrap(), *fs.timeouts.last().unwrap());
+    let mut r = sim(&chain(&[10.0], 10, &routes, "reno", "droptail", "", loss, "30s", false));
+    r.run();
+    let r_rate = goodput_per_flow(&r, 1, 5.0, 30.0)[0] * 1000.0 / 960.0;
+    let rw: Vec<f64> = (0..r.flow_series.time_s.len())
+        .filter(|&i| r.flow_series.time_s[i] > 5.0)
+        .map(|i| r.flow_series.cwnd_bytes[i])
+        .collect();
+    let (r_max, r_min) = (rw.iter().cloned().fold(0.0, f64::max), rw.iter().cloned().fold(f64::INFINITY, f64::min));
+    eprintln!(
+        "0.5 % loss: QFCP {:.2} Mb/s, {retx} retransmissions, {rtos} RTOs; Reno {:.2} Mb/s, window max {r_max:.0} \
+         min {r_min:.0} B",
+        q_rate / 1e6,
+        r_rate / 1e6,
+    );
+    (q_rate, retx, rtos, r_rate, r_max, r_min)
+}
+
+/// QFCP does not halve on the duplicate ACKs (eq. 5), where TCP Reno does (RFC 5681): with the
+/// same forced losses Reno's window falls below 60 % of its own maximum, and QFCP's rate is
+/// "much" higher (the project's rule for "significantly": at least 1.5×; seed 002 §I: TCP
+/// "regarding wireless loss as congestion signal").
+#[test]
+fn forced_losses_keep_qfcp_s_window_where_reno_halves() {
+    let (q_rate, retx, _, r_rate, r_max, r_min) = forced_losses();
+    assert!(retx > 0, "losses happened");
+    assert!(r_min < 0.6 * r_max, "Reno halves");
+    assert!(q_rate >= 1.5 * r_rate, "QFCP {q_rate} vs Reno {r_rate}");
+}
+
+/// The same run against "high utilisation" (the project's rule: at least 90 % of capacity),
+/// the window written first for this test.
+#[test]
+#[ignore = "shortfall: measured 8.30 Mb/s (83 %) vs 90 % of 10 Mb/s: the NewReno transport's \
+            impatient partial-ACK timer ends multi-hole recoveries in RTOs (14 in 30 s)"]
+fn forced_losses_leave_qfcp_at_high_utilisation() {
+    let (q_rate, ..) = forced_losses();
+    assert!(q_rate >= 0.9 * 10e6, "QFCP {q_rate}");
+}
+
+/// A QFCP flow whose path has no QFCP router is refused before the run, naming the key.
+#[test]
+fn a_qfcp_flow_through_droptail_only_is_refused() {
+    let routes = [(0, 0, 1, 5)];
+    let toml = chain(&[10.0], 10, &routes, "qfcp", "droptail", "", "", "1s", false);
+    let e = from_toml(&toml, "q.toml").expect_err("refused");
+    let msg = e.to_string();
+    eprintln!("{msg}");
+    assert!(msg.contains("q.toml") && msg.contains("flows") && msg.contains("QFCP"), "{msg}");
+    // With the router it builds; xcp-b flows need an XCP(-b) router likewise.
+    assert!(from_toml(&chain(&[10.0], 10, &routes, "qfcp", "qfcp", "", "", "1s", false), "q.toml").is_ok());
+    let xb = chain(&[10.0], 10, &routes, "xcp-b", "qfcp", "", "", "1s", false);
+    assert!(from_toml(&xb, "x.toml").is_err());
+    let mut s = sim(&chain(&[10.0], 10, &routes, "qfcp", "qfcp", "", "", "1s", false));
+    s.run();
+    assert!(port(&mut s, "r0->r1").counters.drops == 0);
+}

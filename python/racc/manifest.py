@@ -1,0 +1,122 @@
+"""``manifest.json``: what a folder of several runs (``racc reproduce``, ``racc sweep``) holds so
+far, rewritten atomically as each run finishes, so interrupted work can be resumed (``--resume``).
+
+A run counts as finished only when the manifest lists it AND its results folder is complete
+(``summary.json`` is written last, and a folder is renamed into place only when whole; see
+:func:`racc.results.atomic_dir`): a half-written case folder is never taken for a finished one.
+``settings`` (experiment, scale, seed; or the sweep's scenario, grid and seeds) must match for a
+resume, so a resumed folder is what one uninterrupted run would have written.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from racc.errors import ScenarioError
+
+FORMAT = "racc-manifest/1"
+NAME = "manifest.json"
+
+
+class Manifest:
+    def __init__(self, folder: Path, kind: str, settings: Mapping[str, Any], units: Sequence[str]) -> None:
+        self.folder, self.kind = folder, kind
+        self.settings = json.loads(json.dumps(dict(settings)))  # as it reads back from the file
+        self.units = list(units)
+        self.finished: dict[str, Any] = {}  # unit -> its record (a sweep point's row)
+
+    @classmethod
+    def open(
+        cls,
+        folder: Path,
+        kind: str,
+        settings: Mapping[str, Any],
+        units: Sequence[str],
+        *,
+        resume: bool,
+        resume_hint: str,
+    ) -> Manifest:
+        """A fresh manifest, or with ``resume`` the folder's, refused if its settings differ."""
+        m = cls(folder, kind, settings, units)
+        path = folder / NAME
+        if not resume:
+            return m
+        if not path.exists():
+            if folder.exists() and any(folder.iterdir()):
+                raise ScenarioError(f"{folder}: has no {NAME}, so nothing to resume; choose a new --out")
+            return m
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ScenarioError(f"{path}: unreadable ({exc}); cannot resume") from None
+        if old.get("kind") != kind or old.get("settings") != m.settings:
+            diff = _differences(old.get("settings") or {}, m.settings)
+            raise ScenarioError(
+                f"{path}: the folder holds other work ({diff or old.get('kind')}); "
+                f"resume with the same arguments ({resume_hint}) or choose a new --out"
+            )
+        m.finished = {k: v for k, v in (old.get("finished") or {}).items() if k in m.units}
+        return m
+
+    def done(self, unit: str, complete: bool) -> bool:
+        """Finished in the manifest and its folder complete (``complete``, checked by the caller)."""
+        if unit in self.finished and not complete:
+            del self.finished[unit]  # listed, but its folder is gone or partial: run it again
+        return unit in self.finished
+
+    def mark(self, unit: str, record: Any = None) -> None:
+        self.finished[unit] = record if record is not None else {"at_utc": _now()}
+        self.write()
+
+    def write(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "format": FORMAT,
+            "kind": self.kind,
+            "settings": self.settings,
+            "units": self.units,
+            "finished": {u: self.finished[u] for u in self.units if u in self.finished},
+        }
+        tmp = self.folder / f".{NAME}.partial"
+        tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, self.folder / NAME)
+
+    def missing(self) -> list[str]:
+        return [u for u in self.units if u not in self.finished]
+
+
+#: What a results folder holds (racc.results): a folder of only these is racc's own, even half-written.
+RESULT_FILES = {"summary.json", "scenario.resolved.json", "scenario.toml", "report.html", "plots"}
+
+
+def clear_partial(folder: Path) -> None:
+    """Remove ``folder`` if it is a half-written results folder (only racc's own files, without
+    the ``summary.json`` that marks it complete), so its run starts again; anything else there is
+    refused rather than deleted."""
+    import shutil
+
+    from racc.errors import ResultsError
+    from racc.results import is_results_dir
+
+    if not folder.is_dir() or is_results_dir(folder):
+        return
+    foreign = [p.name for p in folder.iterdir() if p.name not in RESULT_FILES and p.suffix != ".parquet"]
+    if foreign:
+        raise ResultsError(
+            f"{folder}: not a racc results folder ({', '.join(sorted(foreign))}); refusing to replace it"
+        )
+    shutil.rmtree(folder)
+
+
+def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    keys = sorted(set(old) | set(new))
+    return ", ".join(f"{k}: {old.get(k)!r} there, {new.get(k)!r} now" for k in keys if old.get(k) != new.get(k))
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
