@@ -146,8 +146,12 @@ mod tests {
         d.transport = Transport::Dccp(DccpHeader {
             seq: 1 << 47,
             ack: 3,
-            ack_vec: 0b1011,
-            ack_vec_len: 4,
+            ack_vector: {
+                let mut v = crate::packet::AckVector::default();
+                v.push(0, 3);
+                v.push(3, 1);
+                v
+            },
             ack_ratio: 2,
             echo: 1,
             ts_val: 9,
