@@ -99,6 +99,14 @@ T3_CLAIMS = [
     ("tcp-red: drop rate", None),
     ("tcp-vcp: mean bottleneck queue", "quick scale: 15 pkts, not ≈10.5 (the paper's ≈105 scaled, ±25 %)"),
     ("VCP keeps a smaller queue than RED (TCP)", None),
+    ("dccp-red: mean bottleneck queue", "quick scale: 31 pkts, not ≈12.5 (the paper's ≈125 scaled, ±25 %)"),
+    ("dccp-red: drop rate", "quick scale: 6.7 %, not ≈3 %"),
+    ("dccp-vcp: mean bottleneck queue", "quick scale: 14 pkts, not ≈8.0 (the paper's ≈80 scaled, ±25 %)"),
+    ("dccp-vcp: drops stop", "quick scale: no drop at all (0 s), not after ≈10 s"),
+    (
+        "DCCP/VCP 60 ms flow rate (Eq. 9)",
+        "quick scale: 95 kb/s, not 220.5 kb/s ± 10 %: a 1.6-packet share sends one packet per RTT",
+    ),
 ]
 
 

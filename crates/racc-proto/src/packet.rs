@@ -215,6 +215,22 @@ impl AckVector {
         self.runs[..self.len as usize].iter().map(|&r| ((r >> 14) as u8, (r & 0x3fff) as u64 + 1))
     }
 
+    /// The runs as stored: state in the top 2 bits, run length − 1 in the low 14 (the wire
+    /// layer's form).
+    pub fn raw(&self) -> &[u16] {
+        &self.runs[..self.len as usize]
+    }
+
+    /// A vector from runs in [`AckVector::raw`]'s form; `None` if there are too many.
+    pub fn from_raw(runs: &[u16]) -> Option<AckVector> {
+        if runs.len() > MAX_ACK_VECTOR_RUNS {
+            return None;
+        }
+        let mut v = AckVector { len: runs.len() as u8, ..Default::default() };
+        v.runs[..runs.len()].copy_from_slice(runs);
+        Some(v)
+    }
+
     /// Option bytes on the wire: type and length, then one byte per run of up to 64 packets
     /// (RFC 4340 §11.4: 2 state bits, 6 run-length bits). 0 without runs (no option).
     pub fn wire_len(&self) -> u32 {
