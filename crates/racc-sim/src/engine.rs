@@ -105,65 +105,7 @@ impl Simulator {
     /// Build a run from a checked scenario. Fails only if a protocol refuses its parameters,
     /// which scenario checking already rules out.
     pub fn new(spec: Spec) -> Result<Simulator, ScenarioError> {
-        let err = |key: String, e: racc_proto::params::ParamError| ScenarioError {
-            source: spec.name.clone(),
-            key,
-            reason: e.to_string(),
-        };
-        // Mean round-trip propagation delay of the flows crossing each port, for BDP buffers.
-        let n_ports = spec.links.len() * 2;
-        let mut rtt_sum = vec![0f64; n_ports];
-        let mut rtt_n = vec![0u64; n_ports];
-        for f in &spec.flows {
-            let rtt = spec.propagation_rtt(f) as f64;
-            for &p in spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]) {
-                rtt_sum[p] += rtt;
-                rtt_n[p] += 1;
-            }
-        }
-        let mut ports = Vec::with_capacity(n_ports);
-        for (li, l) in spec.links.iter().enumerate() {
-            for dir in 0..2 {
-                let p = 2 * li + dir;
-                let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
-                let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
-                let (limit_pkts, limit_bytes) = match l.buffer {
-                    BufferSpec::Packets(n) => (n, u64::MAX),
-                    BufferSpec::Bytes(b) => (u32::MAX, b),
-                    BufferSpec::Bdp(x) => {
-                        let rtt = if rtt_n[p] > 0 { rtt_sum[p] / rtt_n[p] as f64 } else { 0.0 };
-                        let pkts = (x * l.capacity_bps * rtt * 1e-9 / 8.0 / spec.packet_size as f64).round();
-                        // A port no flow uses still gets a sensible queue.
-                        (if rtt > 0.0 { pkts.max(1.0) as u32 } else { 100 }, u64::MAX)
-                    }
-                };
-                let identity = PortIdentity {
-                    node: &spec.nodes[from].name,
-                    port: p as u32,
-                    name: &name,
-                    capacity_bps: l.capacity_bps,
-                    delay: l.delay,
-                    limit_pkts,
-                    limit_bytes,
-                };
-                let module =
-                    l.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
-                let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
-                let loss = LossProcess::new(loss_spec, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
-                    .map_err(|e| err(format!("links[{li}].loss"), e))?;
-                ports.push(Port::new(
-                    name,
-                    to,
-                    l.capacity_bps,
-                    l.delay,
-                    limit_pkts,
-                    limit_bytes,
-                    spec.packet_size,
-                    module,
-                    loss,
-                ));
-            }
-        }
+        let mut ports = build_ports(&spec)?;
         let flows = spec
             .flows
             .iter()
@@ -505,18 +447,9 @@ impl Simulator {
         if let Some(n) = self.spec.flows.get(self.next_start) {
             self.q.push(n.start, What::FlowStart, self.next_start as u32);
         }
-        let s = &self.spec.flows[i];
-        let mut cfg = FlowConfig::new(i as u32, self.spec.packet_size);
-        cfg.size_bytes = s.size_bytes;
-        cfg.initial_window = s.initial_window;
-        cfg.initial_ssthresh = s.initial_ssthresh;
-        cfg.min_rto = self.spec.min_rto;
-        cfg.ecn = s.ecn;
-        cfg.delayed_ack = s.delayed_ack;
-        cfg.sack = s.sack;
-        cfg.handshake = s.handshake;
-        cfg.seed = self.spec.seed;
+        let cfg = flow_config(&self.spec, i);
         // The factory holds the parameters checked when the scenario was built.
+        let s = &self.spec.flows[i];
         let mut snd = s.factory.sender(&cfg);
         let mut rcv = s.factory.receiver(&cfg);
         let now = self.now;
@@ -625,6 +558,89 @@ impl Simulator {
             })
             .collect()
     }
+}
+
+/// The output ports of a run, two per link (port 2i is link i's a -> b direction): buffer limits
+/// resolved (a BDP buffer from the mean round-trip propagation delay of the flows crossing the
+/// port), each with its router module and loss process built from the port's own random streams.
+/// The simulator and the live runtime's router build their ports here, so both run the same.
+pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
+    let err = |key: String, e: racc_proto::params::ParamError| ScenarioError {
+        source: spec.name.clone(),
+        key,
+        reason: e.to_string(),
+    };
+    // Mean round-trip propagation delay of the flows crossing each port, for BDP buffers.
+    let n_ports = spec.links.len() * 2;
+    let mut rtt_sum = vec![0f64; n_ports];
+    let mut rtt_n = vec![0u64; n_ports];
+    for f in &spec.flows {
+        let rtt = spec.propagation_rtt(f) as f64;
+        for &p in spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]) {
+            rtt_sum[p] += rtt;
+            rtt_n[p] += 1;
+        }
+    }
+    let mut ports = Vec::with_capacity(n_ports);
+    for (li, l) in spec.links.iter().enumerate() {
+        for dir in 0..2 {
+            let p = 2 * li + dir;
+            let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
+            let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
+            let (limit_pkts, limit_bytes) = match l.buffer {
+                BufferSpec::Packets(n) => (n, u64::MAX),
+                BufferSpec::Bytes(b) => (u32::MAX, b),
+                BufferSpec::Bdp(x) => {
+                    let rtt = if rtt_n[p] > 0 { rtt_sum[p] / rtt_n[p] as f64 } else { 0.0 };
+                    let pkts = (x * l.capacity_bps * rtt * 1e-9 / 8.0 / spec.packet_size as f64).round();
+                    // A port no flow uses still gets a sensible queue.
+                    (if rtt > 0.0 { pkts.max(1.0) as u32 } else { 100 }, u64::MAX)
+                }
+            };
+            let identity = PortIdentity {
+                node: &spec.nodes[from].name,
+                port: p as u32,
+                name: &name,
+                capacity_bps: l.capacity_bps,
+                delay: l.delay,
+                limit_pkts,
+                limit_bytes,
+            };
+            let module =
+                l.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
+            let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
+            let loss = LossProcess::new(loss_spec, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
+                .map_err(|e| err(format!("links[{li}].loss"), e))?;
+            ports.push(Port::new(
+                name,
+                to,
+                l.capacity_bps,
+                l.delay,
+                limit_pkts,
+                limit_bytes,
+                spec.packet_size,
+                module,
+                loss,
+            ));
+        }
+    }
+    Ok(ports)
+}
+
+/// What flow `i`'s sender and receiver are built from (both engines build them the same way).
+pub fn flow_config(spec: &Spec, i: usize) -> FlowConfig {
+    let s = &spec.flows[i];
+    let mut cfg = FlowConfig::new(i as u32, spec.packet_size);
+    cfg.size_bytes = s.size_bytes;
+    cfg.initial_window = s.initial_window;
+    cfg.initial_ssthresh = s.initial_ssthresh;
+    cfg.min_rto = spec.min_rto;
+    cfg.ecn = s.ecn;
+    cfg.delayed_ack = s.delayed_ack;
+    cfg.sack = s.sack;
+    cfg.handshake = s.handshake;
+    cfg.seed = spec.seed;
+    cfg
 }
 
 /// Whole-run figures of one port.
