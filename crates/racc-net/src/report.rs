@@ -145,14 +145,19 @@ impl fmt::Display for LiveReport {
         if !self.swept.is_empty() {
             writeln!(f, "removed leftovers of dead runs: {}", self.swept.join(", "))?;
         }
-        writeln!(f, "flow  protocol    goodput(Mb/s)  retx  timeouts  owd p50/p99 (ms)  host drops")?;
+        writeln!(
+            f,
+            "flow  protocol    goodput(Mb/s)  rx 2nd half(Mb/s)  retx  timeouts  owd p50/p99 (ms)  host drops"
+        )?;
+        let dur_s = self.duration as f64 * 1e-9;
         for fl in &self.flows {
             writeln!(
                 f,
-                "{:>4}  {:<10} {:>14.3} {:>5} {:>9}  {:>7.3}/{:<7.3}  {:>10}",
+                "{:>4}  {:<10} {:>14.3} {:>18.3} {:>5} {:>9}  {:>7.3}/{:<7.3}  {:>10}",
                 fl.flow,
                 fl.protocol,
                 fl.goodput_bps * 1e-6,
+                fl.rx_wire_bps(dur_s / 2.0, dur_s) * 1e-6,
                 fl.sender.retransmits,
                 fl.sender.timeouts,
                 quantile(&fl.owd_ns, 0.5) * 1e-6,

@@ -183,6 +183,28 @@ fn vcp_dumbbell_utilisation_above_85_percent_with_near_zero_loss() {
     assert_clean();
 }
 
+#[test]
+fn dpcp_dumbbell_utilisation_above_85_percent_with_near_zero_loss() {
+    if !root_or_skip("dpcp_dumbbell_utilisation") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // As the VCP test: DPCP's MI is VCP's law (seed 000), started at 32 packets for the same reason.
+    let toml = dumbbell(15, 2, "dpcp", "1bdp", "dpcp", "params = { iw = 32 }");
+    let rep = run(&toml);
+    let util = rx_rate(&rep, 5.0, 15.0) / 20e6;
+    let b = bottleneck(&rep);
+    let loss = b.drops as f64 / b.arrivals.max(1) as f64;
+    println!(
+        "DPCP: utilisation at the receivers {util:.4} (5-15 s), bottleneck drops {} of {} ({loss:.2e})",
+        b.drops, b.arrivals
+    );
+    assert!(util > 0.85, "utilisation {util}");
+    assert!(loss < 1e-3, "loss rate {loss}");
+    assert_mean_rate_near_the_simulator(&toml, &rep);
+    assert_clean();
+}
+
 /// Send junk from inside host namespace `ns` toward `peer`: UDP datagrams that are not racc,
 /// truncated and corrupted racc datagrams, and a racc datagram of a flow that does not exist.
 fn send_garbage(ns: &str, peer: std::net::Ipv4Addr) -> usize {
