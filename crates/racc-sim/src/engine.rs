@@ -153,52 +153,8 @@ impl Simulator {
             key,
             reason: e.to_string(),
         };
-        // Mean round-trip propagation delay of the flows crossing each port, for BDP buffers.
-        let n_ports = spec.port_map().count();
-        let mut rtt_sum = vec![0f64; n_ports];
-        let mut rtt_n = vec![0u64; n_ports];
-        for f in spec.flows.iter().chain(spec.sources.iter().map(|s| &s.flow)) {
-            let rtt = spec.propagation_rtt(f) as f64;
-            for &p in spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]) {
-                rtt_sum[p] += rtt;
-                rtt_n[p] += 1;
-            }
-        }
-        let mut ports = Vec::with_capacity(n_ports);
-        for (li, l) in spec.links.iter().enumerate() {
-            for dir in 0..2 {
-                let p = 2 * li + dir;
-                let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
-                let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
-                let (limit_pkts, limit_bytes) =
-                    buffer_limits(l.buffer, l.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size);
-                let identity = PortIdentity {
-                    node: &spec.nodes[from].name,
-                    port: p as u32,
-                    name: &name,
-                    capacity_bps: l.capacity_bps,
-                    delay: l.delay,
-                    limit_pkts,
-                    limit_bytes,
-                };
-                let module =
-                    l.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
-                let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
-                let loss = LossProcess::new(loss_spec, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
-                    .map_err(|e| err(format!("links[{li}].loss"), e))?;
-                ports.push(Port::new(
-                    name,
-                    to,
-                    l.capacity_bps,
-                    l.delay,
-                    limit_pkts,
-                    limit_bytes,
-                    spec.packet_size,
-                    module,
-                    loss,
-                ));
-            }
-        }
+        let mut ports = build_ports(&spec)?;
+        let (rtt_sum, rtt_n) = port_rtts(&spec);
         let (media, medium_ports) = Medium::build(&spec, &rtt_sum, &rtt_n).map_err(|(k, e)| err(k, e))?;
         ports.extend(medium_ports);
         let flows = spec.flows.iter().map(|f| FlowRt::pending(f.size_bytes)).collect();
@@ -620,16 +576,7 @@ impl Simulator {
 
     /// The sender and receiver of flow `id` as `spec` describes it, sending `size` bytes.
     fn endpoints(&self, spec: &FlowSpec, id: usize, size: Option<u64>) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
-        let mut cfg = FlowConfig::new(id as u32, self.spec.packet_size);
-        cfg.size_bytes = size;
-        cfg.initial_window = spec.initial_window;
-        cfg.initial_ssthresh = spec.initial_ssthresh;
-        cfg.min_rto = self.spec.min_rto;
-        cfg.ecn = spec.ecn;
-        cfg.delayed_ack = spec.delayed_ack;
-        cfg.sack = spec.sack;
-        cfg.handshake = spec.handshake;
-        cfg.seed = self.spec.seed;
+        let cfg = flow_config_for(&self.spec, spec, id, size);
         // The factory holds the parameters checked when the scenario was built.
         (spec.factory.sender(&cfg), spec.factory.receiver(&cfg))
     }
@@ -767,6 +714,93 @@ impl Simulator {
             })
             .collect()
     }
+}
+
+/// Per port, the sum of the round-trip propagation delays of the flows (listed and made by
+/// sources) that cross it, and their number: a BDP buffer is sized from their mean.
+pub(crate) fn port_rtts(spec: &Spec) -> (Vec<f64>, Vec<u64>) {
+    let n_ports = spec.port_map().count();
+    let mut rtt_sum = vec![0f64; n_ports];
+    let mut rtt_n = vec![0u64; n_ports];
+    for f in spec.flows.iter().chain(spec.sources.iter().map(|s| &s.flow)) {
+        let rtt = spec.propagation_rtt(f) as f64;
+        for &p in spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]) {
+            rtt_sum[p] += rtt;
+            rtt_n[p] += 1;
+        }
+    }
+    (rtt_sum, rtt_n)
+}
+
+/// The output ports of a run's links, two per link (port 2i is link i's a -> b direction): buffer limits
+/// resolved (a BDP buffer from the mean round-trip propagation delay of the flows crossing the
+/// port), each with its router module and loss process built from the port's own random streams.
+/// The simulator and the live runtime's router build their link ports here, so both run the same;
+/// the simulator adds the ports of shared media after them ([`Medium::build`]).
+pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
+    let err = |key: String, e: racc_proto::params::ParamError| ScenarioError {
+        source: spec.name.clone(),
+        key,
+        reason: e.to_string(),
+    };
+    let (rtt_sum, rtt_n) = port_rtts(spec);
+    let mut ports = Vec::with_capacity(spec.port_map().count());
+    for (li, l) in spec.links.iter().enumerate() {
+        for dir in 0..2 {
+            let p = 2 * li + dir;
+            let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
+            let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
+            let (limit_pkts, limit_bytes) =
+                buffer_limits(l.buffer, l.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size);
+            let identity = PortIdentity {
+                node: &spec.nodes[from].name,
+                port: p as u32,
+                name: &name,
+                capacity_bps: l.capacity_bps,
+                delay: l.delay,
+                limit_pkts,
+                limit_bytes,
+            };
+            let module =
+                l.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
+            let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
+            let loss = LossProcess::new(loss_spec, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
+                .map_err(|e| err(format!("links[{li}].loss"), e))?;
+            ports.push(Port::new(
+                name,
+                to,
+                l.capacity_bps,
+                l.delay,
+                limit_pkts,
+                limit_bytes,
+                spec.packet_size,
+                module,
+                loss,
+            ));
+        }
+    }
+    Ok(ports)
+}
+
+/// What flow `i`'s sender and receiver are built from (both engines build them the same way).
+pub fn flow_config(spec: &Spec, i: usize) -> FlowConfig {
+    flow_config_for(spec, &spec.flows[i], i, spec.flows[i].size_bytes)
+}
+
+/// The same for any flow description (a listed flow or a source's template) as flow `id`
+/// sending `size` bytes.
+pub(crate) fn flow_config_for(spec: &Spec, f: &FlowSpec, id: usize, size: Option<u64>) -> FlowConfig {
+    let mut cfg = FlowConfig::new(id as u32, spec.packet_size);
+    cfg.size_bytes = size;
+    cfg.initial_window = f.initial_window;
+    cfg.initial_ssthresh = f.initial_ssthresh;
+    cfg.min_rto = spec.min_rto;
+    cfg.ecn = f.ecn;
+    cfg.delayed_ack = f.delayed_ack;
+    cfg.sack = f.sack;
+    cfg.handshake = f.handshake;
+    cfg.seed = spec.seed;
+    cfg
 }
 
 /// A port's buffer limit in packets and bytes; a BDP buffer counts the mean round-trip

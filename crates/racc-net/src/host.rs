@@ -1,0 +1,231 @@
+//! A host: one thread inside the host's network namespace running the endpoints of every flow
+//! end on that host, in real time, with the simulator's endpoint contract (`endpoint.rs`):
+//! deliver each arriving packet with `on_packet`, drain `poll_transmit`, keep one timer at
+//! `poll_timeout` and call `on_timeout` when it is due. Each flow end has its own UDP socket.
+//! The thread sleeps in `ppoll` until a socket is readable or the earliest timer, with a 1 µs
+//! timer slack, so timers fire tens of microseconds late rather than milliseconds.
+
+use crate::clock::Clock;
+use crate::frame::{self, IP_UDP_LEN};
+use crate::sys;
+use crate::udp::UdpEnd;
+use racc_proto::endpoint::{Endpoint, EndpointStats};
+use racc_proto::packet::{Kind, Transport};
+use racc_proto::time::{Time, NEVER};
+use racc_proto::wire::datagram::{self, IpFields};
+use racc_sim::Spec;
+use std::io;
+use std::net::SocketAddrV4;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Barrier;
+
+pub const SENDER: usize = 0;
+pub const RECEIVER: usize = 1;
+/// Width of the bins of received bytes (the receiver's rate over time).
+pub const BIN_NS: Time = 100_000_000;
+const MAX_WAIT: Time = 20_000_000;
+
+/// One flow end on this host.
+#[derive(Clone, Debug)]
+pub struct EndPlan {
+    pub flow: usize,
+    pub side: usize,
+    pub local: SocketAddrV4,
+    pub peer: SocketAddrV4,
+}
+
+/// What a flow end did, collected when the run ends.
+#[derive(Clone, Debug, Default)]
+pub struct EndReport {
+    pub flow: usize,
+    pub side: usize,
+    /// The endpoint's counters at the end of the run (or when its flow completed).
+    pub stats: EndpointStats,
+    pub started_at: Option<Time>,
+    /// When a sized flow had all its data acknowledged (sender).
+    pub done_at: Option<Time>,
+    pub tx_pkts: u64,
+    /// Datagrams the socket refused (its buffer full): lost outside the emulated network.
+    pub tx_errors: u64,
+    pub rx_pkts: u64,
+    /// Datagrams that did not parse as racc packets of this flow.
+    pub rx_rejected: u64,
+    /// Wire bytes (IP total length) of data packets received, per [`BIN_NS`] bin of run time.
+    pub rx_bins: Vec<u64>,
+    /// One-way delay of every data packet received, ns: arrival time less the sender's
+    /// timestamp (one clock for every host of the run).
+    pub owd_ns: Vec<u32>,
+}
+
+struct End {
+    plan: EndPlan,
+    sock: UdpEnd,
+    ep: Option<Box<dyn Endpoint>>,
+    stopped: bool,
+    rep: EndReport,
+}
+
+/// Run the ends of one host until `end` or `stop`. The thread enters namespace `ns`, opens its
+/// sockets, waits at `ready` (every thread set up), then reads the run's clock from `clock`.
+pub fn run(
+    ns: &str,
+    plans: Vec<EndPlan>,
+    spec: &Spec,
+    ready: &Barrier,
+    clock: &std::sync::OnceLock<Clock>,
+    stop: &AtomicBool,
+) -> io::Result<Vec<EndReport>> {
+    sys::set_timer_slack(1_000);
+    sys::set_realtime(crate::HOST_PRIO);
+    let setup = (|| {
+        sys::enter_netns(ns)?;
+        let mut ends = Vec::with_capacity(plans.len());
+        for p in plans {
+            let sock = UdpEnd::open(p.local, p.peer)?;
+            let rep = EndReport { flow: p.flow, side: p.side, ..Default::default() };
+            ends.push(End { plan: p, sock, ep: None, stopped: false, rep });
+        }
+        Ok::<_, io::Error>(ends)
+    })();
+    ready.wait();
+    ready.wait(); // the clock is set between the two
+    let mut ends = setup?;
+    let clock = *clock.get().expect("clock set before the second barrier");
+    let end_time = spec.duration;
+    let mut fds: Vec<libc::pollfd> = ends.iter().map(|e| sys::pollfd(e.sock.fd.as_raw_fd())).collect();
+    let mut buf = vec![0u8; 2048];
+    loop {
+        let now = clock.now();
+        if now >= end_time || stop.load(Ordering::Relaxed) {
+            break;
+        }
+        for e in ends.iter_mut() {
+            let fs = &spec.flows[e.plan.flow];
+            if e.rep.started_at.is_none() && fs.start <= now {
+                let cfg = racc_sim::engine::flow_config(spec, e.plan.flow);
+                let mut ep = if e.plan.side == SENDER { fs.factory.sender(&cfg) } else { fs.factory.receiver(&cfg) };
+                ep.start(now);
+                e.ep = Some(ep);
+                e.rep.started_at = Some(now);
+                drain(e, now, &mut buf);
+            }
+            if e.plan.side == SENDER && !e.stopped && fs.stop.is_some_and(|s| s <= now) {
+                e.stopped = true;
+                if let Some(ep) = e.ep.as_mut() {
+                    ep.stop(now);
+                }
+                drain(e, now, &mut buf);
+            }
+        }
+        for e in ends.iter_mut() {
+            receive(e, &clock, spec, &mut buf);
+        }
+        let now = clock.now();
+        let mut next = end_time;
+        for e in ends.iter_mut() {
+            if let Some(t) = e.ep.as_ref().and_then(|ep| ep.poll_timeout()) {
+                if t <= now {
+                    e.ep.as_mut().expect("has a timer").on_timeout(now);
+                    drain(e, now, &mut buf);
+                    check_done(e, spec, now);
+                }
+            }
+            if let Some(t) = e.ep.as_ref().and_then(|ep| ep.poll_timeout()) {
+                next = next.min(t);
+            }
+            let fs = &spec.flows[e.plan.flow];
+            if e.rep.started_at.is_none() {
+                next = next.min(fs.start);
+            } else if e.plan.side == SENDER && !e.stopped {
+                next = next.min(fs.stop.unwrap_or(NEVER));
+            }
+        }
+        let now = clock.now();
+        if next > now {
+            for f in fds.iter_mut() {
+                f.revents = 0;
+            }
+            sys::ppoll(&mut fds, (next - now).min(MAX_WAIT))?;
+        }
+    }
+    Ok(ends
+        .into_iter()
+        .map(|mut e| {
+            if let Some(ep) = &e.ep {
+                e.rep.stats = ep.stats();
+            }
+            e.rep
+        })
+        .collect())
+}
+
+/// Read every waiting datagram of end `e` into its endpoint.
+fn receive(e: &mut End, clock: &Clock, spec: &Spec, buf: &mut [u8]) {
+    loop {
+        let (n, tos) = match e.sock.recv(buf) {
+            Ok(Some(x)) => x,
+            _ => return,
+        };
+        let now = clock.now();
+        e.rep.rx_pkts += 1;
+        // The receiving socket cannot see the IP ID; no endpoint reads it on arrival.
+        let ip = IpFields { ecn: tos & 0b11, ip_id: 0, size: (n + IP_UDP_LEN) as u32 };
+        let Ok((pkt, _)) = datagram::parse(&buf[..n], ip) else {
+            e.rep.rx_rejected += 1;
+            continue;
+        };
+        if pkt.flow as usize != e.plan.flow {
+            e.rep.rx_rejected += 1;
+            continue;
+        }
+        if pkt.kind == Kind::Data {
+            let bin = (now / BIN_NS) as usize;
+            if e.rep.rx_bins.len() <= bin {
+                e.rep.rx_bins.resize(bin + 1, 0);
+            }
+            e.rep.rx_bins[bin] += pkt.size as u64;
+            let sent = match &pkt.transport {
+                Transport::Tcp(h) => h.ts_val,
+                Transport::Dccp(h) => h.ts_val,
+            };
+            e.rep.owd_ns.push(now.saturating_sub(sent).min(u32::MAX as u64) as u32);
+        }
+        let Some(ep) = e.ep.as_mut() else { continue };
+        ep.on_packet(now, &pkt);
+        drain(e, now, buf);
+        check_done(e, spec, now);
+    }
+}
+
+/// Send everything the endpoint has to send now.
+fn drain(e: &mut End, now: Time, buf: &mut [u8]) {
+    let Some(ep) = e.ep.as_mut() else { return };
+    while let Some(pkt) = ep.poll_transmit(now) {
+        let n = match frame::host_datagram(&pkt, buf) {
+            Ok(n) => n,
+            Err(_) => {
+                e.rep.tx_errors += 1;
+                continue;
+            }
+        };
+        match e.sock.send(&buf[..n], pkt.ecn) {
+            Ok(()) => e.rep.tx_pkts += 1,
+            Err(_) => e.rep.tx_errors += 1,
+        }
+    }
+}
+
+/// A sized flow's sender that has all its data acknowledged is finished (the simulator frees it).
+fn check_done(e: &mut End, spec: &Spec, now: Time) {
+    if e.plan.side != SENDER || spec.flows[e.plan.flow].size_bytes.is_none() || e.rep.done_at.is_some() {
+        return;
+    }
+    if let Some(ep) = &e.ep {
+        if ep.stats().done {
+            e.rep.done_at = Some(now);
+            e.rep.stats = ep.stats();
+            e.ep = None;
+        }
+    }
+}

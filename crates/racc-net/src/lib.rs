@@ -1,0 +1,143 @@
+//! racc-net: the racc protocols on real packets (issue 17). Linux only; needs root.
+//!
+//! One process runs a whole live experiment:
+//! - [`netns`]: a network namespace per host, joined to the router by a TUN device;
+//! - [`host`]: a thread per host inside its namespace, driving the same [`Endpoint`]s the
+//!   simulator builds (from the scenario's flow factories) over UDP sockets in real time;
+//! - [`router`]: a thread in the original namespace that reads every host's device and emulates
+//!   the scenario's ports with the simulator's own `Port` (queue, rate, delay, loss, router
+//!   module) on real IP packets ([`frame`]: IPv4 + UDP + racc datagram, the wire layer of
+//!   `racc_proto::wire`).
+//!
+//! [`Endpoint`]: racc_proto::endpoint::Endpoint
+
+pub mod check;
+pub mod clock;
+pub mod frame;
+pub mod host;
+pub mod netns;
+pub mod report;
+pub mod router;
+pub mod sys;
+pub mod tun;
+pub mod udp;
+
+use clock::Clock;
+use host::{EndPlan, RECEIVER, SENDER};
+use racc_sim::Spec;
+use report::LiveReport;
+use std::net::SocketAddrV4;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Barrier, OnceLock};
+
+/// Real-time priorities (SCHED_FIFO): the router above the hosts, whose packets it times.
+const ROUTER_PRIO: i32 = 20;
+pub(crate) const HOST_PRIO: i32 = 10;
+
+/// Set by SIGINT/SIGTERM (after [`install_signal_handlers`]): every loop of the run ends
+/// within milliseconds and the run tears down as on a normal exit.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
+
+/// Route SIGINT and SIGTERM to [`STOP`], so Ctrl-C cleans up.
+pub fn install_signal_handlers() {
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+}
+
+/// Why a live run did not happen or broke off.
+#[derive(Debug)]
+pub enum LiveError {
+    NotRoot,
+    Scenario(racc_sim::ScenarioError),
+    Io(String),
+}
+
+impl std::fmt::Display for LiveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LiveError::NotRoot => write!(
+                f,
+                "racc live needs root: it creates network namespaces and TUN devices (run it as root, e.g. with sudo)"
+            ),
+            LiveError::Scenario(e) => write!(f, "{e}"),
+            LiveError::Io(e) => write!(f, "live run failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LiveError {}
+
+/// Which hosts get a namespace (those that a flow uses, in node order) and each flow's pair.
+fn plan_hosts(spec: &Spec) -> (Vec<usize>, Vec<[usize; 2]>) {
+    let mut nodes: Vec<usize> = spec.flows.iter().flat_map(|f| [f.src, f.dst]).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let idx = |n: usize| nodes.binary_search(&n).expect("listed");
+    let pairs = spec.flows.iter().map(|f| [idx(f.src), idx(f.dst)]).collect();
+    (nodes, pairs)
+}
+
+/// Run `spec` live for its duration; namespaces and devices are removed before this returns.
+pub fn run(spec: &Spec) -> Result<LiveReport, LiveError> {
+    if !sys::is_root() {
+        return Err(LiveError::NotRoot);
+    }
+    check::check(spec).map_err(LiveError::Scenario)?;
+    let swept = netns::sweep_stale();
+    let (nodes, pairs) = plan_hosts(spec);
+    let mut router =
+        router::Router::new(spec, pairs.clone(), (0..nodes.len()).map(|i| netns::host_addr(i).octets()).collect())
+            .map_err(LiveError::Scenario)?;
+    let net = netns::Network::create(nodes.len()).map_err(|e| LiveError::Io(e.to_string()))?;
+    let mut plans: Vec<Vec<EndPlan>> = vec![Vec::new(); nodes.len()];
+    for (f, &[s, d]) in pairs.iter().enumerate() {
+        let port = |side: usize| 10_000 + 2 * f as u16 + side as u16;
+        let addr = |h: usize, side: usize| SocketAddrV4::new(net.hosts[h].addr, port(side));
+        plans[s].push(EndPlan { flow: f, side: SENDER, local: addr(s, SENDER), peer: addr(d, RECEIVER) });
+        plans[d].push(EndPlan { flow: f, side: RECEIVER, local: addr(d, RECEIVER), peer: addr(s, SENDER) });
+    }
+    let ready = Barrier::new(nodes.len() + 1);
+    let clock_cell = OnceLock::new();
+    let tuns: Vec<&tun::Tun> = net.hosts.iter().map(|h| &h.tun).collect();
+    let (host_results, wall) = std::thread::scope(|s| {
+        let handles: Vec<_> = plans
+            .into_iter()
+            .enumerate()
+            .map(|(h, p)| {
+                let ns = net.hosts[h].ns.clone();
+                let (ready, clock_cell) = (&ready, &clock_cell);
+                s.spawn(move || host::run(&ns, p, spec, ready, clock_cell, &STOP))
+            })
+            .collect();
+        ready.wait();
+        let clock = Clock::start();
+        clock_cell.set(clock).expect("set once");
+        ready.wait();
+        sys::set_timer_slack(1_000);
+        let realtime = sys::set_realtime(ROUTER_PRIO);
+        router.run(&tuns, &clock, spec.duration, &STOP);
+        if realtime {
+            // Back to normal scheduling: the main thread goes on with ordinary work.
+            let p = libc::sched_param { sched_priority: 0 };
+            // SAFETY: the calling thread, a valid sched_param.
+            unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &p) };
+        }
+        let wall = clock.now();
+        let results: Vec<_> = handles.into_iter().map(|h| h.join().expect("host thread panicked")).collect();
+        (results, wall)
+    });
+    drop(tuns);
+    drop(net);
+    let mut ends = Vec::new();
+    for r in host_results {
+        ends.extend(r.map_err(|e| LiveError::Io(e.to_string()))?);
+    }
+    Ok(report::build(spec, router, ends, wall, swept))
+}

@@ -1,0 +1,121 @@
+//! The emulated network's Linux side: one network namespace per host, joined to the router by a
+//! TUN device that the router creates in its own namespace and moves into the host's, so that the
+//! router keeps the device's fd while the host's kernel sees an ordinary interface.
+//!
+//! Names carry the run's owner: namespace `racc-<pid>-<run>-h<i>`. Teardown deletes them (TUN
+//! devices vanish with the router's fds). A process killed before its teardown leaves namespaces
+//! behind; every run starts by deleting those whose pid no longer exists ([`sweep_stale`]).
+
+use crate::sys;
+use crate::tun::Tun;
+use std::io;
+use std::net::Ipv4Addr;
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+const NETNS_DIR: &str = "/var/run/netns";
+/// Every racc namespace starts with this.
+pub const PREFIX: &str = "racc-";
+
+static RUN: AtomicU32 = AtomicU32::new(0);
+
+/// Host `i`'s address: 10.99.0.0/16, never a .0 host part.
+pub fn host_addr(i: usize) -> Ipv4Addr {
+    Ipv4Addr::new(10, 99, (i / 250) as u8, (i % 250 + 1) as u8)
+}
+
+/// Run an `ip` command (iproute2), failing with its message.
+fn ip(args: &[&str]) -> io::Result<()> {
+    let out = Command::new("ip").args(args).output()?;
+    if !out.status.success() {
+        return Err(io::Error::other(format!(
+            "`ip {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(())
+}
+
+/// The pid in a racc namespace name, if it is one.
+fn owner_pid(name: &str) -> Option<u32> {
+    name.strip_prefix(PREFIX)?.split('-').next()?.parse().ok()
+}
+
+/// Every racc namespace now present.
+pub fn racc_namespaces() -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir(NETNS_DIR) else { return Vec::new() };
+    let mut v: Vec<String> =
+        dir.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| owner_pid(n).is_some()).collect();
+    v.sort();
+    v
+}
+
+/// Delete the namespaces left by racc runs whose process is gone; returns their names.
+pub fn sweep_stale() -> Vec<String> {
+    let me = std::process::id();
+    let mut removed = Vec::new();
+    for n in racc_namespaces() {
+        let pid = owner_pid(&n).expect("filtered");
+        if pid != me && !sys::pid_alive(pid) && ip(&["netns", "delete", &n]).is_ok() {
+            removed.push(n);
+        }
+    }
+    removed
+}
+
+/// One host's namespace and the router's end of its TUN device.
+pub struct HostNet {
+    pub ns: String,
+    pub addr: Ipv4Addr,
+    pub tun: Tun,
+}
+
+/// The namespaces of one run; dropping it deletes them (normal exit, error or panic alike).
+pub struct Network {
+    pub hosts: Vec<HostNet>,
+}
+
+impl Network {
+    /// Create `n` host namespaces, each with a TUN device addressed `host_addr(i)` routing the
+    /// whole 10.99/16 to the router.
+    pub fn create(n: usize) -> io::Result<Network> {
+        let run = RUN.fetch_add(1, Ordering::Relaxed);
+        let pid = std::process::id();
+        let mut net = Network { hosts: Vec::with_capacity(n) };
+        for i in 0..n {
+            let ns = format!("{PREFIX}{pid}-{run}-h{i}");
+            ip(&["netns", "add", &ns])?;
+            // Owned from here on: a failure below still deletes it.
+            let tun = match Tun::create("racc%d") {
+                Ok(t) => t,
+                Err(e) => {
+                    let _ = ip(&["netns", "delete", &ns]);
+                    return Err(e);
+                }
+            };
+            let addr = host_addr(i);
+            net.hosts.push(HostNet { ns: ns.clone(), addr, tun });
+            let dev = net.hosts[i].tun.name.clone();
+            ip(&["link", "set", &dev, "netns", &ns])?;
+            // No IPv6 on the device: its router solicitations would only be foreign packets.
+            let _ = Command::new("ip")
+                .args(["netns", "exec", &ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"])
+                .output();
+            ip(&["-n", &ns, "addr", "add", &format!("{addr}/32"), "dev", &dev])?;
+            // A long device queue: the emulated port's buffer is the router's, not the kernel's.
+            ip(&["-n", &ns, "link", "set", &dev, "txqueuelen", "10000", "up"])?;
+            ip(&["-n", &ns, "link", "set", "lo", "up"])?;
+            ip(&["-n", &ns, "route", "add", "10.99.0.0/16", "dev", &dev])?;
+        }
+        Ok(net)
+    }
+}
+
+impl Drop for Network {
+    fn drop(&mut self) {
+        for h in &self.hosts {
+            let _ = ip(&["netns", "delete", &h.ns]);
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! What a live run measured: per flow (goodput, one-way delays, the endpoints' counters), per
+//! emulated port (utilisation, drops, marks, as the simulator's port summary), and the router's
+//! own figures (foreign packets, lateness, CPU cost per packet).
+
+use crate::host::{EndReport, BIN_NS, RECEIVER, SENDER};
+use crate::router::{Router, RouterStats};
+use racc_proto::endpoint::EndpointStats;
+use racc_proto::time::Time;
+use racc_sim::Spec;
+use std::fmt;
+
+#[derive(Clone, Debug)]
+pub struct FlowReport {
+    pub flow: usize,
+    pub group: String,
+    pub protocol: String,
+    pub start_s: f64,
+    /// Payload bytes delivered in order to the receiving application.
+    pub rx_bytes: u64,
+    /// `rx_bytes` over the time from the flow's start to the end of the run (or its completion).
+    pub goodput_bps: f64,
+    pub sender: EndpointStats,
+    pub receiver: EndpointStats,
+    pub done_s: Option<f64>,
+    /// Datagrams lost at the hosts' sockets (outside the emulated network).
+    pub tx_errors: u64,
+    /// Wire bytes of data received per 100 ms bin of run time.
+    pub rx_bins: Vec<u64>,
+    /// One-way delays of the data packets received, ns, in arrival order.
+    pub owd_ns: Vec<u32>,
+}
+
+impl FlowReport {
+    /// Rate of data wire bytes at the receiver between `from_s` and `to_s` (whole bins), bit/s.
+    pub fn rx_wire_bps(&self, from_s: f64, to_s: f64) -> f64 {
+        let bin_s = BIN_NS as f64 * 1e-9;
+        let (a, b) = ((from_s / bin_s).round() as usize, (to_s / bin_s).round() as usize);
+        let bytes: u64 = (a..b).map(|i| self.rx_bins.get(i).copied().unwrap_or(0)).sum();
+        bytes as f64 * 8.0 / ((b - a) as f64 * bin_s)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PortReport {
+    pub name: String,
+    pub router: &'static str,
+    pub capacity_bps: f64,
+    /// Wire bytes sent over the run's duration, as a fraction of the capacity.
+    pub utilisation: f64,
+    pub arrivals: u64,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub losses: u64,
+    pub marks: u64,
+    pub max_queue_pkts: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct LiveReport {
+    pub name: String,
+    /// How long the run lasted, ns (the scenario's duration unless interrupted).
+    pub duration: Time,
+    /// Leftovers of dead runs removed before this one.
+    pub swept: Vec<String>,
+    pub flows: Vec<FlowReport>,
+    pub ports: Vec<PortReport>,
+    pub router: RouterStats,
+}
+
+/// The `q`-quantile (0..=1) of `v` (sorted copy), or 0 when empty.
+pub fn quantile(v: &[u32], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_unstable();
+    s[((s.len() - 1) as f64 * q).round() as usize] as f64
+}
+
+pub fn build(spec: &Spec, router: Router, ends: Vec<EndReport>, wall: Time, swept: Vec<String>) -> LiveReport {
+    let dur_s = wall as f64 * 1e-9;
+    let mut flows: Vec<FlowReport> = spec
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| FlowReport {
+            flow: i,
+            group: f.group.clone(),
+            protocol: f.protocol.clone(),
+            start_s: f.start as f64 * 1e-9,
+            rx_bytes: 0,
+            goodput_bps: 0.0,
+            sender: EndpointStats::default(),
+            receiver: EndpointStats::default(),
+            done_s: None,
+            tx_errors: 0,
+            rx_bins: Vec::new(),
+            owd_ns: Vec::new(),
+        })
+        .collect();
+    for e in ends {
+        let fr = &mut flows[e.flow];
+        fr.tx_errors += e.tx_errors;
+        if e.side == SENDER {
+            fr.sender = e.stats;
+            fr.done_s = e.done_at.map(|t| t as f64 * 1e-9);
+        } else if e.side == RECEIVER {
+            fr.receiver = e.stats;
+            fr.rx_bins = e.rx_bins;
+            fr.owd_ns = e.owd_ns;
+        }
+    }
+    for fr in flows.iter_mut() {
+        fr.rx_bytes = fr.receiver.bytes;
+        let span = fr.done_s.unwrap_or(dur_s) - fr.start_s;
+        fr.goodput_bps = if span > 0.0 { fr.rx_bytes as f64 * 8.0 / span } else { 0.0 };
+    }
+    let ports = router
+        .ports
+        .iter()
+        .map(|p| {
+            let c = p.c;
+            PortReport {
+                name: p.name.clone(),
+                router: p.module_name(),
+                capacity_bps: p.capacity_bps,
+                utilisation: p.wire_bytes(wall) * 8.0 / (p.capacity_bps * dur_s),
+                arrivals: c.arrivals,
+                tx_pkts: c.tx_pkts,
+                tx_bytes: c.tx_bytes,
+                drops: c.drops,
+                losses: c.losses,
+                marks: c.marks,
+                max_queue_pkts: c.max_queue_pkts,
+            }
+        })
+        .collect();
+    LiveReport { name: spec.name.clone(), duration: wall, swept, flows, ports, router: router.stats }
+}
+
+impl fmt::Display for LiveReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "live run `{}`: {:.3} s", self.name, self.duration as f64 * 1e-9)?;
+        if !self.swept.is_empty() {
+            writeln!(f, "removed leftovers of dead runs: {}", self.swept.join(", "))?;
+        }
+        writeln!(
+            f,
+            "flow  protocol    goodput(Mb/s)  rx 2nd half(Mb/s)  retx  timeouts  owd p50/p99 (ms)  host drops"
+        )?;
+        let dur_s = self.duration as f64 * 1e-9;
+        for fl in &self.flows {
+            writeln!(
+                f,
+                "{:>4}  {:<10} {:>14.3} {:>18.3} {:>5} {:>9}  {:>7.3}/{:<7.3}  {:>10}",
+                fl.flow,
+                fl.protocol,
+                fl.goodput_bps * 1e-6,
+                fl.rx_wire_bps(dur_s / 2.0, dur_s) * 1e-6,
+                fl.sender.retransmits,
+                fl.sender.timeouts,
+                quantile(&fl.owd_ns, 0.5) * 1e-6,
+                quantile(&fl.owd_ns, 0.99) * 1e-6,
+                fl.tx_errors
+            )?;
+        }
+        writeln!(f, "port              router     capacity(Mb/s)  util    tx_pkts   drops  losses   marks  maxq")?;
+        for p in &self.ports {
+            if p.arrivals == 0 {
+                continue;
+            }
+            writeln!(
+                f,
+                "{:<17} {:<10} {:>14.3} {:>5.3} {:>10} {:>7} {:>7} {:>7} {:>5}",
+                p.name,
+                p.router,
+                p.capacity_bps * 1e-6,
+                p.utilisation,
+                p.tx_pkts,
+                p.drops,
+                p.losses,
+                p.marks,
+                p.max_queue_pkts
+            )?;
+        }
+        let r = &self.router;
+        let per_pkt = if r.rx_pkts > 0 { r.cpu_ns as f64 / r.rx_pkts as f64 } else { 0.0 };
+        writeln!(
+            f,
+            "router: {} packets read, {} delivered, {} foreign (not IPv4 {}, not UDP {}, not racc {}, misrouted {}), \
+             {} write errors; CPU {:.0} ns per packet read ({:.0} ns in its write, {:.0} ns reads per packet), {} loops; delivery lateness p50 {:.1} us, p99 {:.1} us",
+            r.rx_pkts,
+            r.delivered,
+            r.foreign(),
+            r.not_ipv4,
+            r.not_udp,
+            r.not_racc,
+            r.misrouted,
+            r.write_errors + r.write_back_errors,
+            per_pkt,
+            r.write_ns as f64 / r.delivered.max(1) as f64,
+            r.read_ns as f64 / r.rx_pkts.max(1) as f64,
+            r.loops,
+            quantile(&r.lateness_ns, 0.5) * 1e-3,
+            quantile(&r.lateness_ns, 0.99) * 1e-3
+        )
+    }
+}

@@ -1,0 +1,309 @@
+//! The userspace router: every host's TUN device leads here. It emulates the scenario's
+//! topology with the simulator's own ports ([`racc_sim::port::Port`], built by
+//! [`racc_sim::engine::build_ports`]): per output port the FIFO with the configured buffer,
+//! serialisation at the configured rate, propagation delay, the loss model and the port's
+//! router module, called exactly as in the simulator because it is the same code. What is live
+//! here is time (the run's clock instead of an event queue) and the packets (real IP packets,
+//! parsed into racc [`Packet`]s and written back after the modules' rewrites).
+//!
+//! Events are run in time order as in the simulator: each loop first takes every port event
+//! due by now (the arrival of a FIFO head at the far end of its link, a module's tick), then
+//! reads the TUN devices and offers what arrived to the first port of its path, stamped with a
+//! clock reading later than every event already run, so that no port sees time go back.
+
+use crate::clock::Clock;
+use crate::frame::{self, Frame, Reject};
+use crate::sys;
+use crate::tun::Tun;
+use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
+use racc_proto::time::{Time, NEVER};
+use racc_sim::port::{Accept, Port};
+use racc_sim::Spec;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Largest packet the router takes (the devices' MTU is 1500).
+pub const MAX_PKT: usize = 2048;
+/// The longest the router sleeps without looking at the stop flag.
+const MAX_WAIT: Time = 20_000_000;
+
+/// What the router saw, beyond the ports' own counters.
+#[derive(Clone, Debug, Default)]
+pub struct RouterStats {
+    /// Packets read from the TUN devices.
+    pub rx_pkts: u64,
+    pub not_ipv4: u64,
+    pub not_udp: u64,
+    pub not_racc: u64,
+    /// racc datagrams of no flow of the run, or not from and to that flow's hosts.
+    pub misrouted: u64,
+    /// Written to the destination host's device.
+    pub delivered: u64,
+    pub write_errors: u64,
+    /// A module's rewrite could not be put back into the bytes (never expected).
+    pub write_back_errors: u64,
+    /// How late each delivery was written, after the time the emulated link delivers it, ns.
+    pub lateness_ns: Vec<u32>,
+    /// The router thread's CPU time, ns.
+    pub cpu_ns: u64,
+    /// Passes of the router's loop (each one wait at most).
+    pub loops: u64,
+    /// Wall time spent inside the writes to the hosts' devices (the kernel's receive path
+    /// for the packet runs there), and inside the reads, ns.
+    pub write_ns: u64,
+    pub read_ns: u64,
+}
+
+impl RouterStats {
+    pub fn foreign(&self) -> u64 {
+        self.not_ipv4 + self.not_udp + self.not_racc + self.misrouted
+    }
+}
+
+pub struct Router {
+    pub ports: Vec<Port>,
+    /// The last time each port was called at (a port's time never goes back).
+    port_time: Vec<Time>,
+    /// Packets in the emulated network, by slot: the protocol's view, its bytes and where its
+    /// headers are. Slots are reused: no allocation per packet after warm-up.
+    pkts: Vec<Packet>,
+    frames: Vec<Frame>,
+    bytes: Vec<u8>,
+    lens: Vec<u16>,
+    free: Vec<u32>,
+    route_ports: Vec<u32>,
+    flow_paths: Vec<[(u32, u32); 2]>,
+    /// Per flow, the host index of its sender and of its receiver.
+    flow_hosts: Vec<[usize; 2]>,
+    addrs: Vec<[u8; 4]>,
+    pub stats: RouterStats,
+}
+
+impl Router {
+    /// `flow_hosts[f]` = (sender's host, receiver's host), indices into `addrs`.
+    pub fn new(
+        spec: &Spec,
+        flow_hosts: Vec<[usize; 2]>,
+        addrs: Vec<[u8; 4]>,
+    ) -> Result<Router, racc_sim::ScenarioError> {
+        let ports = racc_sim::engine::build_ports(spec)?;
+        let mut route_ports = Vec::new();
+        let mut spans = Vec::with_capacity(spec.routes.len());
+        for r in &spec.routes {
+            spans.push((route_ports.len() as u32, r.len() as u32));
+            route_ports.extend(r.iter().map(|&p| p as u32));
+        }
+        let flow_paths = spec.flows.iter().map(|f| [spans[f.fwd_route], spans[f.rev_route]]).collect();
+        Ok(Router {
+            port_time: vec![0; ports.len()],
+            ports,
+            pkts: Vec::new(),
+            frames: Vec::new(),
+            bytes: Vec::new(),
+            lens: Vec::new(),
+            free: Vec::new(),
+            route_ports,
+            flow_paths,
+            flow_hosts,
+            addrs,
+            stats: RouterStats::default(),
+        })
+    }
+
+    fn alloc(&mut self) -> u32 {
+        if let Some(i) = self.free.pop() {
+            return i;
+        }
+        self.pkts.push(blank());
+        self.frames.push(Frame { pkt: blank(), src: [0; 4], dst: [0; 4], ihl: 0, racc_len: 0 });
+        self.bytes.resize(self.bytes.len() + MAX_PKT, 0);
+        self.lens.push(0);
+        (self.pkts.len() - 1) as u32
+    }
+
+    fn buf(&mut self, i: u32) -> &mut [u8] {
+        let at = i as usize * MAX_PKT;
+        &mut self.bytes[at..at + MAX_PKT]
+    }
+
+    /// Run until `end` or until `stop` is set, reading and writing `tuns` (host i's device is
+    /// `tuns[i]`).
+    pub fn run(&mut self, tuns: &[&Tun], clock: &Clock, end: Time, stop: &AtomicBool) {
+        let cpu0 = sys::thread_cpu_ns();
+        let mut fds: Vec<libc::pollfd> = tuns.iter().map(|t| sys::pollfd(t.fd.as_raw_fd())).collect();
+        loop {
+            let now = clock.now();
+            if now >= end || stop.load(Ordering::Relaxed) {
+                break;
+            }
+            self.stats.loops += 1;
+            self.run_due(now, tuns, clock);
+            let t = clock.now();
+            for (h, tun) in tuns.iter().enumerate() {
+                // A bounded batch per device, so that due events are not held up.
+                for _ in 0..64 {
+                    let i = self.alloc();
+                    let t0 = clock.now();
+                    let r = tun.recv(self.buf(i));
+                    self.stats.read_ns += clock.now() - t0;
+                    match r {
+                        Ok(Some(n)) => {
+                            self.lens[i as usize] = n as u16;
+                            self.accept(t, h, i);
+                        }
+                        _ => {
+                            self.free.push(i);
+                            break;
+                        }
+                    }
+                }
+            }
+            let next = self.next_event().min(end);
+            let now = clock.now();
+            if next > now {
+                for f in fds.iter_mut() {
+                    f.revents = 0;
+                }
+                let _ = sys::ppoll(&mut fds, (next - now).min(MAX_WAIT));
+            }
+        }
+        let end = clock.now();
+        for (p, port) in self.ports.iter_mut().enumerate() {
+            port.settle(end.max(self.port_time[p]), &mut self.pkts);
+        }
+        self.stats.cpu_ns = sys::thread_cpu_ns() - cpu0;
+    }
+
+    /// The earliest port event: a FIFO head's arrival or a module tick.
+    fn next_event(&self) -> Time {
+        self.ports
+            .iter()
+            .map(|p| p.head_arrival().unwrap_or(NEVER).min(p.next_tick().unwrap_or(NEVER)))
+            .min()
+            .unwrap_or(NEVER)
+    }
+
+    /// Every port event due by `now`, in time order.
+    fn run_due(&mut self, now: Time, tuns: &[&Tun], clock: &Clock) {
+        loop {
+            let mut best = (NEVER, usize::MAX, false);
+            for (p, port) in self.ports.iter().enumerate() {
+                if let Some(t) = port.head_arrival() {
+                    if t < best.0 {
+                        best = (t, p, false);
+                    }
+                }
+                if let Some(t) = port.next_tick() {
+                    if t < best.0 {
+                        best = (t, p, true);
+                    }
+                }
+            }
+            let (t, p, tick) = best;
+            if t > now {
+                return;
+            }
+            let t = t.max(self.port_time[p]);
+            self.port_time[p] = t;
+            if tick {
+                self.ports[p].tick(t, &mut self.pkts);
+            } else {
+                self.head(p, t, tuns, clock);
+            }
+        }
+    }
+
+    /// Port `p`'s FIFO head reaches the far end of its link at `t`: the next port of its path,
+    /// or its destination host (as the simulator's `port_head`).
+    fn head(&mut self, p: usize, t: Time, tuns: &[&Tun], clock: &Clock) {
+        let slot = self.ports[p].pop_head(t, &mut self.pkts);
+        if slot.lost {
+            self.free.push(slot.pkt);
+            return;
+        }
+        let pkt = &self.pkts[slot.pkt as usize];
+        let f = pkt.flow as usize;
+        let side = if pkt.dir == Direction::Forward { 0 } else { 1 };
+        let (start, len) = self.flow_paths[f][side];
+        let next = slot.hop as u32 + 1;
+        if next < len {
+            let np = self.route_ports[(start + next) as usize] as usize;
+            self.offer(np, t, slot.pkt, next as u16);
+        } else {
+            self.deliver(slot.pkt, 1 - side, t, tuns, clock);
+        }
+    }
+
+    /// Offer slot `i` to port `p` as hop `hop` of its path at `t`.
+    fn offer(&mut self, p: usize, t: Time, i: u32, hop: u16) {
+        let t = t.max(self.port_time[p]);
+        self.port_time[p] = t;
+        if let Accept::Dropped = self.ports[p].enqueue(t, i, &mut self.pkts, hop, 0) {
+            self.free.push(i);
+        }
+    }
+
+    /// A packet read from host `h`'s device at `t`, in slot `i`.
+    fn accept(&mut self, t: Time, h: usize, i: u32) {
+        self.stats.rx_pkts += 1;
+        let n = self.lens[i as usize] as usize;
+        let at = i as usize * MAX_PKT;
+        let fr = match frame::parse(&self.bytes[at..at + n]) {
+            Ok(fr) => fr,
+            Err(r) => {
+                match r {
+                    Reject::NotIpv4 => self.stats.not_ipv4 += 1,
+                    Reject::NotUdp => self.stats.not_udp += 1,
+                    Reject::NotRacc => self.stats.not_racc += 1,
+                }
+                self.free.push(i);
+                return;
+            }
+        };
+        let f = fr.pkt.flow as usize;
+        let side = if fr.pkt.dir == Direction::Forward { 0 } else { 1 };
+        let ok = self.flow_hosts.get(f).is_some_and(|hosts| {
+            hosts[side] == h && self.addrs[hosts[side]] == fr.src && self.addrs[hosts[1 - side]] == fr.dst
+        });
+        if !ok {
+            self.stats.misrouted += 1;
+            self.free.push(i);
+            return;
+        }
+        self.pkts[i as usize] = fr.pkt;
+        self.frames[i as usize] = fr;
+        let first = self.route_ports[self.flow_paths[f][side].0 as usize] as usize;
+        self.offer(first, t, i, 0);
+    }
+
+    /// Write slot `i` to host `to`'s device: the modules' rewrites put back into its bytes.
+    fn deliver(&mut self, i: u32, to: usize, due: Time, tuns: &[&Tun], clock: &Clock) {
+        let hosts = self.flow_hosts[self.pkts[i as usize].flow as usize];
+        let n = self.lens[i as usize] as usize;
+        let at = i as usize * MAX_PKT;
+        let (fr, pkt) = (self.frames[i as usize], self.pkts[i as usize]);
+        let buf = &mut self.bytes[at..at + n];
+        if frame::write_back(buf, &fr, &pkt).is_err() {
+            self.stats.write_back_errors += 1;
+            self.free.push(i);
+            return;
+        }
+        let t0 = clock.now();
+        let sent = tuns[hosts[to]].send(buf);
+        let t1 = clock.now();
+        self.stats.write_ns += t1 - t0;
+        if sent.is_err() {
+            self.stats.write_errors += 1;
+        } else {
+            self.stats.delivered += 1;
+            let late = t0.saturating_sub(due);
+            self.stats.lateness_ns.push(late.min(u32::MAX as u64) as u32);
+        }
+        self.free.push(i);
+    }
+}
+
+/// What an unused slot holds.
+fn blank() -> Packet {
+    Packet::tcp(0, Kind::Data, 0, 0, TcpHeader::default())
+}

@@ -1,0 +1,96 @@
+//! Thin, checked wrappers over the Linux system calls the runtime needs and std does not wrap.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+/// `Err(last OS error)` when a libc call returned -1.
+pub fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Ask for timer wake-ups within `ns` of their deadline (the default slack is 50 µs) for the
+/// calling thread: the runtime's timers need tens of microseconds, not milliseconds.
+pub fn set_timer_slack(ns: u64) {
+    // SAFETY: PR_SET_TIMERSLACK takes an unsigned long; failure only leaves the default.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0);
+    }
+}
+
+/// Move the calling thread into the network namespace `name` (created by `ip netns add`).
+pub fn enter_netns(name: &str) -> io::Result<()> {
+    let f = std::fs::File::open(format!("/var/run/netns/{name}"))?;
+    // SAFETY: a valid namespace fd; CLONE_NEWNET switches only this thread's network namespace.
+    cvt(unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) })?;
+    Ok(())
+}
+
+pub fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
+    // SAFETY: fcntl on an fd we own.
+    unsafe {
+        let fl = cvt(libc::fcntl(fd.as_raw_fd(), libc::F_GETFL))?;
+        cvt(libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, fl | libc::O_NONBLOCK))?;
+    }
+    Ok(())
+}
+
+/// Wait until one of `fds` is readable or `timeout_ns` passed (nanosecond resolution, unlike
+/// poll's milliseconds). Returns how many are ready; an interrupted wait returns 0.
+pub fn ppoll(fds: &mut [libc::pollfd], timeout_ns: u64) -> io::Result<usize> {
+    let ts = libc::timespec {
+        tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: `fds` is a valid slice of pollfd; a null sigmask keeps the thread's own.
+    let r = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::Interrupted {
+            return Ok(0);
+        }
+        return Err(e);
+    }
+    Ok(r as usize)
+}
+
+pub fn pollfd(fd: libc::c_int) -> libc::pollfd {
+    libc::pollfd { fd, events: libc::POLLIN, revents: 0 }
+}
+
+/// This thread's CPU time, ns.
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Wrap a raw fd returned by a successful call.
+pub fn owned(fd: libc::c_int) -> OwnedFd {
+    // SAFETY: callers pass an fd they just obtained and own.
+    unsafe { OwnedFd::from_raw_fd(fd) }
+}
+
+/// Whether process `pid` exists (a run's namespaces whose process is gone are stale).
+pub fn pid_alive(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Run the calling thread under SCHED_FIFO at `prio`, so that a busy machine (compilers on both
+/// cores) does not delay the emulation's wake-ups by milliseconds. The runtime's threads sleep
+/// in `ppoll` whenever nothing is due, so they take no more CPU than their packets need.
+/// Returns false (and changes nothing) where the kernel refuses.
+pub fn set_realtime(prio: i32) -> bool {
+    let p = libc::sched_param { sched_priority: prio };
+    // SAFETY: pid 0 is the calling thread; a valid sched_param.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
+}

@@ -1,0 +1,327 @@
+//! Live runs in network namespaces (issue 17). They need root (CI runs as root) and skip with a
+//! printed reason otherwise. They run one at a time (a lock), each well under 20 s: the claims
+//! are rates and delays at 20 Mb/s, where two cores leave the router room to keep time.
+
+use racc_net::report::{quantile, LiveReport};
+use racc_net::{netns, sys};
+use racc_sim::Spec;
+use std::sync::Mutex;
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn root_or_skip(test: &str) -> bool {
+    if !sys::is_root() {
+        println!("skipped {test}: live runs need root (network namespaces and TUN devices)");
+        return false;
+    }
+    true
+}
+
+fn spec(toml: &str) -> Spec {
+    racc_sim::scenario::from_toml(toml, "<test>").expect("valid scenario")
+}
+
+fn run(toml: &str) -> LiveReport {
+    let rep = racc_net::run(&spec(toml)).expect("live run");
+    println!("{rep}");
+    rep
+}
+
+/// No namespace of this process is left once a run returned.
+fn assert_clean() {
+    let me = format!("{}{}-", netns::PREFIX, std::process::id());
+    let left: Vec<String> = netns::racc_namespaces().into_iter().filter(|n| n.starts_with(&me)).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// A dumbbell of `pairs` pairs: a 20 Mb/s bottleneck whose delay makes a 40 ms round trip
+/// (2 x (1 + 18 + 1) ms), 100 Mb/s access links, `router` at the bottleneck.
+fn dumbbell(secs: u32, pairs: u32, router: &str, buffer: &str, protocol: &str, extra: &str) -> String {
+    format!(
+        r#"
+name = "live-dumbbell"
+duration = "{secs}s"
+seed = 1
+packet_size = 1000
+[topology]
+kind = "dumbbell"
+pairs = {pairs}
+bottleneck = {{ capacity = "20Mbps", delay = "18ms", buffer = "{buffer}", router = "{router}" }}
+access = {{ capacity = "100Mbps", delay = "1ms" }}
+[[flows]]
+protocol = "{protocol}"
+src = "s{{i}}"
+dst = "d{{i}}"
+count = {pairs}
+start_spread = "200ms"
+{extra}
+"#
+    )
+}
+
+/// Sum over flows of the data rate at the receivers between `from` and `to` seconds.
+fn rx_rate(rep: &LiveReport, from: f64, to: f64) -> f64 {
+    rep.flows.iter().map(|f| f.rx_wire_bps(from, to)).sum()
+}
+
+/// Issue 17: the live mean rate (goodput over all flows) is within 15 % of the simulator's
+/// on the same scenario.
+fn assert_mean_rate_near_the_simulator(toml: &str, rep: &LiveReport) {
+    let mut sim = racc_sim::Simulator::new(spec(toml)).unwrap();
+    sim.run();
+    let live: u64 = rep.flows.iter().map(|f| f.rx_bytes).sum();
+    let simulated = sim.goodput_bytes();
+    println!(
+        "goodput: live {live} B, simulated {simulated} B ({:+.2} %)",
+        (live as f64 / simulated as f64 - 1.0) * 100.0
+    );
+    assert!((live as f64 / simulated as f64 - 1.0).abs() <= 0.15);
+}
+
+fn bottleneck(rep: &LiveReport) -> &racc_net::report::PortReport {
+    rep.ports.iter().find(|p| p.name == "r0->r1").expect("dumbbell bottleneck")
+}
+
+#[test]
+fn idle_path_one_way_delay_is_the_configured_delay_within_1ms() {
+    if !root_or_skip("idle_path_one_way_delay") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // 20 one-packet flows, 100 ms apart, on one host pair: each data packet finds the path
+    // idle. Configured: 1 + 10 + 1 ms of propagation plus serialisation of 1000 bytes at
+    // 1 Gb/s, 100 Mb/s, 1 Gb/s (8 + 80 + 8 us).
+    let rep = run(r#"
+name = "live-idle"
+duration = "2.5s"
+seed = 1
+packet_size = 1000
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = { capacity = "100Mbps", delay = "10ms" }
+access = { capacity = "1Gbps", delay = "1ms" }
+[[flows]]
+protocol = "newreno"
+src = "s0"
+dst = "d0"
+count = 20
+size = "960B"
+start_spread = "2s"
+"#);
+    let owd: Vec<u32> = rep.flows.iter().flat_map(|f| f.owd_ns.iter().copied()).collect();
+    assert_eq!(owd.len(), 20, "one data packet per flow");
+    let configured = 12_096_000.0;
+    let p50 = quantile(&owd, 0.5);
+    println!(
+        "one-way delay: configured {:.3} ms, measured p50 {:.3} ms, max {:.3} ms",
+        configured * 1e-6,
+        p50 * 1e-6,
+        quantile(&owd, 1.0) * 1e-6
+    );
+    assert!((p50 - configured).abs() <= 1e6, "median one-way delay {p50} ns vs {configured}");
+    // Never earlier than the emulated links allow.
+    assert!(quantile(&owd, 0.0) >= configured - 1e3);
+    assert_clean();
+}
+
+#[test]
+fn measured_bottleneck_rate_is_the_configured_rate_within_2_percent() {
+    if !root_or_skip("measured_bottleneck_rate") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // The bottleneck must never idle for its rate to show at the receiver: one NewReno flow
+    // whose first window (300 packets) exceeds the 40 ms path's 100-packet BDP, slow start
+    // capped at 1500 packets (1.5 MB) and a 2000-packet buffer, so that in 9 s its window never
+    // reaches BDP + buffer: no loss, a queue that never empties after the first round trips.
+    let rep =
+        run(&dumbbell(9, 1, "droptail", "2000pkts", "newreno", "initial_window = 300\ninitial_ssthresh = \"1.5MB\""));
+    let rate = rx_rate(&rep, 2.0, 9.0);
+    println!("bottleneck: configured 20 Mb/s, measured at the receiver {:.4} Mb/s", rate * 1e-6);
+    assert!((rate / 20e6 - 1.0).abs() <= 0.02, "measured {rate} b/s");
+    assert_clean();
+}
+
+#[test]
+fn newreno_dumbbell_utilisation_above_85_percent() {
+    if !root_or_skip("newreno_dumbbell_utilisation") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let toml = dumbbell(12, 2, "droptail", "1bdp", "newreno", "");
+    let rep = run(&toml);
+    let util = rx_rate(&rep, 2.0, 12.0) / 20e6;
+    println!("NewReno: utilisation at the receivers {util:.4}, bottleneck port {:.4}", bottleneck(&rep).utilisation);
+    assert!(util > 0.85, "utilisation {util}");
+    assert_mean_rate_near_the_simulator(&toml, &rep);
+    assert_clean();
+}
+
+#[test]
+fn vcp_dumbbell_utilisation_above_85_percent_with_near_zero_loss() {
+    if !root_or_skip("vcp_dumbbell_utilisation") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // VCP's MI grows the window by at most 1/16 per t_p = 200 ms (seed 001), so from its
+    // 2-packet default it needs about 13 s to fill this 100-packet pipe (the simulator agrees):
+    // the flows start at 32 packets to reach the steady state the claim is about within the test.
+    let toml = dumbbell(15, 2, "vcp", "1bdp", "vcp", "params = { iw = 32 }");
+    let rep = run(&toml);
+    let util = rx_rate(&rep, 5.0, 15.0) / 20e6;
+    let b = bottleneck(&rep);
+    let loss = b.drops as f64 / b.arrivals.max(1) as f64;
+    println!(
+        "VCP: utilisation at the receivers {util:.4} (5-15 s), bottleneck drops {} of {} ({loss:.2e})",
+        b.drops, b.arrivals
+    );
+    assert!(util > 0.85, "utilisation {util}");
+    // "Near-zero loss": under one packet in a thousand.
+    assert!(loss < 1e-3, "loss rate {loss}");
+    assert_mean_rate_near_the_simulator(&toml, &rep);
+    assert_clean();
+}
+
+#[test]
+fn dpcp_dumbbell_utilisation_above_85_percent_with_near_zero_loss() {
+    if !root_or_skip("dpcp_dumbbell_utilisation") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // As the VCP test: DPCP's MI is VCP's law (seed 000), started at 32 packets for the same reason.
+    let toml = dumbbell(15, 2, "dpcp", "1bdp", "dpcp", "params = { iw = 32 }");
+    let rep = run(&toml);
+    let util = rx_rate(&rep, 5.0, 15.0) / 20e6;
+    let b = bottleneck(&rep);
+    let loss = b.drops as f64 / b.arrivals.max(1) as f64;
+    println!(
+        "DPCP: utilisation at the receivers {util:.4} (5-15 s), bottleneck drops {} of {} ({loss:.2e})",
+        b.drops, b.arrivals
+    );
+    assert!(util > 0.85, "utilisation {util}");
+    assert!(loss < 1e-3, "loss rate {loss}");
+    assert_mean_rate_near_the_simulator(&toml, &rep);
+    assert_clean();
+}
+
+/// Send junk from inside host namespace `ns` toward `peer`: UDP datagrams that are not racc,
+/// truncated and corrupted racc datagrams, and a racc datagram of a flow that does not exist.
+fn send_garbage(ns: &str, peer: std::net::Ipv4Addr) -> usize {
+    // Kinds by i % 3: random bytes, a truncated racc datagram, a racc datagram with one byte changed.
+    use racc_proto::packet::{Kind, Packet, TcpHeader};
+    sys::enter_netns(ns).expect("enter host namespace");
+    let sock = std::net::UdpSocket::bind("0.0.0.0:0").expect("socket");
+    let to = std::net::SocketAddrV4::new(peer, 9999);
+    let mut sent = 0;
+    let mut rng = racc_proto::rng::SimRng::for_component(7, "garbage");
+    let mut good = [0u8; 200];
+    let p = Packet::tcp(0, Kind::Data, 1000, 900, TcpHeader::default());
+    let n = racc_proto::wire::datagram::emit(&p, &mut good).unwrap();
+    for i in 0..300 {
+        let mut b = [0u8; 200];
+        let len = match i % 3 {
+            0 => {
+                for x in b.iter_mut() {
+                    *x = rng.below(256) as u8;
+                }
+                1 + rng.below(200) as usize
+            }
+            1 => {
+                b[..n].copy_from_slice(&good[..n]);
+                rng.below(n as u64) as usize
+            }
+            _ => {
+                b[..n].copy_from_slice(&good[..n]);
+                let at = rng.below(n as u64) as usize;
+                b[at] ^= 1 + rng.below(255) as u8;
+                n
+            }
+        };
+        if sock.send_to(&b[..len], to).is_ok() {
+            sent += 1;
+        }
+    }
+    // A well-formed racc datagram of flow 999, which the run does not have.
+    let mut p = p;
+    p.flow = 999;
+    let n = racc_proto::wire::datagram::emit(&p, &mut good).unwrap();
+    if sock.send_to(&good[..n], to).is_ok() {
+        sent += 1;
+    }
+    sent
+}
+
+#[test]
+fn garbage_into_a_host_device_is_counted_and_the_router_goes_on() {
+    if !root_or_skip("garbage_into_a_host_device") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let s = spec(&dumbbell(5, 1, "droptail", "1bdp", "newreno", ""));
+    let runner = std::thread::spawn(move || racc_net::run(&s).expect("live run"));
+    let me = format!("{}{}-", netns::PREFIX, std::process::id());
+    let ns = loop {
+        if let Some(n) = netns::racc_namespaces().into_iter().find(|n| n.starts_with(&me) && n.ends_with("-h0")) {
+            break n;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let sent = std::thread::spawn(move || send_garbage(&ns, netns::host_addr(1))).join().unwrap();
+    let rep = runner.join().unwrap();
+    println!("{rep}");
+    println!("garbage sent: {sent}, router counted {} foreign", rep.router.foreign());
+    // Random bytes (100) and truncated racc datagrams (100, every cut fails to parse) are not
+    // racc; the flow-999 datagram is misrouted. A corrupted one can still be a valid racc
+    // datagram of flow 0 (a flipped sequence bit) and is forwarded like any: not counted here.
+    assert!(rep.router.not_racc >= 200, "not racc: {}", rep.router.not_racc);
+    assert!(rep.router.misrouted >= 1);
+    // The flow kept going after the garbage (sent at 1.5 s).
+    assert!(rep.flows[0].rx_wire_bps(3.0, 5.0) > 0.5 * 20e6);
+    assert_clean();
+}
+
+#[test]
+fn a_run_killed_with_sigkill_is_swept_by_the_next_run() {
+    if !root_or_skip("sigkill_sweep") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::env::temp_dir().join(format!("racc-live-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("long.toml");
+    std::fs::write(&file, dumbbell(60, 1, "droptail", "1bdp", "newreno", "")).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_racc-live"))
+        .arg(&file)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start racc-live");
+    let theirs = format!("{}{}-", netns::PREFIX, child.id());
+    let t0 = std::time::Instant::now();
+    while netns::racc_namespaces().iter().filter(|n| n.starts_with(&theirs)).count() < 2 {
+        assert!(t0.elapsed().as_secs() < 10, "racc-live did not set up");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    child.kill().unwrap(); // SIGKILL: no teardown runs
+    child.wait().unwrap();
+    let left: Vec<String> = netns::racc_namespaces().into_iter().filter(|n| n.starts_with(&theirs)).collect();
+    assert_eq!(left.len(), 2, "a killed run leaves its namespaces");
+    let rep = run(&dumbbell(2, 1, "droptail", "1bdp", "newreno", ""));
+    for n in &left {
+        assert!(rep.swept.contains(n), "{n} not swept");
+    }
+    assert!(netns::racc_namespaces().iter().all(|n| !n.starts_with(&theirs)));
+    assert!(rep.flows[0].rx_bytes > 0, "the next run ran");
+    assert_clean();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_scenario_that_cannot_run_live_is_refused_with_the_reason() {
+    let many = dumbbell(5, 60, "droptail", "1bdp", "newreno", "");
+    let e = racc_net::check::check(&spec(&many)).unwrap_err();
+    assert_eq!(e.key, "flows");
+    assert!(e.reason.contains("60 flows"), "{e}");
+}
