@@ -37,7 +37,7 @@ def equilibrium(
     ack_ratio: float = 2.0,
     packet_bits: float = 8.0 * 1024,
 ) -> Equilibrium:
-    """Eqs. 7-9 with seed 001 §4's defaults (γ 0.98, α 1, h 0.25, ζ 2, 1024-byte packets)."""
+    """Eqs. 7-9 with VCP-DCCP §4's defaults (γ 0.98, α 1, h 0.25, ζ 2, 1024-byte packets)."""
     c, s, n = capacity_bps, packet_bits, flows
     rtt = rtpd_s + queue_delay_s + s / c
     total = gamma * (2 * c * (rtpd_s + queue_delay_s) + (ack_ratio + 1) * s) / 2 + n * alpha_bits / h

@@ -1,4 +1,4 @@
-"""qfcp-fct, seed 002 §III.A (Fig. 1): average flow completion time (AFCT) against flow size for
+"""qfcp-fct, QFCP §III.A (Fig. 1): average flow completion time (AFCT) against flow size for
 60,000 Poisson-arriving, Pareto-sized flows on 150 Mb/s, the identical arrival list for TCP Reno,
 XCP, RCP and QFCP.
 
@@ -89,7 +89,7 @@ def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
         ax.set_ylabel("average flow completion time (s)")
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=8)
-    fig.suptitle("qfcp-fct: AFCT vs flow size (seed 002 Fig. 1)")
+    fig.suptitle("qfcp-fct: AFCT vs flow size (QFCP Fig. 1)")
     return [save(fig, out / "fig1-afct.png")]
 
 
@@ -147,7 +147,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 register(
     Experiment(
         name="qfcp-fct",
-        source="seed 002 §III.A (Fig. 1)",
+        source="QFCP §III.A (Fig. 1)",
         description="60,000 Poisson/Pareto flows on 150 Mb/s: AFCT vs size for TCP Reno, XCP, RCP, QFCP",
         cases=cases(),
         # Quick: the first 6,000 arrivals of the same list (to about 9.6 s) at the paper's capacity
