@@ -1,4 +1,4 @@
-"""Seed 001's fluid-model equilibrium of DCCP/VCP (§3, Eqs. 7-9), for the experiments' summaries.
+"""VCP-DCCP's fluid-model equilibrium of DCCP/VCP (§3, Eqs. 7-9), for the experiments' summaries.
 
 The twin of ``racc_proto::dccp::fluid`` (the Rust one is tested against the paper's number in
 racc-proto and drives the engine tests in ``crates/racc-sim/tests/dccp.rs``); it lives here too

@@ -50,7 +50,7 @@ def finished(res: Any) -> pl.DataFrame:
 
 
 def afct_by_size(res: Any) -> pl.DataFrame:
-    """Seed 002's curve: mean FCT of the flows of each size (packets), sorted by size."""
+    """QFCP's curve: mean FCT of the flows of each size (packets), sorted by size."""
     return (
         finished(res)
         .group_by("size_pkts")
