@@ -34,7 +34,8 @@ pub fn check(spec: &Spec) -> Result<(), ScenarioError> {
     if !spec.media.is_empty() {
         return refuse(
             "topology.media",
-            "shared wireless media are modelled by the simulator only (the router emulates point-to-point ports)".into(),
+            "shared wireless media are modelled by the simulator only (the router emulates point-to-point ports)"
+                .into(),
         );
     }
     if !spec.sources.is_empty() {

@@ -13,11 +13,7 @@ use std::collections::HashMap;
 /// The nodes, the links and the shared media of a scenario.
 pub(super) type Topology = (Vec<NodeSpec>, Vec<LinkSpec>, Vec<MediumSpec>);
 
-pub(super) fn topology(
-    cx: &Ctx,
-    t: &RawTopology,
-    packet_size: u32,
-) -> Result<Topology, ScenarioError> {
+pub(super) fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<Topology, ScenarioError> {
     let allowed: &[&str] = match t.kind.as_str() {
         "dumbbell" => &["pairs", "bottleneck", "access", "access_delays"],
         "parking_lot" => &["links", "access"],
