@@ -68,8 +68,8 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
             }
             ns
         }
-        // About 1000 samples per run, but never finer than 10 ms.
-        None => (duration / 1000).max(10 * NS_PER_MS),
+        // About 1000 samples per run, but never finer than 10 ms, nor longer than the run.
+        None => (duration / 1000).max(10 * NS_PER_MS).min(duration),
     };
 
     let (nodes, links, media) = topology(&cx, &raw.topology, packet_size)?;
