@@ -12,9 +12,9 @@ use crate::scenario::{BufferSpec, FlowSpec, ScenarioError, Spec};
 use crate::sources::FlowSource;
 use racc_proto::endpoint::{Endpoint, FlowConfig};
 use racc_proto::ipsec::Tunnel;
-use racc_proto::loss::LossProcess;
+use racc_proto::loss::{LossProcess, LossSpec};
 use racc_proto::packet::{Direction, Packet};
-use racc_proto::registry::PortIdentity;
+use racc_proto::registry::{PortIdentity, RouterFactory};
 use racc_proto::rng::SimRng;
 use racc_proto::time::{Time, NEVER};
 
@@ -750,36 +750,72 @@ pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
             let p = 2 * li + dir;
             let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
             let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
-            let (limit_pkts, limit_bytes) =
-                buffer_limits(l.buffer, l.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size);
-            let identity = PortIdentity {
-                node: &spec.nodes[from].name,
-                port: p as u32,
-                name: &name,
+            let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
+            let plan = PortPlan {
+                node: from,
+                to,
                 capacity_bps: l.capacity_bps,
                 delay: l.delay,
-                limit_pkts,
-                limit_bytes,
+                buffer: l.buffer,
+                router_factory: l.router_factory.as_ref(),
+                loss: loss_spec,
             };
-            let module =
-                l.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
-            let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
-            let loss = LossProcess::new(loss_spec, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
-                .map_err(|e| err(format!("links[{li}].loss"), e))?;
-            ports.push(Port::new(
-                name,
-                to,
-                l.capacity_bps,
-                l.delay,
-                limit_pkts,
-                limit_bytes,
-                spec.packet_size,
-                module,
-                loss,
-            ));
+            ports.push(plan.build(spec, p, name, &rtt_sum, &rtt_n).map_err(|e| err(format!("links[{li}].loss"), e))?);
         }
     }
     Ok(ports)
+}
+
+/// What one output port is built from, whatever carries it (a link direction or a member of a
+/// shared medium): both build it here, so buffers, router modules and loss processes are made
+/// the same way from the port's own random streams.
+pub(crate) struct PortPlan<'a> {
+    /// The node the port leaves.
+    pub node: usize,
+    /// The node at its far end (`usize::MAX`: no one far end, a medium's access point).
+    pub to: usize,
+    pub capacity_bps: f64,
+    pub delay: Time,
+    pub buffer: BufferSpec,
+    pub router_factory: &'a dyn RouterFactory,
+    pub loss: &'a LossSpec,
+}
+
+impl PortPlan<'_> {
+    /// Port `p` named `name`; a BDP buffer from the mean RTT of the flows crossing it.
+    pub(crate) fn build(
+        &self,
+        spec: &Spec,
+        p: usize,
+        name: String,
+        rtt_sum: &[f64],
+        rtt_n: &[u64],
+    ) -> Result<Port, racc_proto::params::ParamError> {
+        let (limit_pkts, limit_bytes) =
+            buffer_limits(self.buffer, self.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size);
+        let identity = PortIdentity {
+            node: &spec.nodes[self.node].name,
+            port: p as u32,
+            name: &name,
+            capacity_bps: self.capacity_bps,
+            delay: self.delay,
+            limit_pkts,
+            limit_bytes,
+        };
+        let module = self.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
+        let loss = LossProcess::new(self.loss, SimRng::for_component(spec.seed, &format!("loss/port{p}")))?;
+        Ok(Port::new(
+            name,
+            self.to,
+            self.capacity_bps,
+            self.delay,
+            limit_pkts,
+            limit_bytes,
+            spec.packet_size,
+            module,
+            loss,
+        ))
+    }
 }
 
 /// What flow `i`'s sender and receiver are built from (both engines build them the same way).

@@ -30,13 +30,11 @@
 //! management frames, power save, the MAC's retries after a loss (the loss process is the
 //! residual loss), and the head-of-line order across destinations beyond one FIFO per member.
 
-use crate::engine::buffer_limits;
+use crate::engine::PortPlan;
 use crate::port::{Port, PortRole};
 use crate::scenario::{DcfSpec, PortMap, Spec};
-use racc_proto::loss::LossProcess;
 use racc_proto::packet::Packet;
 use racc_proto::params::ParamError;
-use racc_proto::registry::PortIdentity;
 use racc_proto::rng::SimRng;
 use racc_proto::time::{Time, NEVER, NS_PER_SEC};
 
@@ -111,34 +109,18 @@ impl Medium {
             for (j, &node) in m.members.iter().enumerate() {
                 let p = base + j;
                 let name = pm.name(p);
-                let (limit_pkts, limit_bytes) =
-                    buffer_limits(m.buffer, m.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size);
-                let identity = PortIdentity {
-                    node: &spec.nodes[node].name,
-                    port: p as u32,
-                    name: &name,
+                // An access point's port reaches every station: it has no one far end.
+                let plan = PortPlan {
+                    node,
+                    to: if j == 0 { usize::MAX } else { m.members[0] },
                     capacity_bps: m.capacity_bps,
                     delay: m.delay,
-                    limit_pkts,
-                    limit_bytes,
+                    buffer: m.buffer,
+                    router_factory: m.router_factory.as_ref(),
+                    loss: &m.loss[j],
                 };
-                let module =
-                    m.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
-                let loss = LossProcess::new(&m.loss[j], SimRng::for_component(spec.seed, &format!("loss/port{p}")))
-                    .map_err(|e| (format!("topology.media[{mi}].loss"), e))?;
-                // An access point's port reaches every station: it has no one far end.
-                let to = if j == 0 { usize::MAX } else { m.members[0] };
-                let mut port = Port::new(
-                    name,
-                    to,
-                    m.capacity_bps,
-                    m.delay,
-                    limit_pkts,
-                    limit_bytes,
-                    spec.packet_size,
-                    module,
-                    loss,
-                );
+                let mut port =
+                    plan.build(spec, p, name, rtt_sum, rtt_n).map_err(|e| (format!("topology.media[{mi}].loss"), e))?;
                 port.role = Some(PortRole::Medium { medium: mi as u16, member: j as u16 });
                 ports.push(port);
                 members.push(Member {
