@@ -148,14 +148,9 @@ impl Simulator {
     /// Build a run from a checked scenario. Fails only if a protocol refuses its parameters,
     /// which scenario checking already rules out.
     pub fn new(spec: Spec) -> Result<Simulator, ScenarioError> {
-        let err = |key: String, e: racc_proto::params::ParamError| ScenarioError {
-            source: spec.name.clone(),
-            key,
-            reason: e.to_string(),
-        };
         let mut ports = build_ports(&spec)?;
         let (rtt_sum, rtt_n) = port_rtts(&spec);
-        let (media, medium_ports) = Medium::build(&spec, &rtt_sum, &rtt_n).map_err(|(k, e)| err(k, e))?;
+        let (media, medium_ports) = Medium::build(&spec, &rtt_sum, &rtt_n)?;
         ports.extend(medium_ports);
         let flows = spec.flows.iter().map(|f| FlowRt::pending(f.size_bytes)).collect();
         let prev = vec![PortMark::default(); ports.len()];
@@ -738,11 +733,6 @@ pub(crate) fn port_rtts(spec: &Spec) -> (Vec<f64>, Vec<u64>) {
 /// The simulator and the live runtime's router build their link ports here, so both run the same;
 /// the simulator adds the ports of shared media after them ([`Medium::build`]).
 pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
-    let err = |key: String, e: racc_proto::params::ParamError| ScenarioError {
-        source: spec.name.clone(),
-        key,
-        reason: e.to_string(),
-    };
     let (rtt_sum, rtt_n) = port_rtts(spec);
     let mut ports = Vec::with_capacity(spec.port_map().count());
     for (li, l) in spec.links.iter().enumerate() {
@@ -752,6 +742,7 @@ pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
             let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
             let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
             let plan = PortPlan {
+                key: l.key.clone(),
                 node: from,
                 to,
                 capacity_bps: l.capacity_bps,
@@ -760,16 +751,43 @@ pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
                 router_factory: l.router_factory.as_ref(),
                 loss: loss_spec,
             };
-            ports.push(plan.build(spec, p, name, &rtt_sum, &rtt_n).map_err(|e| err(format!("links[{li}].loss"), e))?);
+            ports.push(plan.build(spec, p, name, &rtt_sum, &rtt_n)?);
         }
     }
     Ok(ports)
+}
+
+/// Every BDP buffer of a checked scenario resolves to a size a port can hold (scenario checking
+/// calls this once routes are known, so such a scenario is refused before anything runs).
+pub(crate) fn check_bdp_buffers(spec: &Spec) -> Result<(), ScenarioError> {
+    let (rtt_sum, rtt_n) = port_rtts(spec);
+    let pm = spec.port_map();
+    // Port order as `PortMap` numbers them: two per link, then one per medium member.
+    let link_ports = spec.links.iter().flat_map(|l| [0, 1].map(|_| (l.key.clone(), l.capacity_bps, l.buffer)));
+    let medium_ports =
+        spec.media.iter().enumerate().flat_map(|(mi, m)| {
+            m.members.iter().map(move |_| (format!("topology.media[{mi}]"), m.capacity_bps, m.buffer))
+        });
+    for (p, (key, capacity_bps, buffer)) in link_ports.chain(medium_ports).enumerate() {
+        if let BufferSpec::Bdp(_) = buffer {
+            buffer_limits(buffer, capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size).map_err(|reason| {
+                ScenarioError {
+                    source: spec.name.clone(),
+                    key: format!("{key}.buffer"),
+                    reason: format!("port {}: {reason}", pm.name(p)),
+                }
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// What one output port is built from, whatever carries it (a link direction or a member of a
 /// shared medium): both build it here, so buffers, router modules and loss processes are made
 /// the same way from the port's own random streams.
 pub(crate) struct PortPlan<'a> {
+    /// The scenario key of what carries the port (`links[3]`, `topology.media[0]`), for errors.
+    pub key: String,
     /// The node the port leaves.
     pub node: usize,
     /// The node at its far end (`usize::MAX`: no one far end, a medium's access point).
@@ -790,9 +808,15 @@ impl PortPlan<'_> {
         name: String,
         rtt_sum: &[f64],
         rtt_n: &[u64],
-    ) -> Result<Port, racc_proto::params::ParamError> {
+    ) -> Result<Port, ScenarioError> {
+        let err = |key: &str, reason: String| ScenarioError {
+            source: spec.name.clone(),
+            key: format!("{}.{key}", self.key),
+            reason,
+        };
         let (limit_pkts, limit_bytes) =
-            buffer_limits(self.buffer, self.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size);
+            buffer_limits(self.buffer, self.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size)
+                .map_err(|reason| err("buffer", format!("port {name}: {reason}")))?;
         let identity = PortIdentity {
             node: &spec.nodes[self.node].name,
             port: p as u32,
@@ -803,7 +827,8 @@ impl PortPlan<'_> {
             limit_bytes,
         };
         let module = self.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
-        let loss = LossProcess::new(self.loss, SimRng::for_component(spec.seed, &format!("loss/port{p}")))?;
+        let loss = LossProcess::new(self.loss, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
+            .map_err(|e| err("loss", e.to_string()))?;
         Ok(Port::new(
             name,
             self.to,
@@ -841,23 +866,37 @@ pub(crate) fn flow_config_for(spec: &Spec, f: &FlowSpec, id: usize, size: Option
 
 /// A port's buffer limit in packets and bytes; a BDP buffer counts the mean round-trip
 /// propagation delay of the flows crossing the port (`rtt_sum` over `rtt_n` flows, ns).
+/// A BDP multiple that resolves to less than one packet, or to more packets than a port can
+/// count, is refused (issue 12 item 5: never silently clamped). A port no flow crosses has no
+/// BDP; it carries no packet, and gets a nominal 100-packet buffer.
 pub(crate) fn buffer_limits(
     b: BufferSpec,
     capacity_bps: f64,
     rtt_sum: f64,
     rtt_n: u64,
     packet_size: u32,
-) -> (u32, u64) {
-    match b {
+) -> Result<(u32, u64), String> {
+    Ok(match b {
         BufferSpec::Packets(n) => (n, u64::MAX),
         BufferSpec::Bytes(b) => (u32::MAX, b),
+        BufferSpec::Bdp(_) if rtt_n == 0 => (100, u64::MAX),
         BufferSpec::Bdp(x) => {
-            let rtt = if rtt_n > 0 { rtt_sum / rtt_n as f64 } else { 0.0 };
-            let pkts = (x * capacity_bps * rtt * 1e-9 / 8.0 / packet_size as f64).round();
-            // A port no flow uses still gets a sensible queue.
-            (if rtt > 0.0 { pkts.max(1.0) as u32 } else { 100 }, u64::MAX)
+            let rtt = rtt_sum / rtt_n as f64;
+            let exact = x * capacity_bps * rtt * 1e-9 / 8.0 / packet_size as f64;
+            let pkts = exact.round();
+            if pkts.is_nan() || pkts < 1.0 {
+                return Err(format!(
+                    "{x} bdp is {exact:.3} packets of {packet_size} B (capacity {capacity_bps} b/s, mean RTT {:.6} s): \
+                     less than one packet",
+                    rtt * 1e-9
+                ));
+            }
+            if pkts > u32::MAX as f64 {
+                return Err(format!("{x} bdp is {pkts:e} packets, more than 2^32 - 1"));
+            }
+            (pkts as u32, u64::MAX)
         }
-    }
+    })
 }
 
 /// Whole-run figures of one port.

@@ -32,9 +32,8 @@
 
 use crate::engine::PortPlan;
 use crate::port::{Port, PortRole};
-use crate::scenario::{DcfSpec, PortMap, Spec};
+use crate::scenario::{DcfSpec, PortMap, ScenarioError, Spec};
 use racc_proto::packet::Packet;
-use racc_proto::params::ParamError;
 use racc_proto::rng::SimRng;
 use racc_proto::time::{Time, NEVER, NS_PER_SEC};
 
@@ -95,11 +94,7 @@ impl Medium {
     /// The media of a scenario and their members' ports (numbered after the links' ports, as
     /// `PortMap` says). `rtt_sum`/`rtt_n`: per port, the flows' round-trip propagation delays
     /// (for BDP buffers). An error names the scenario key.
-    pub fn build(
-        spec: &Spec,
-        rtt_sum: &[f64],
-        rtt_n: &[u64],
-    ) -> Result<(Vec<Medium>, Vec<Port>), (String, ParamError)> {
+    pub fn build(spec: &Spec, rtt_sum: &[f64], rtt_n: &[u64]) -> Result<(Vec<Medium>, Vec<Port>), ScenarioError> {
         let pm: PortMap = spec.port_map();
         let mut media = Vec::new();
         let mut ports = Vec::new();
@@ -111,6 +106,7 @@ impl Medium {
                 let name = pm.name(p);
                 // An access point's port reaches every station: it has no one far end.
                 let plan = PortPlan {
+                    key: format!("topology.media[{mi}]"),
                     node,
                     to: if j == 0 { usize::MAX } else { m.members[0] },
                     capacity_bps: m.capacity_bps,
@@ -119,8 +115,7 @@ impl Medium {
                     router_factory: m.router_factory.as_ref(),
                     loss: &m.loss[j],
                 };
-                let mut port =
-                    plan.build(spec, p, name, rtt_sum, rtt_n).map_err(|e| (format!("topology.media[{mi}].loss"), e))?;
+                let mut port = plan.build(spec, p, name, rtt_sum, rtt_n)?;
                 port.role = Some(PortRole::Medium { medium: mi as u16, member: j as u16 });
                 ports.push(port);
                 members.push(Member {

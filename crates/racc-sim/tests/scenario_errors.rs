@@ -275,3 +275,41 @@ fn runs_that_would_sample_more_than_the_limit_are_refused() {
     let few = format!("{many}\n[record]\nflows = false\nports = [\"r0->r1\"]");
     from_toml(&few, "ok.toml").expect("1001 times x 1 port x 3 rows");
 }
+
+/// A BDP buffer is sized once routes are known; a multiple that comes to less than one packet
+/// (or to more than a port can count) is refused with the link's key, never clamped (issue 12,
+/// item 5). 10 Mb/s x 20 ms RTT = 25,000 B = 25 packets of 1000 B (the default packet size).
+#[test]
+fn a_bdp_buffer_below_one_packet_or_beyond_a_port_is_refused() {
+    let bdp = |x: &str| GOOD.replace("buffer = 100", &format!("buffer = \"{x}bdp\""));
+    let one = from_toml(&bdp("1"), "good.toml").expect("1 bdp is 25 packets");
+    assert_eq!(one.links.len(), 5);
+    refused(&bdp("0.01"), "topology.bottleneck.buffer", "less than one packet");
+    refused(&bdp("1e12"), "topology.bottleneck.buffer", "more than 2^32 - 1");
+    // An access link left at its default (1 bdp) on a path of a few hundred bytes of BDP.
+    let slow = GOOD
+        .replace("\"10ms\"", "\"10us\"")
+        .replace("pairs = 2", "pairs = 2\naccess = { capacity = \"64kbps\", delay = \"1us\" }");
+    let e = from_toml(&slow, "bad.toml").expect_err("a BDP of a fraction of a packet");
+    assert!(e.key.ends_with(".buffer") && e.reason.contains("less than one packet"), "{e}");
+}
+
+/// Every scenario the project ships is accepted as written (a check that a stricter rule, such as
+/// the BDP refusal above, refuses nothing a user is given).
+#[test]
+fn every_shipped_scenario_is_accepted() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/racc/scenarios");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).expect("the shipped scenarios") {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        if let Err(e) = from_toml(&text, &path.display().to_string()) {
+            panic!("{e}");
+        }
+        n += 1;
+    }
+    assert!(n >= 20, "{n} shipped scenarios");
+}

@@ -118,7 +118,7 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
     // The engine starts flows in order; ties keep their file order (stable sort).
     flows.sort_by_key(|f: &FlowSpec| f.start);
 
-    Ok(Spec {
+    let spec = Spec {
         name: raw.name.unwrap_or_else(|| stem(source)),
         seed: raw.seed,
         duration,
@@ -134,7 +134,9 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         flows,
         sources,
         tunnels,
-    })
+    };
+    crate::engine::check_bdp_buffers(&spec).map_err(|e| cx.err(e.key, e.reason))?;
+    Ok(spec)
 }
 
 fn stem(source: &str) -> String {

@@ -47,6 +47,7 @@ pub(super) fn link(
         }
     };
     Ok(LinkSpec {
+        key: key.to_string(),
         a,
         b,
         capacity_bps: cap.0,

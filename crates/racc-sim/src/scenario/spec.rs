@@ -64,6 +64,10 @@ pub struct NodeSpec {
 /// A full-duplex link between nodes `a` and `b`; direction a -> b is "forward".
 #[derive(Clone, Debug, Serialize)]
 pub struct LinkSpec {
+    /// The scenario key the link was written at (`topology.bottleneck`, `links[2]`), for errors
+    /// found once routes are known (a BDP buffer's size).
+    #[serde(skip)]
+    pub key: String,
     pub a: usize,
     pub b: usize,
     pub capacity_bps: f64,
