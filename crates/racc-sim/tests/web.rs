@@ -205,6 +205,9 @@ fn bad_web_generators_are_refused() {
     refused(&on_off(3, "").replace("sources = 3\n", ""), "traffic[0].sources", "missing");
     refused(&web("").replace("sources = 3", "sources = 0"), "traffic[0].sources", "must be 1..");
     refused(&web("index_offset = -1"), "traffic[0].index_offset", ">= 0");
+    refused(&web("index_stride = 0"), "traffic[0].index_stride", "must be 1..");
+    // Stride 2 puts 3 sources on s0, s2, s4: there is no s4 among 3 pairs.
+    refused(&web("index_stride = 2"), "traffic[0].src", "no node named 's4'");
     refused(&web("").replace("sources = 3", "sources = 4"), "traffic[0].src", "no node named 's3'");
     refused(&web("start = \"130s\""), "traffic[0].start", "no time left");
     refused(&web("start = \"10s\"\nstop = \"5s\""), "traffic[0].start", "no time left");
@@ -223,12 +226,19 @@ fn bad_web_generators_are_refused() {
         "traffic[0].sources",
         "raise `limits.flows`",
     );
+    // index_stride spaces the sources' hosts: 2 sources with stride 2 and offset 1 on s1, s3
+    // (node i is s{i} in a dumbbell).
+    let strided = on_off(4, "index_stride = 2\nindex_offset = 1").replace("sources = 4", "sources = 2");
+    let spec = from_toml(&strided, "ok.toml").unwrap();
+    assert_eq!(spec.sources.iter().map(|s| s.flow.src).collect::<Vec<_>>(), [1, 3]);
     // One of p_h, p_l alone sets the other.
     let spec = from_toml(&web("think = { p_h = 0.25 }"), "ok.toml").unwrap();
     assert_eq!(spec.sources[0].law_params["think"]["p_l"], 0.75);
     // Web keys on a Poisson generator.
     let poisson = web("").replace("kind = \"web\"", "kind = \"poisson\"");
     refused(&poisson, "traffic[0].sources", "a key of the 'web' kind");
+    let strided = poisson.replace("sources = 3\n", "index_stride = 2\n");
+    refused(&strided, "traffic[0].index_stride", "a key of the 'web' kind");
     let one_pair = poisson.replace("s{i}", "s0").replace("d{i}", "d0");
     refused(&one_pair.replace("sources = 3\n", "rate = 1.0\n"), "traffic[0].size", "missing: `size` is required");
     refused(&one_pair.replace("sources = 3\n", ""), "traffic[0].rate", "missing: `rate` is required");
