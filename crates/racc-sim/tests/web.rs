@@ -162,27 +162,30 @@ fn every_transfer_is_a_completion_and_runs_replay() {
 }
 
 #[test]
-fn the_t3_experiment_can_be_written() {
+fn the_t3_experiment_has_one_web_source_per_subnet() {
     // SCENARIOS.md dccp-vcp-t3: 200 long-lived flows in 10 subnets of 20, plus web-like
-    // sources as background; here one web source per sender host (the coordinator chooses).
-    let base =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/dccp-vcp-t3-tcp-red.toml"))
-            .expect("T3 scenario");
-    let text = format!(
-        "{base}\n[[traffic]]\nname = \"web\"\nkind = \"web\"\nprotocol = \"newreno\"\nsrc = \"s{{i}}\"\ndst = \"d{{i}}\"\nsources = 200\n"
-    );
-    let spec = from_toml(&text, "t3.toml").unwrap_or_else(|e| panic!("{e}"));
+    // sources as background; the shipped scenario puts one source in each subnet (on s0, s20,
+    // ..., s180: `index_stride = 20`).
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/dccp-vcp-t3.toml"))
+        .expect("T3 scenario");
+    let spec = from_toml(&text, "dccp-vcp-t3.toml").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(spec.flows.len(), 200);
-    assert_eq!(spec.sources.len(), 200);
-    // Each web source shares its subnet's RTT with the long-lived flow on its host.
-    for s in &spec.sources {
+    assert_eq!(spec.sources.len(), 10);
+    for (k, s) in spec.sources.iter().enumerate() {
+        // Node i is host s{i} in a dumbbell.
+        assert_eq!(s.flow.src, 20 * k, "source {k} sits in subnet {k}");
+        // It shares its subnet's RTPD (60 + 160·k/9 ms) with the long-lived flow on its host.
         let f = spec.flows.iter().find(|f| f.src == s.flow.src).expect("a long-lived flow on the host");
         assert_eq!((f.dst, f.fwd_route, f.rev_route), (s.flow.dst, s.flow.fwd_route, s.flow.rev_route));
+        let want = 0.060 + 0.160 * k as f64 / 9.0;
+        let got = spec.propagation_rtt(&s.flow) as f64 * 1e-9;
+        assert!((got - want).abs() < 1e-5, "source {k}: RTPD {got} s, want {want}");
     }
     // Short runs of it build and run (a second of the whole experiment).
-    let mut sim =
-        Simulator::new(from_toml(&text.replace("duration = \"120s\"", "duration = \"1s\""), "t3.toml").unwrap())
-            .unwrap();
+    let mut sim = Simulator::new(
+        from_toml(&text.replace("duration = \"120s\"", "duration = \"1s\""), "dccp-vcp-t3.toml").unwrap(),
+    )
+    .unwrap();
     sim.run();
     assert!(sim.flow_count() > 200, "web transfers within the first second");
 }
