@@ -162,27 +162,30 @@ fn every_transfer_is_a_completion_and_runs_replay() {
 }
 
 #[test]
-fn the_t3_experiment_can_be_written() {
+fn the_t3_experiment_has_one_web_source_per_subnet() {
     // SCENARIOS.md dccp-vcp-t3: 200 long-lived flows in 10 subnets of 20, plus web-like
-    // sources as background; here one web source per sender host (the coordinator chooses).
-    let base =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/dccp-vcp-t3-tcp-red.toml"))
-            .expect("T3 scenario");
-    let text = format!(
-        "{base}\n[[traffic]]\nname = \"web\"\nkind = \"web\"\nprotocol = \"newreno\"\nsrc = \"s{{i}}\"\ndst = \"d{{i}}\"\nsources = 200\n"
-    );
-    let spec = from_toml(&text, "t3.toml").unwrap_or_else(|e| panic!("{e}"));
+    // sources as background; the shipped scenario puts one source in each subnet (on s0, s20,
+    // ..., s180: `index_stride = 20`).
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/dccp-vcp-t3.toml"))
+        .expect("T3 scenario");
+    let spec = from_toml(&text, "dccp-vcp-t3.toml").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(spec.flows.len(), 200);
-    assert_eq!(spec.sources.len(), 200);
-    // Each web source shares its subnet's RTT with the long-lived flow on its host.
-    for s in &spec.sources {
+    assert_eq!(spec.sources.len(), 10);
+    for (k, s) in spec.sources.iter().enumerate() {
+        // Node i is host s{i} in a dumbbell.
+        assert_eq!(s.flow.src, 20 * k, "source {k} sits in subnet {k}");
+        // It shares its subnet's RTPD (60 + 160·k/9 ms) with the long-lived flow on its host.
         let f = spec.flows.iter().find(|f| f.src == s.flow.src).expect("a long-lived flow on the host");
         assert_eq!((f.dst, f.fwd_route, f.rev_route), (s.flow.dst, s.flow.fwd_route, s.flow.rev_route));
+        let want = 0.060 + 0.160 * k as f64 / 9.0;
+        let got = spec.propagation_rtt(&s.flow) as f64 * 1e-9;
+        assert!((got - want).abs() < 1e-5, "source {k}: RTPD {got} s, want {want}");
     }
     // Short runs of it build and run (a second of the whole experiment).
-    let mut sim =
-        Simulator::new(from_toml(&text.replace("duration = \"120s\"", "duration = \"1s\""), "t3.toml").unwrap())
-            .unwrap();
+    let mut sim = Simulator::new(
+        from_toml(&text.replace("duration = \"120s\"", "duration = \"1s\""), "dccp-vcp-t3.toml").unwrap(),
+    )
+    .unwrap();
     sim.run();
     assert!(sim.flow_count() > 200, "web transfers within the first second");
 }
@@ -205,6 +208,9 @@ fn bad_web_generators_are_refused() {
     refused(&on_off(3, "").replace("sources = 3\n", ""), "traffic[0].sources", "missing");
     refused(&web("").replace("sources = 3", "sources = 0"), "traffic[0].sources", "must be 1..");
     refused(&web("index_offset = -1"), "traffic[0].index_offset", ">= 0");
+    refused(&web("index_stride = 0"), "traffic[0].index_stride", "must be 1..");
+    // Stride 2 puts 3 sources on s0, s2, s4: there is no s4 among 3 pairs.
+    refused(&web("index_stride = 2"), "traffic[0].src", "no node named 's4'");
     refused(&web("").replace("sources = 3", "sources = 4"), "traffic[0].src", "no node named 's3'");
     refused(&web("start = \"130s\""), "traffic[0].start", "no time left");
     refused(&web("start = \"10s\"\nstop = \"5s\""), "traffic[0].start", "no time left");
@@ -223,12 +229,19 @@ fn bad_web_generators_are_refused() {
         "traffic[0].sources",
         "raise `limits.flows`",
     );
+    // index_stride spaces the sources' hosts: 2 sources with stride 2 and offset 1 on s1, s3
+    // (node i is s{i} in a dumbbell).
+    let strided = on_off(4, "index_stride = 2\nindex_offset = 1").replace("sources = 4", "sources = 2");
+    let spec = from_toml(&strided, "ok.toml").unwrap();
+    assert_eq!(spec.sources.iter().map(|s| s.flow.src).collect::<Vec<_>>(), [1, 3]);
     // One of p_h, p_l alone sets the other.
     let spec = from_toml(&web("think = { p_h = 0.25 }"), "ok.toml").unwrap();
     assert_eq!(spec.sources[0].law_params["think"]["p_l"], 0.75);
     // Web keys on a Poisson generator.
     let poisson = web("").replace("kind = \"web\"", "kind = \"poisson\"");
     refused(&poisson, "traffic[0].sources", "a key of the 'web' kind");
+    let strided = poisson.replace("sources = 3\n", "index_stride = 2\n");
+    refused(&strided, "traffic[0].index_stride", "a key of the 'web' kind");
     let one_pair = poisson.replace("s{i}", "s0").replace("d{i}", "d0");
     refused(&one_pair.replace("sources = 3\n", "rate = 1.0\n"), "traffic[0].size", "missing: `size` is required");
     refused(&one_pair.replace("sources = 3\n", ""), "traffic[0].rate", "missing: `rate` is required");

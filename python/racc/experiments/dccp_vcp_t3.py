@@ -1,5 +1,9 @@
-"""dccp-vcp-t3, VCP-DCCP (VCP on DCCP) §4: 200 flows through a T3 bottleneck, four cases
-TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP (Figs. 5-7)."""
+"""dccp-vcp-t3, VCP-DCCP (VCP on DCCP) §4: 200 long-lived flows and web-like background sources
+through a T3 bottleneck, four cases TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP (Figs. 5-7).
+
+The web-like sources are TCP in every case (NewReno under RED, TCP/VCP under VCP): the paper
+calls them "a short-lived TCP source"; only the 200 long-lived flows change transport between
+the TCP and DCCP cases (scenarios/dccp-vcp-t3.toml says why and where they sit)."""
 
 from __future__ import annotations
 
@@ -10,20 +14,33 @@ from typing import Any
 import polars as pl
 
 from racc.experiments.base import (
+    ABOUT,
     Case,
     Claim,
     Experiment,
     about_claim,
+    judged,
     not_judged_quick,
     port_summary,
     register,
     verdict,
 )
-from racc.experiments.figures import drop_rate_series, flow_series, panels, port_series
+from racc.experiments.dccp_fluid import equilibrium
+from racc.experiments.figures import drop_rate_series, flow_series, grid, panels, port_series
 
 BOTTLENECK = "r0->r1"
-SCENARIO = "dccp-vcp-t3-tcp-red.toml"
+SCENARIO = "dccp-vcp-t3.toml"
 VCP_ROUTER = {"topology.bottleneck.router": "vcp", "topology.bottleneck.router_params": {}}
+#: the flow groups of the scenario: the 200 long-lived flows (named "tcp" in every case, see the
+#: scenario) and the web-like sources' transfers
+LONG_LIVED = "tcp"
+WEB = "web"
+#: the web sources' TCP under VCP: the TCP that reads the router's load factor
+WEB_UNDER_VCP = {"traffic.0.protocol": "vcp"}
+#: the scenario's packet size (1024 bytes), to turn a queue in packets into a queueing delay
+PACKET_BITS = 8 * 1024
+#: the average queueing delay R_q the paper's Eq. 9 figure assumes (§4: "estimated to be 20ms")
+PAPER_RQ_S = 0.020
 
 # Paper values (VCP-DCCP §4): mean queue (Fig. 6), average drop rate (Fig. 7).
 PAPER_QUEUE = {"tcp-red": 180, "dccp-red": 125, "tcp-vcp": 105, "dccp-vcp": 80}
@@ -36,9 +53,27 @@ FLOW_60MS_SRC = "s0"
 
 
 def flow_60ms(res: Any) -> int:
-    """The id of the 60 ms RTPD flow, looked up by its sender in ``flow_info`` (the engine numbers
-    flows by start time, so flow 0 is whichever started first)."""
-    return int(res.flow_info.filter(pl.col("src") == FLOW_60MS_SRC).get_column("flow").min())
+    """The id of the long-lived 60 ms RTPD flow, looked up by its sender and group in ``flow_info``
+    (the engine numbers flows by start time, so flow 0 is whichever started first; the subnet's
+    web-like source sends from the same host)."""
+    fi = res.flow_info.filter((pl.col("src") == FLOW_60MS_SRC) & (pl.col("group") == LONG_LIVED))
+    return int(fi.get_column("flow").min())
+
+
+def eq9_rate(res: Any, queue_delay_s: float) -> float:
+    """Eq. 9's steady rate (b/s, ``dccp_fluid``) of the 60 ms flow in this run's setting: N long-lived
+    flows on the bottleneck's capacity, that flow's RTPD, and the given queueing delay R_q."""
+    n = res.flow_info.filter(pl.col("group") == LONG_LIVED).height
+    c = port_summary(res, BOTTLENECK)["capacity_bps"]
+    rtpd = float(res.flow_info.filter(pl.col("flow") == flow_60ms(res))["rtt_prop_s"][0])
+    return equilibrium(n, c, rtpd, queue_delay_s, packet_bits=PACKET_BITS).rate_bps
+
+
+def web_share(res: Any) -> float:
+    """The web-like sources' share of the bytes the bottleneck sent."""
+    g = res.group_links.filter(pl.col("name") == BOTTLENECK)
+    total = g["tx_bytes"].sum()
+    return float(g.filter(pl.col("group") == WEB)["tx_bytes"].sum() / total) if total else 0.0
 
 
 def zero_drop_after(res: Any) -> float | None:
@@ -53,6 +88,21 @@ def zero_drop_after(res: Any) -> float | None:
 
 def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
     return [
+        grid(
+            results,
+            out / "figs5-7-side-by-side.png",
+            "VCP-DCCP Figs. 5-7, one row per case (drop rate per 100 ms sample)",
+            [
+                (
+                    "Fig. 5: 60 ms flow",
+                    "throughput (kb/s)",
+                    lambda r: flow_series(r, flow_60ms(r), "goodput_bps", 1e-3),
+                    220.8,
+                ),
+                ("Fig. 6: queue", "queue (packets)", lambda r: port_series(r, BOTTLENECK, "queue_pkts"), None),
+                ("Fig. 7: drop rate", "drops / arrivals", lambda r: drop_rate_series(r, BOTTLENECK), None),
+            ],
+        ),
         panels(
             results,
             out / "fig5-throughput-60ms-flow.png",
@@ -72,7 +122,7 @@ def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
         panels(
             results,
             out / "fig7-drop-rate.png",
-            "Fig. 7: bottleneck packet drop rate",
+            "Fig. 7: bottleneck packet drop rate (per 100 ms sample)",
             "drops / arrivals",
             lambda r: drop_rate_series(r, BOTTLENECK),
         ),
@@ -134,16 +184,39 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                         fmt=lambda x: f"{x:.1f} s",
                     )
                 )
-    if "tcp-red" in results and "tcp-vcp" in results:
-        qr = port_summary(results["tcp-red"], BOTTLENECK)["mean_queue_pkts"]
-        qv = port_summary(results["tcp-vcp"], BOTTLENECK)["mean_queue_pkts"]
+            # "... falls and stays at 0. This value keeps from the moment till the end of
+            # simulation" (§4.3): no drop at all after the "about" rule's upper end of ≈claimed s.
+            after = claimed * (1 + ABOUT)
+            name = f"{case}: no drop after start-up"
+            paper = f"0 from ≈{claimed:.0f} s to the end"
+            if end <= after:
+                why = f"needs a run longer than {after:.1f} s (this one: {end:.0f} s)"
+                out.append(not_judged_quick(name, paper, "", why) if quick else Claim(name, paper, "", "not run", why))
+            else:
+                links = res.links.filter(pl.col("name") == BOTTLENECK)
+                late = int(links.filter(pl.col("time_s") > after)["drops"].sum())
+                out.append(
+                    judged(
+                        name,
+                        paper,
+                        late,
+                        f"{late} drops after {after:.1f} s",
+                        (0, 0),
+                        f"0 drops after {after:.1f} s (≈{claimed:.0f} s by the 'about' rule)",
+                    )
+                )
+    for tr, ctl, paper in (("tcp", "TCP", "105 < 180 pkts"), ("dccp", "DCCP", "80 < 125 pkts")):
+        if f"{tr}-red" not in results or f"{tr}-vcp" not in results:
+            continue
+        qr = port_summary(results[f"{tr}-red"], BOTTLENECK)["mean_queue_pkts"]
+        qv = port_summary(results[f"{tr}-vcp"], BOTTLENECK)["mean_queue_pkts"]
         out.append(
             Claim(
-                "VCP keeps a smaller queue than RED (TCP)",
-                "105 < 180 pkts",
+                f"VCP keeps a smaller queue than RED ({ctl})",
+                paper,
                 f"{qv:.0f} vs {qr:.0f}",
                 verdict(qv < qr),
-                rule="TCP/VCP's mean queue below TCP/RED's",
+                rule=f"{ctl}/VCP's mean queue below {ctl}/RED's",
             )
         )
     if "dccp-vcp" in results:
@@ -151,16 +224,35 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         df = dv.flows.filter(pl.col("flow") == flow_60ms(dv))
         end = df["time_s"].max()
         r = df.filter(pl.col("time_s") > end / 2)["goodput_bps"].mean()
+        # Eq. 9 beside the measurement, from the fluid model (dccp_fluid) in this run's setting: at
+        # the paper's R_q and at the run's own mean queueing delay. The claim itself keeps γC/N.
+        bn = port_summary(dv, BOTTLENECK)
+        rq = bn["mean_queue_pkts"] * PACKET_BITS / bn["capacity_bps"]
+        eq9 = (
+            f"Eq. 9 (dccp_fluid): {eq9_rate(dv, PAPER_RQ_S) / 1e3:.1f} kb/s at the paper's R_q = 20 ms, "
+            f"{eq9_rate(dv, rq) / 1e3:.1f} kb/s at the run's mean R_q = {rq * 1e3:.1f} ms"
+        )
         out.append(
             about_claim(
                 "DCCP/VCP 60 ms flow rate (Eq. 9)",
                 "220.8 kb/s",
                 220.5e3,
                 r,
-                f"{(r or 0) / 1e3:.1f} kb/s",
+                f"{(r or 0) / 1e3:.1f} kb/s; {eq9}",
                 fmt=lambda x: f"{x / 1e3:.1f} kb/s",
                 rel=0.10,
                 source="the oracle γC/N, docs/PROTOCOLS.md §2",
+            )
+        )
+    for case, res in results.items():
+        w = web_share(res)
+        out.append(
+            Claim(
+                f"{case}: web-like background's share of the bottleneck",
+                "background noise (not given)",
+                f"{w:.2%}",
+                "measured",
+                rule="bytes the web-like sources' transfers sent through the bottleneck / all it sent",
             )
         )
     return out
@@ -170,20 +262,28 @@ register(
     Experiment(
         name="dccp-vcp-t3",
         source="VCP-DCCP §4 (Figs. 5-7)",
-        description="200 flows (10 subnets x 20, RTPD 60-220 ms) through a 45 Mb/s T3 bottleneck: "
-        "TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP",
+        description="200 long-lived flows (10 subnets x 20, RTPD 60-220 ms) and a web-like source per "
+        "subnet through a 45 Mb/s T3 bottleneck: TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP",
         cases=[
             Case("tcp-red", SCENARIO),
             Case("dccp-red", SCENARIO, {"flows.0.protocol": "dccp"}, requires=("dccp",)),
-            Case("tcp-vcp", SCENARIO, {"flows.0.protocol": "vcp", **VCP_ROUTER}, requires=("vcp",)),
-            Case("dccp-vcp", SCENARIO, {"flows.0.protocol": "dccp-vcp", **VCP_ROUTER}, requires=("dccp-vcp", "vcp")),
+            Case("tcp-vcp", SCENARIO, {"flows.0.protocol": "vcp", **WEB_UNDER_VCP, **VCP_ROUTER}, requires=("vcp",)),
+            Case(
+                "dccp-vcp",
+                SCENARIO,
+                {"flows.0.protocol": "dccp-vcp", **WEB_UNDER_VCP, **VCP_ROUTER},
+                requires=("dccp-vcp", "vcp"),
+            ),
         ],
-        # A tenth of the flows on a tenth of the capacity keeps each flow's share; 30 s of it
+        # A tenth of the flows on a tenth of the capacity keeps each flow's share, and a tenth of
+        # the web-like sources (one, in subnet 0) keeps the background's share; 30 s of it
         # (QUICK_QUEUE_SCALE: buffer and RED thresholds shrink with it).
         quick={
             "duration": "30s",
             "topology.pairs": 20,
             "flows.0.count": 20,
+            "traffic.0.sources": 1,
+            "traffic.0.index_stride": 2,
             "topology.bottleneck.capacity": "4.5Mbps",
             "topology.bottleneck.buffer": "140pkt",
             "topology.bottleneck.router_params.min_th": 15,

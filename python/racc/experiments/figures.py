@@ -98,6 +98,36 @@ def panels(
     return save(fig, path)
 
 
+def grid(
+    results: Mapping[str, Any],
+    path: Path,
+    title: str,
+    columns: Sequence[tuple[str, str, Callable[[Any], tuple[list[float], list[float]]], float | None]],
+) -> Path:
+    """One row per case (in the order given) and one column per figure, ``columns`` listing each
+    figure's (title, y label, series, reference line or None): a paper's figures side by side.
+    A column shares its y axis across the cases."""
+    names = list(results)
+    ncols = len(columns)
+    fig, axes = subplots(
+        len(names), ncols, figsize=(4.6 * ncols, 2.5 * len(names)), sharex=True, sharey="col", squeeze=False
+    )
+    for r, name in enumerate(names):
+        for c, (head, ylabel, series, hline) in enumerate(columns):
+            ax = axes[r][c]
+            x, y = series(results[name])
+            draw(ax, x, y)
+            if hline is not None:
+                ax.axhline(hline, color="k", ls="--", lw=0.8)
+            ax.set_title(f"{head}: {name}", fontsize=9)
+            ax.set_ylabel(ylabel, fontsize=8)
+            ax.grid(alpha=0.3)
+            if r == len(names) - 1:
+                ax.set_xlabel("time (s)")
+    fig.suptitle(title)
+    return save(fig, path)
+
+
 def port_series(res: Any, port: str, column: str) -> tuple[list[float], list[float]]:
     df = res.links.filter(pl.col("name") == port).sort("time_s")
     return df["time_s"].to_list(), df[column].to_list()

@@ -93,6 +93,7 @@ impl FlowBuilder<'_> {
         for (k, present) in [
             ("sources", t.sources.is_some()),
             ("index_offset", t.index_offset.is_some()),
+            ("index_stride", t.index_stride.is_some()),
             ("think", t.think.is_some()),
             ("file", t.file.is_some()),
         ] {

@@ -227,7 +227,8 @@ host_options!(RawTraffic);
 /// distribution, drawn from the generator's own seeded stream so every protocol sees the
 /// identical list (seed 002 §III.A). `kind = "web"`: `sources` web-like on/off sources (seed
 /// 001 §4), each thinking, sending a file as one flow, and thinking again once it completes;
-/// `src`/`dst` may contain `{i}` (the source's number plus `index_offset`), as in `[[flows]]`.
+/// `src`/`dst` may contain `{i}` (the source's number times `index_stride` plus
+/// `index_offset`), as in `[[flows]]`.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct RawTraffic {
@@ -251,6 +252,10 @@ pub struct RawTraffic {
     pub sources: Option<i64>,
     /// web: added to each source's number in `{i}`.
     pub index_offset: Option<i64>,
+    /// web: the step between consecutive sources' `{i}` (default 1): source k's `{i}` is
+    /// k * index_stride + index_offset, so 10 sources with stride 20 sit one per block of 20
+    /// hosts (one per subnet of seed 001's T3 topology).
+    pub index_stride: Option<i64>,
     /// web: the think-time law (defaults: the paper's).
     pub think: Option<RawThink>,
     /// web: the file-length law (defaults: the paper's).

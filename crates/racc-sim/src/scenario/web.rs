@@ -38,6 +38,10 @@ impl FlowBuilder<'_> {
         if offset < 0 {
             return Err(cx.err(format!("{key}.index_offset"), "must be >= 0"));
         }
+        let stride = t.index_stride.unwrap_or(1);
+        if !(1..=1_000_000).contains(&stride) {
+            return Err(cx.err(format!("{key}.index_stride"), format!("must be 1..1000000, got {stride}")));
+        }
         let start = time_opt(cx, &format!("{key}.start"), t.start)?.unwrap_or(0);
         let stop = time_opt(cx, &format!("{key}.stop"), t.stop)?.unwrap_or(duration).min(duration);
         if start >= stop {
@@ -73,7 +77,7 @@ impl FlowBuilder<'_> {
             })
         };
         for i in 0..n as usize {
-            let idx = (i as i64 + offset).to_string();
+            let idx = (i as i64 * stride + offset).to_string();
             let (src, dst) = (t.src.replace("{i}", &idx), t.dst.replace("{i}", &idx));
             let ends = endpoints(cx, &key, &src, &dst, self.names, self.nodes, self.routes)?;
             let law = WebLaw { think, file, label: format!("traffic/{name}/source{i}"), start, stop };
