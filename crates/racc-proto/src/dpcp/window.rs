@@ -40,7 +40,7 @@ use crate::endpoint::FlowConfig;
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{ecn, tcp_checksum, Kind, Packet};
 use crate::time::{secs, to_secs, Dur, Time};
-use crate::vcp::{ai_step, mi_step, MdHold};
+use crate::vcp::{mi_step, AiLaw, AiLawName, MdHold, Ns2Ai};
 
 /// How a data packet takes its chain position (seed 000 §3.2; seed 003 §III.B).
 pub trait ChainOrder: Clone + std::fmt::Debug + Send + 'static {
@@ -118,6 +118,9 @@ pub struct ChainLaws {
     pub alpha: f64,
     pub sigma_mi: f64,
     pub sigma_ai: f64,
+    /// The AI law (`ai_law`, `ai_ns2`; `vcp/ai_law.rs`).
+    pub ai_law: AiLawName,
+    pub ai_ns2: Ns2Ai,
     pub md_hold: MdHold,
     pub iw: f64,
     pub growth: Growth,
@@ -135,6 +138,8 @@ macro_rules! chain_laws {
             alpha: $p.alpha,
             sigma_mi: $p.sigma_mi,
             sigma_ai: $p.sigma_ai,
+            ai_law: $p.ai_law,
+            ai_ns2: $p.ai_ns2,
             md_hold: $p.md_hold,
             iw: $p.iw,
             growth: $p.dpcp_growth,
@@ -145,7 +150,21 @@ macro_rules! chain_laws {
 impl ChainLaws {
     /// The checks every VCP-family window law passes (`vcp::check_window_laws`).
     pub fn validate(&self) -> Result<(), crate::params::ParamError> {
-        crate::vcp::check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)
+        crate::vcp::check_window_laws(
+            self.t_p,
+            self.h,
+            self.alpha,
+            self.sigma_mi,
+            self.sigma_ai,
+            self.md_hold,
+            self.iw,
+        )?;
+        crate::vcp::check_ai_law(&self.ai_ns2)
+    }
+
+    /// The additive-increase law with its constants.
+    pub fn ai(&self) -> AiLaw {
+        AiLaw::new(self.ai_law, self.sigma_ai, self.ai_ns2)
     }
 
     /// The MD hold before the first RTT sample, ns (a hold of one RTT starts at t_p).
@@ -170,6 +189,8 @@ enum Pending {
 #[derive(Clone, Debug)]
 pub struct ChainWindow<O: ChainOrder, L: LossResponse> {
     laws: ChainLaws,
+    /// `laws.ai()`, resolved once.
+    ai: AiLaw,
     mss: f64,
     /// Congestion window, packets.
     cwnd: f64,
@@ -213,6 +234,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
     pub fn with(cfg: &FlowConfig, mss: u32, laws: &ChainLaws, dp: DecoderParams, order: O, loss: L) -> Self {
         ChainWindow {
             laws: *laws,
+            ai: laws.ai(),
             mss: mss.max(1) as f64,
             cwnd: cfg.initial_window.map_or(laws.iw, |w| w.max(1) as f64),
             exit_to: None,
@@ -265,7 +287,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
     fn mi_ai(&self, xi: f64) -> (f64, f64) {
         let rtt = to_secs(self.rtt);
         let l = &self.laws;
-        (mi_step(xi, rtt, l.t_p, l.sigma_mi), ai_step(l.alpha, rtt, l.t_p, l.sigma_ai, self.cwnd))
+        (mi_step(xi, rtt, l.t_p, l.sigma_mi), self.ai.step(l.alpha, rtt, l.t_p, self.cwnd))
     }
 
     /// Apply the pending action for an ACK of `k` new packets (k = 0: a duplicate ACK).
@@ -517,6 +539,31 @@ mod tests {
         let mut w = window(&DpcpParams::default(), 10.0);
         round(&mut w, 0, 0, 0b00, Position::MSP);
         assert!((w.cwnd - 10.1).abs() < 1e-12);
+    }
+
+    /// `ai_law = "ns2"`: the AI term is the reference code's α·w·S(rtt/t_d)/cwnd (hand values
+    /// in `vcp/ai_law.rs`): an MSP 10 alone reads level 10 11 (ρ < 1, ξ = 0), so the step is
+    /// the AI term alone. rtt 10 / 300 / 900 ms: S = 0.02 / 9 / 29; seed001: (rtt/t_p)² =
+    /// 0.0025 / 2.25 / min(20.25, 10).
+    #[test]
+    fn ns2_ai_law_in_the_three_rtt_regimes() {
+        for (rtt, s_ns2, s_seed) in [(10u64, 0.02, 0.0025), (300, 9.0, 2.25), (900, 29.0, 10.0)] {
+            for (law, s) in [(AiLawName::Ns2, s_ns2), (AiLawName::Seed001, s_seed)] {
+                let mut w = window(&DpcpParams { ai_law: law, ..Default::default() }, 10.0);
+                let mut p = data(0);
+                w.on_send(&mut p, &ctx(0, rtt));
+                let mut a = ack(2, MSS, 0b10, Position::MSP);
+                arrive(&mut w, 0, &mut a);
+                on_ack(&mut w, 2 * MSS as u64, &a, &ctx(0, rtt));
+                assert!((w.cwnd - (10.0 + 2.0 * s / 10.0)).abs() < 1e-12, "{law:?} rtt {rtt}: {}", w.cwnd);
+            }
+        }
+        // The ns2 constants are parameters: w = 2 doubles the step.
+        let p =
+            DpcpParams { ai_law: AiLawName::Ns2, ai_ns2: Ns2Ai { w: 2.0, ..Default::default() }, ..Default::default() };
+        let mut w = window(&p, 10.0);
+        round(&mut w, 0, 0, 0b10, Position::MSP); // rtt 200 ms: q = 2, S = 4
+        assert!((w.cwnd - (10.0 + 2.0 * 4.0 / 10.0)).abs() < 1e-12, "{}", w.cwnd);
     }
 
     #[test]
