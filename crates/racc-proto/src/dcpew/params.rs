@@ -48,6 +48,8 @@ pub struct DcpewParams {
     pub ai_law: AiLawName,
     /// The `"ns2"` law's constants.
     pub ai_ns2: Ns2Ai,
+    /// Cap on a level's MI factor ξ (absent: no cap, ξ = h(1/ρ_ub − 1) up to 1.0).
+    pub xi_cap: Option<f64>,
     /// Hold after an MD: "t_p" (default [checked]), "rtt" or seconds.
     pub md_hold: MdHold,
     /// Initial window, packets [reconstructed: 2].
@@ -85,6 +87,7 @@ impl Default for DcpewParams {
             sigma_ai: 10.0,
             ai_law: AiLawName::Seed001,
             ai_ns2: Ns2Ai::default(),
+            xi_cap: None,
             md_hold: MdHold::Tp,
             iw: 2.0,
             dpcp_growth: Growth::MiAi,

@@ -121,6 +121,8 @@ pub struct ChainLaws {
     /// The AI law (`ai_law`, `ai_ns2`; `vcp/ai_law.rs`).
     pub ai_law: AiLawName,
     pub ai_ns2: Ns2Ai,
+    /// Cap on a level's MI factor ξ (`xi_cap`; `None`: ξ as the level gives it).
+    pub xi_cap: Option<f64>,
     pub md_hold: MdHold,
     pub iw: f64,
     pub growth: Growth,
@@ -140,6 +142,7 @@ macro_rules! chain_laws {
             sigma_ai: $p.sigma_ai,
             ai_law: $p.ai_law,
             ai_ns2: $p.ai_ns2,
+            xi_cap: $p.xi_cap,
             md_hold: $p.md_hold,
             iw: $p.iw,
             growth: $p.dpcp_growth,
@@ -159,7 +162,20 @@ impl ChainLaws {
             self.md_hold,
             self.iw,
         )?;
+        if let Some(c) = self.xi_cap {
+            crate::params::positive("xi_cap", c)?;
+        }
         crate::vcp::check_ai_law(&self.ai_ns2)
+    }
+
+    /// The MI factor of level `lf`: h(1/ρ_ub − 1) [reconstructed], at most `xi_cap`. The VCP
+    /// reference sender's multi-bit mode (`vcp-src.cc`, `VcpSrcAgent::recv_newack_helper`
+    /// with `encode_load_factor_` off) caps its MI factor at 1/16 for ρ ≤ 0.8; seed 000 gives
+    /// no cap for DPCP.
+    #[inline]
+    pub fn xi(&self, lf: super::levels::Lf) -> f64 {
+        let xi = lf.xi(self.h);
+        self.xi_cap.map_or(xi, |c| xi.min(c))
     }
 
     /// The additive-increase law with its constants.
@@ -298,7 +314,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
             Pending::Act(Action::SetCwnd(c)) => self.cwnd = c,
             Pending::Act(Action::Ai) => self.cwnd += k * self.mi_ai(0.0).1,
             Pending::Act(Action::Grow { lf, vcp }) => {
-                let (mi, ai) = self.mi_ai(lf.xi(self.laws.h));
+                let (mi, ai) = self.mi_ai(self.laws.xi(lf));
                 let step = match (vcp || self.laws.growth == Growth::VcpLike, lf.zone()) {
                     (false, _) => mi + ai,
                     (true, Zone::Low) => mi,
@@ -512,6 +528,22 @@ mod tests {
         let mut syn = Packet::tcp(0, Kind::Syn, 40, 0, TcpHeader { seq: 5, ..Default::default() });
         w.on_send(&mut syn, &ctx(0, 200));
         assert_eq!((syn.ecn, syn.tcp_hdr().unwrap().seq), (ecn::NOT_ECT, 5));
+    }
+
+    /// `xi_cap` bounds the level's ξ: with a cap of 0.2, level 01 01 (ξ = 1.0) and 01 10
+    /// (0.375) grow by ξ = 0.2, level 10 01 (0.0441) is below the cap and unchanged. rtt = t_p:
+    /// mi_step = ξ, ai_step = α/cwnd.
+    #[test]
+    fn xi_cap_bounds_the_level_mi_factor() {
+        let p = DpcpParams { xi_cap: Some(0.2), ..Default::default() };
+        for (m, l, xi) in [(0b01, 0b01, 0.2), (0b01, 0b10, 0.2), (0b10, 0b01, Lf::dpcp(0b10, 0b01).xi(0.25))] {
+            let mut w = window(&p, 10.0);
+            round(&mut w, 0, 0, m, Position::MSP);
+            let after_msp = w.cwnd;
+            round(&mut w, 0, MSS, l, Position::LSP);
+            assert!((w.cwnd - (after_msp + xi + 1.0 / after_msp)).abs() < 1e-12, "{m:02b} {l:02b}: {}", w.cwnd);
+        }
+        assert_eq!(DpcpParams { xi_cap: Some(0.0), ..Default::default() }.validate().unwrap_err().key, "xi_cap");
     }
 
     #[test]
