@@ -161,6 +161,28 @@ fn sender_and_router_load_factor_intervals_must_agree() {
     from_toml(&tcp, "ok.toml").expect("newreno through a vcp router");
 }
 
+/// Issue 13: `ai_law` ("seed001" | "ns2") on every VCP-family flow; another value is refused
+/// before the run with the file, the key path and the accepted names, as is a bad `ai_ns2`
+/// constant.
+#[test]
+fn unknown_ai_law_is_refused() {
+    let vcp = GOOD.replace("buffer = 100 }", "buffer = 100, router = \"vcp\" }").replace("\"newreno\"", "\"vcp\"");
+    for (proto, router) in [("vcp", "vcp"), ("dpcp", "dpcp"), ("tpcp", "tpcp"), ("dcpew", "dcpew"), ("dccp-vcp", "vcp")]
+    {
+        let text = vcp
+            .replace("protocol = \"vcp\"", &format!("protocol = \"{proto}\""))
+            .replace("router = \"vcp\"", &format!("router = \"{router}\""));
+        for law in ["seed001", "ns2"] {
+            from_toml(&text.replace("count = 2", &format!("count = 2\nparams = {{ ai_law = \"{law}\" }}")), "ok.toml")
+                .unwrap_or_else(|e| panic!("{proto} {law}: {e}"));
+        }
+        let bad = text.replace("count = 2", "count = 2\nparams = { ai_law = \"ns-2\" }");
+        refused(&bad, "flows[0].params.ai_law", "unknown variant `ns-2`, expected `seed001` or `ns2`");
+        let bad = text.replace("count = 2", "count = 2\nparams = { ai_law = \"ns2\", ai_ns2 = { t_d = -0.1 } }");
+        refused(&bad, "flows[0].params.ai_ns2.t_d", "must be a finite number > 0");
+    }
+}
+
 /// The routers write a load factor's digits over chains of their length and the sender decodes
 /// chains of its own (seed 000 §3.2, §5): a DPCP flow with chains of 3 through DPCP routers with
 /// chains of 2 ran wrong before; it is refused naming the flow's key, both values and the port.

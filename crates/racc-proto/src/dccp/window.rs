@@ -158,4 +158,16 @@ mod tests {
         assert_eq!(w.vcp_mds(), Some(1), "one MD, then the hold");
         assert!(w.reads_codes());
     }
+
+    /// DCCP/VCP takes `ai_law` with the rest of VCP's table: code 10 at rtt 300 ms adds
+    /// α·S(3)/cwnd = 9/cwnd per packet under "ns2", (0.3/0.2)²/cwnd = 2.25/cwnd under seed001.
+    #[test]
+    fn vcp_growth_follows_ai_law() {
+        for (law, s) in [(crate::vcp::AiLawName::Ns2, 9.0), (crate::vcp::AiLawName::Seed001, 2.25)] {
+            let p = VcpParams { ai_law: law, ..Default::default() };
+            let mut w = DccpWindow::new(10.0, f64::INFINITY, Growth::Vcp { laws: VcpLaws::new(&p), slow_start: false });
+            w.on_ack(2, ecn::ECT0, 2, 0.3, 0);
+            assert!((w.cwnd() - (10.0 + 2.0 * s / 10.0)).abs() < 1e-12, "{law:?}: {}", w.cwnd());
+        }
+    }
 }

@@ -7,7 +7,7 @@ use crate::dpcp::decode::DecoderParams;
 use crate::dpcp::Growth;
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
-use crate::vcp::{LoadFactorParams, MdHold};
+use crate::vcp::{AiLawName, LoadFactorParams, MdHold, Ns2Ai};
 
 /// How a DCP-EW host fills the IP ID (seed 003 §III.B).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -44,6 +44,12 @@ pub struct DcpewParams {
     pub alpha: f64,
     pub sigma_mi: f64,
     pub sigma_ai: f64,
+    /// The AI law: "seed001" (default) or "ns2" (the reference ns-2 sender's; `vcp/ai_law.rs`).
+    pub ai_law: AiLawName,
+    /// The `"ns2"` law's constants.
+    pub ai_ns2: Ns2Ai,
+    /// Cap on a level's MI factor ξ (absent: no cap, ξ = h(1/ρ_ub − 1) up to 1.0).
+    pub xi_cap: Option<f64>,
     /// Hold after an MD: "t_p" (default [checked]), "rtt" or seconds.
     pub md_hold: MdHold,
     /// Initial window, packets [reconstructed: 2].
@@ -79,6 +85,9 @@ impl Default for DcpewParams {
             alpha: 1.0,
             sigma_mi: 2.5,
             sigma_ai: 10.0,
+            ai_law: AiLawName::Seed001,
+            ai_ns2: Ns2Ai::default(),
+            xi_cap: None,
             md_hold: MdHold::Tp,
             iw: 2.0,
             dpcp_growth: Growth::MiAi,

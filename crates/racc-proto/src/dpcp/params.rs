@@ -6,7 +6,7 @@ use super::decode::DecoderParams;
 use super::levels::MAX_CHAIN;
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
-use crate::vcp::{LoadFactorParams, MdHold};
+use crate::vcp::{AiLawName, LoadFactorParams, MdHold, Ns2Ai};
 
 /// Growth law in the low and high zones (PROTOCOLS.md §3 `dpcp_growth`).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -35,6 +35,12 @@ pub struct DpcpParams {
     /// Caps σ_MI, σ_AI [seed 001: 2.5, 10].
     pub sigma_mi: f64,
     pub sigma_ai: f64,
+    /// The AI law: "seed001" (default) or "ns2" (the reference ns-2 sender's; `vcp/ai_law.rs`).
+    pub ai_law: AiLawName,
+    /// The `"ns2"` law's constants.
+    pub ai_ns2: Ns2Ai,
+    /// Cap on a level's MI factor ξ (absent: no cap, ξ = h(1/ρ_ub − 1) up to 1.0).
+    pub xi_cap: Option<f64>,
     /// Hold after an MD, as VCP's: "t_p" (default [checked]), "rtt" or seconds.
     pub md_hold: MdHold,
     /// Initial window, packets [reconstructed: 2, as VCP].
@@ -60,6 +66,9 @@ impl Default for DpcpParams {
             alpha: 1.0,
             sigma_mi: 2.5,
             sigma_ai: 10.0,
+            ai_law: AiLawName::Seed001,
+            ai_ns2: Ns2Ai::default(),
+            xi_cap: None,
             md_hold: MdHold::Tp,
             iw: 2.0,
             dpcp_growth: Growth::MiAi,

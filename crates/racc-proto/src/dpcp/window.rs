@@ -40,7 +40,7 @@ use crate::endpoint::FlowConfig;
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{ecn, tcp_checksum, Kind, Packet};
 use crate::time::{secs, to_secs, Dur, Time};
-use crate::vcp::{ai_step, mi_step, MdHold};
+use crate::vcp::{mi_step, AiLaw, AiLawName, MdHold, Ns2Ai};
 
 /// How a data packet takes its chain position (seed 000 §3.2; seed 003 §III.B).
 pub trait ChainOrder: Clone + std::fmt::Debug + Send + 'static {
@@ -118,6 +118,11 @@ pub struct ChainLaws {
     pub alpha: f64,
     pub sigma_mi: f64,
     pub sigma_ai: f64,
+    /// The AI law (`ai_law`, `ai_ns2`; `vcp/ai_law.rs`).
+    pub ai_law: AiLawName,
+    pub ai_ns2: Ns2Ai,
+    /// Cap on a level's MI factor ξ (`xi_cap`; `None`: ξ as the level gives it).
+    pub xi_cap: Option<f64>,
     pub md_hold: MdHold,
     pub iw: f64,
     pub growth: Growth,
@@ -135,6 +140,9 @@ macro_rules! chain_laws {
             alpha: $p.alpha,
             sigma_mi: $p.sigma_mi,
             sigma_ai: $p.sigma_ai,
+            ai_law: $p.ai_law,
+            ai_ns2: $p.ai_ns2,
+            xi_cap: $p.xi_cap,
             md_hold: $p.md_hold,
             iw: $p.iw,
             growth: $p.dpcp_growth,
@@ -145,7 +153,34 @@ macro_rules! chain_laws {
 impl ChainLaws {
     /// The checks every VCP-family window law passes (`vcp::check_window_laws`).
     pub fn validate(&self) -> Result<(), crate::params::ParamError> {
-        crate::vcp::check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)
+        crate::vcp::check_window_laws(
+            self.t_p,
+            self.h,
+            self.alpha,
+            self.sigma_mi,
+            self.sigma_ai,
+            self.md_hold,
+            self.iw,
+        )?;
+        if let Some(c) = self.xi_cap {
+            crate::params::positive("xi_cap", c)?;
+        }
+        crate::vcp::check_ai_law(&self.ai_ns2)
+    }
+
+    /// The MI factor of level `lf`: h(1/ρ_ub − 1) [reconstructed], at most `xi_cap`. The VCP
+    /// reference sender's multi-bit mode (`vcp-src.cc`, `VcpSrcAgent::recv_newack_helper`
+    /// with `encode_load_factor_` off) caps its MI factor at 1/16 for ρ ≤ 0.8; seed 000 gives
+    /// no cap for DPCP.
+    #[inline]
+    pub fn xi(&self, lf: super::levels::Lf) -> f64 {
+        let xi = lf.xi(self.h);
+        self.xi_cap.map_or(xi, |c| xi.min(c))
+    }
+
+    /// The additive-increase law with its constants.
+    pub fn ai(&self) -> AiLaw {
+        AiLaw::new(self.ai_law, self.sigma_ai, self.ai_ns2)
     }
 
     /// The MD hold before the first RTT sample, ns (a hold of one RTT starts at t_p).
@@ -170,6 +205,8 @@ enum Pending {
 #[derive(Clone, Debug)]
 pub struct ChainWindow<O: ChainOrder, L: LossResponse> {
     laws: ChainLaws,
+    /// `laws.ai()`, resolved once.
+    ai: AiLaw,
     mss: f64,
     /// Congestion window, packets.
     cwnd: f64,
@@ -213,6 +250,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
     pub fn with(cfg: &FlowConfig, mss: u32, laws: &ChainLaws, dp: DecoderParams, order: O, loss: L) -> Self {
         ChainWindow {
             laws: *laws,
+            ai: laws.ai(),
             mss: mss.max(1) as f64,
             cwnd: cfg.initial_window.map_or(laws.iw, |w| w.max(1) as f64),
             exit_to: None,
@@ -265,7 +303,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
     fn mi_ai(&self, xi: f64) -> (f64, f64) {
         let rtt = to_secs(self.rtt);
         let l = &self.laws;
-        (mi_step(xi, rtt, l.t_p, l.sigma_mi), ai_step(l.alpha, rtt, l.t_p, l.sigma_ai, self.cwnd))
+        (mi_step(xi, rtt, l.t_p, l.sigma_mi), self.ai.step(l.alpha, rtt, l.t_p, self.cwnd))
     }
 
     /// Apply the pending action for an ACK of `k` new packets (k = 0: a duplicate ACK).
@@ -276,7 +314,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
             Pending::Act(Action::SetCwnd(c)) => self.cwnd = c,
             Pending::Act(Action::Ai) => self.cwnd += k * self.mi_ai(0.0).1,
             Pending::Act(Action::Grow { lf, vcp }) => {
-                let (mi, ai) = self.mi_ai(lf.xi(self.laws.h));
+                let (mi, ai) = self.mi_ai(self.laws.xi(lf));
                 let step = match (vcp || self.laws.growth == Growth::VcpLike, lf.zone()) {
                     (false, _) => mi + ai,
                     (true, Zone::Low) => mi,
@@ -492,6 +530,22 @@ mod tests {
         assert_eq!((syn.ecn, syn.tcp_hdr().unwrap().seq), (ecn::NOT_ECT, 5));
     }
 
+    /// `xi_cap` bounds the level's ξ: with a cap of 0.2, level 01 01 (ξ = 1.0) and 01 10
+    /// (0.375) grow by ξ = 0.2, level 10 01 (0.0441) is below the cap and unchanged. rtt = t_p:
+    /// mi_step = ξ, ai_step = α/cwnd.
+    #[test]
+    fn xi_cap_bounds_the_level_mi_factor() {
+        let p = DpcpParams { xi_cap: Some(0.2), ..Default::default() };
+        for (m, l, xi) in [(0b01, 0b01, 0.2), (0b01, 0b10, 0.2), (0b10, 0b01, Lf::dpcp(0b10, 0b01).xi(0.25))] {
+            let mut w = window(&p, 10.0);
+            round(&mut w, 0, 0, m, Position::MSP);
+            let after_msp = w.cwnd;
+            round(&mut w, 0, MSS, l, Position::LSP);
+            assert!((w.cwnd - (after_msp + xi + 1.0 / after_msp)).abs() < 1e-12, "{m:02b} {l:02b}: {}", w.cwnd);
+        }
+        assert_eq!(DpcpParams { xi_cap: Some(0.0), ..Default::default() }.validate().unwrap_err().key, "xi_cap");
+    }
+
     #[test]
     fn mi_plus_ai_from_the_level_upper_bound() {
         // rtt = t_p: mi_step = ξ, ai_step = α/cwnd.
@@ -517,6 +571,31 @@ mod tests {
         let mut w = window(&DpcpParams::default(), 10.0);
         round(&mut w, 0, 0, 0b00, Position::MSP);
         assert!((w.cwnd - 10.1).abs() < 1e-12);
+    }
+
+    /// `ai_law = "ns2"`: the AI term is the reference code's α·w·S(rtt/t_d)/cwnd (hand values
+    /// in `vcp/ai_law.rs`): an MSP 10 alone reads level 10 11 (ρ < 1, ξ = 0), so the step is
+    /// the AI term alone. rtt 10 / 300 / 900 ms: S = 0.02 / 9 / 29; seed001: (rtt/t_p)² =
+    /// 0.0025 / 2.25 / min(20.25, 10).
+    #[test]
+    fn ns2_ai_law_in_the_three_rtt_regimes() {
+        for (rtt, s_ns2, s_seed) in [(10u64, 0.02, 0.0025), (300, 9.0, 2.25), (900, 29.0, 10.0)] {
+            for (law, s) in [(AiLawName::Ns2, s_ns2), (AiLawName::Seed001, s_seed)] {
+                let mut w = window(&DpcpParams { ai_law: law, ..Default::default() }, 10.0);
+                let mut p = data(0);
+                w.on_send(&mut p, &ctx(0, rtt));
+                let mut a = ack(2, MSS, 0b10, Position::MSP);
+                arrive(&mut w, 0, &mut a);
+                on_ack(&mut w, 2 * MSS as u64, &a, &ctx(0, rtt));
+                assert!((w.cwnd - (10.0 + 2.0 * s / 10.0)).abs() < 1e-12, "{law:?} rtt {rtt}: {}", w.cwnd);
+            }
+        }
+        // The ns2 constants are parameters: w = 2 doubles the step.
+        let p =
+            DpcpParams { ai_law: AiLawName::Ns2, ai_ns2: Ns2Ai { w: 2.0, ..Default::default() }, ..Default::default() };
+        let mut w = window(&p, 10.0);
+        round(&mut w, 0, 0, 0b10, Position::MSP); // rtt 200 ms: q = 2, S = 4
+        assert!((w.cwnd - (10.0 + 2.0 * 4.0 / 10.0)).abs() < 1e-12, "{}", w.cwnd);
     }
 
     #[test]

@@ -5,13 +5,15 @@
 //! Per acknowledged packet (k per ACK), rtt the sender's smoothed RTT:
 //! ```text
 //! mi_step = (1+μ)^min(rtt/t_p, σ_MI) − 1                 A3
-//! ai_step = α·min((rtt/t_p)², σ_AI)/cwnd                  A4
+//! ai_step = α·min((rtt/t_p)², σ_AI)/cwnd                  A4 (`ai_law = "seed001"`;
+//!           "ns2": the reference code's α·w·S(rtt/t_d)/cwnd, `ai_law.rs`)
 //! code 01: cwnd += k·mi_step         code 10: cwnd += k·ai_step
 //! code 11: now < hold_until → nothing; now < ai_until → cwnd += k·ai_step;
 //!          else cwnd = max(1, β·cwnd) (A5), hold_until = now + md_hold, ai_until = hold_until + rtt
 //! code 00: the path bleached the code: cwnd += k/cwnd (TCP congestion avoidance) [reconstructed]
 //! ```
 
+use super::ai_law::AiLaw;
 use super::params::{MdHold, VcpParams};
 use crate::packet::ecn;
 use crate::time::{secs, Dur, Time};
@@ -44,7 +46,7 @@ pub struct VcpLaws {
     alpha: f64,
     beta: f64,
     sigma_mi: f64,
-    sigma_ai: f64,
+    ai: AiLaw,
     t_p_s: f64,
     md_hold: MdHold,
     episode: MdEpisode,
@@ -59,7 +61,7 @@ impl VcpLaws {
             alpha: p.alpha,
             beta: p.beta,
             sigma_mi: p.sigma_mi,
-            sigma_ai: p.sigma_ai,
+            ai: p.ai(),
             t_p_s: p.t_p,
             md_hold: p.md_hold,
             episode: MdEpisode::default(),
@@ -99,14 +101,14 @@ impl VcpLaws {
     pub fn on_code(&mut self, cwnd: f64, code: u8, k: f64, rtt_s: f64, now: Time) -> f64 {
         match code {
             ecn::ECT1 => cwnd + k * mi_step(self.mu, rtt_s, self.t_p_s, self.sigma_mi),
-            ecn::ECT0 => cwnd + k * ai_step(self.alpha, rtt_s, self.t_p_s, self.sigma_ai, cwnd),
+            ecn::ECT0 => cwnd + k * self.ai.step(self.alpha, rtt_s, self.t_p_s, cwnd),
             ecn::CE => {
                 if now < self.episode.hold_until {
                     // The load factor still measures the load from before the MD.
                     cwnd
                 } else if now < self.episode.ai_until {
                     // AI for one rtt after the hold (seed 001 App.).
-                    cwnd + k * ai_step(self.alpha, rtt_s, self.t_p_s, self.sigma_ai, cwnd)
+                    cwnd + k * self.ai.step(self.alpha, rtt_s, self.t_p_s, cwnd)
                 } else {
                     self.mds += 1;
                     let hold_until = now.saturating_add(self.hold(rtt_s));

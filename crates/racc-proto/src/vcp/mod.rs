@@ -4,6 +4,7 @@
 //! - [`load_factor`]: the per-port load-factor estimator (A1, A2), reusable by DPCP and DCP-EW
 //! - [`router`]: [`VcpRouter`], the router module (counts arrivals, marks at dequeue)
 //! - [`laws`]: [`VcpLaws`], MI/AI/MD (A3–A5) on a window in packets, for any transport
+//! - [`ai_law`]: [`AiLaw`], A4 as printed or the reference ns-2 sender's AI (`ai_law`)
 //! - [`window`]: [`VcpWindow`], those laws as the TCP transport's congestion controller
 //! - [`params`]: [`VcpParams`], a VCP flow's parameter table and the family's shared checks
 //! - [`echo`]: [`VcpEcho`], the receiver's echo of the largest code into each ACK
@@ -11,6 +12,7 @@
 //! The 2-bit code travels in the IP ECN bits (01 low, 10 high, 11 overload; 00 = not VCP) and
 //! back in the ACK's reserved-bit echo field.
 
+pub mod ai_law;
 pub mod echo;
 pub mod laws;
 pub mod load_factor;
@@ -18,6 +20,7 @@ pub mod params;
 pub mod router;
 pub mod window;
 
+pub use ai_law::{check_ai_law, AiLaw, AiLawName, Ns2Ai};
 pub use echo::VcpEcho;
 pub use laws::{ai_step, mi_step, MdEpisode, VcpLaws};
 pub use load_factor::{load_factor, queue_ewma, vcp_code, LoadFactor, LoadFactorParams, RHO_HIGH, RHO_OVERLOAD};
@@ -118,6 +121,24 @@ mod tests {
         let r = registry::router("vcp", &json!({"gamma": 0.95}), SimRng::for_component(1, "router/port0")).unwrap();
         assert_eq!(r.name(), "vcp");
         assert!(registry::ROUTER_MODULES.iter().any(|m| m.name == "vcp"));
+    }
+
+    /// Every VCP-family protocol takes `ai_law` ("seed001" | "ns2") and its `ai_ns2` constants,
+    /// and refuses another value with the key and the two accepted names.
+    #[test]
+    fn every_vcp_family_protocol_takes_ai_law() {
+        for proto in ["vcp", "dpcp", "tpcp", "dcpew", "dccp-vcp"] {
+            for law in ["seed001", "ns2"] {
+                assert_eq!(registry::check_protocol(proto, &json!({"ai_law": law})), Ok(()), "{proto} {law}");
+            }
+            let e = registry::check_protocol(proto, &json!({"ai_law": "ns3"})).unwrap_err();
+            assert_eq!(e.key, "ai_law", "{proto}");
+            assert!(e.reason.contains("seed001") && e.reason.contains("ns2"), "{proto}: {e}");
+            let e = registry::check_protocol(proto, &json!({"ai_law": "ns2", "ai_ns2": {"w": 0}})).unwrap_err();
+            assert_eq!(e.key, "ai_ns2.w", "{proto}");
+            let e = registry::check_protocol(proto, &json!({"ai_ns2": {"t_e": 0.1}})).unwrap_err();
+            assert!(e.key.starts_with("ai_ns2") && e.reason.contains("t_e"), "{proto}: {e:?}");
+        }
     }
 
     /// Sender and receiver built by the registry, wired back to back: 2 packets at 01, ACKs

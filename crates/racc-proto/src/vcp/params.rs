@@ -1,6 +1,7 @@
 //! The `params` table of a VCP flow (seed 001 A3–A5; PROTOCOLS.md §2 and §16) and the checks
 //! the VCP family's window-law parameters share.
 
+use super::ai_law::{check_ai_law, AiLaw, AiLawName, Ns2Ai};
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
 use crate::time::secs;
@@ -54,8 +55,13 @@ pub struct VcpParams {
     pub beta: f64,
     /// Cap σ_MI on rtt/t_p in the MI exponent [seed 001: 2.5].
     pub sigma_mi: f64,
-    /// Cap σ_AI on (rtt/t_p)² in AI [seed 001: 10].
+    /// Cap σ_AI on (rtt/t_p)² in AI [seed 001: 10]; the `"seed001"` law's.
     pub sigma_ai: f64,
+    /// The additive-increase law: "seed001" (default, A4 as printed) or "ns2" (the VCP
+    /// authors' ns-2 sender; `ai_law.rs`).
+    pub ai_law: AiLawName,
+    /// The `"ns2"` law's constants.
+    pub ai_ns2: Ns2Ai,
     /// Hold after an MD: "t_p" (default [checked]), "rtt" (seed 000) or seconds (0 = seed 001).
     pub md_hold: MdHold,
     /// Initial window, packets [reconstructed: 2]; a flow's `initial_window` overrides it.
@@ -76,6 +82,8 @@ impl Default for VcpParams {
             beta: 0.875,
             sigma_mi: 2.5,
             sigma_ai: 10.0,
+            ai_law: AiLawName::Seed001,
+            ai_ns2: Ns2Ai::default(),
             md_hold: MdHold::Tp,
             iw: 2.0,
             initial_slow_start: false,
@@ -90,8 +98,14 @@ impl VcpParams {
         self.mu.unwrap_or(self.h * (1.0 / super::RHO_HIGH - 1.0))
     }
 
+    /// The additive-increase law with its constants.
+    pub fn ai(&self) -> AiLaw {
+        AiLaw::new(self.ai_law, self.sigma_ai, self.ai_ns2)
+    }
+
     pub fn validate(&self) -> Result<(), ParamError> {
         check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)?;
+        check_ai_law(&self.ai_ns2)?;
         if let Some(mu) = self.mu {
             positive("mu", mu)?;
         }

@@ -266,6 +266,29 @@ mod tests {
         assert!(ai_step(1.0, 0.63, 0.2, 10.0, 1.0) < 10.0);
     }
 
+    /// `ai_law = "ns2"` through TCP/VCP's controller: AI (code 10, and 11 within AI-for-one-rtt)
+    /// adds α·w·S(rtt/t_d)/cwnd per packet, S = 0.2q below 20 ms, q² to 500 ms, (q − 5) + 25
+    /// beyond (q = rtt/100 ms): 10 ms → 0.02, 300 ms → 9, 900 ms → 29. MI is unchanged.
+    #[test]
+    fn ns2_ai_law_in_the_three_rtt_regimes() {
+        use crate::vcp::AiLawName;
+        let p = VcpParams { ai_law: AiLawName::Ns2, ..Default::default() };
+        for (rtt, s) in [(10u64, 0.02), (300, 9.0), (900, 29.0)] {
+            let mut w = window(20.0, &p);
+            new_ack(&mut w, 2000, &ack(0b10), &ctx(MS, rtt));
+            assert!(close(w.cwnd_pkts(), 20.0 + 2.0 * s / 20.0), "rtt {rtt}: {}", w.cwnd_pkts());
+            // MI as seed001's (the reference code's exponent cap 2.5 = σ_MI).
+            let mut w = window(20.0, &p);
+            new_ack(&mut w, 1000, &ack(0b01), &ctx(MS, rtt));
+            assert!(close(w.cwnd_pkts(), 20.0 + mi_step(0.0625, rtt as f64 / 1e3, 0.2, 2.5)));
+            // Overload after the hold, within one rtt: AI by the same law.
+            let mut w = window(16.0, &p);
+            new_ack(&mut w, 1000, &ack(0b11), &ctx(1000 * MS, rtt));
+            new_ack(&mut w, 1000, &ack(0b11), &ctx(1200 * MS, rtt));
+            assert!(close(w.cwnd_pkts(), 14.0 + s / 14.0), "rtt {rtt}: {}", w.cwnd_pkts());
+        }
+    }
+
     #[test]
     fn md_once_then_hold_then_ai_for_one_rtt() {
         let p = VcpParams::default(); // md_hold = t_p = 200 ms
