@@ -1,7 +1,7 @@
 """QFCP §III's three experiments at reduced scale. qfcp-fct (§III.A): the first 6,000 arrivals
 of the paper's list (to about 9.6 s) at its capacity and delay, for TCP Reno, XCP, RCP and QFCP.
 Every case runs on the identical arrival list and draws Fig. 1. qfcp-wlan-fairness (§III.B): the
-twelve flows over the shared medium for 15 s. qfcp-lossy (§III.C): three of the seven loss rates.
+full 40 s scenario (it is small). qfcp-lossy (§III.C): three of the seven loss rates.
 Every judged claim is a test, a strict expected failure with the measured number where racc falls
 short of the paper."""
 
@@ -70,11 +70,13 @@ def test_claim(claim, rep):
     assert found[0].verdict == "consistent", f"{found[0].paper} vs {found[0].measured}"
 
 
-# --- qfcp-wlan-fairness (QFCP §III.B, Fig. 2) at reduced scale: the paper's twelve flows over the
-# shared 802.11b-like medium for 15 s instead of 40 (the claims read from 3 s on, after the
-# probe's settling, so the shorter run judges the same steady state).
+# --- qfcp-wlan-fairness (QFCP §III.B, Fig. 2) at full scale: the twelve flows over the shared
+# medium for the scenario's 40 s. Both runs together take a few seconds of CPU, and the 15 s
+# quick run judged the issue's comparison the other way round (QFCP's mean Jain's index 0.33
+# against TCP's 0.25 over (3, 15] s; 0.23 against 0.33 over (3, 40] s): QFCP's flows alternate
+# between bursts and timeouts of several seconds, so a short window is a different sample.
 
-#: Shortfalls (measured at this scale): every member's QFCP router on the medium probes its own
+#: Shortfalls (measured at full scale): every member's QFCP router on the medium probes its own
 #: port alone. A station's router sees one flow and an often idle queue, so its estimate grows by
 #: 1.1 per interval (to tens of Gb/s while its flow waits out a timeout) and the next ACK's
 #: feedback opens a window the station's 50-packet queue cannot hold; the access point's estimate
@@ -82,20 +84,20 @@ def test_claim(claim, rep):
 WLAN_CLAIMS = [
     (
         "QFCP achieves good fairness on the throughput once its probe finds the bandwidth",
-        "mean 1 s Jain's index after 3 s 0.33 vs near 1 (>= 0.75)",
+        "mean 1 s Jain's index after 3 s 0.23 vs near 1 (>= 0.75)",
     ),
     (
         "QFCP's probe finds the wireless bandwidth shortly after 2-3 seconds",
-        "some 1 s Jain's index below 0.75 up to the end of the 15 s run vs settled by 3.75 s",
+        "some 1 s Jain's index below 0.75 up to the end of the 40 s run vs settled by 3.75 s",
     ),
     (
         "QFCP allocates the bandwidth equally among the flows, downloads and uploads alike",
-        "flows from 0.04 to 0.42 Mb/s, worst 180 % from the mean vs every flow within 10 %",
+        "flows from 0.04 to 0.73 Mb/s, worst 405 % from the mean vs every flow within 10 %",
     ),
     ("under TCP the downloading flows are unable to gain their fair share and keep sending at very low rates", None),
     (
         "TCP's fairness index is low in this scenario: its performance degrades significantly",
-        "QFCP's mean Jain's index 0.33 is 1.32x TCP's 0.25, not >= 1.5x",
+        "QFCP's mean Jain's index 0.23 is 0.68x TCP's 0.33, not >= 1.5x",
     ),
 ]
 
@@ -104,7 +106,7 @@ WLAN_CLAIMS = [
 def wlan(tmp_path_factory):
     from racc import experiments
 
-    return experiments.reproduce("qfcp-wlan-fairness", out=tmp_path_factory.mktemp("qfcp") / "wlan", quick=True)
+    return experiments.reproduce("qfcp-wlan-fairness", out=tmp_path_factory.mktemp("qfcp") / "wlan")
 
 
 def test_wlan_runs_both_protocols_and_draws_fig2(wlan):
@@ -118,6 +120,11 @@ def test_wlan_runs_both_protocols_and_draws_fig2(wlan):
     assert [p.name for p in wlan.figures] == ["fig2ab-cwnd.png", "fig2c-jain.png"]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="shortfall: mean 1 s Jain's index over (3, 40] s TCP 0.33, QFCP 0.23 (QFCP's per-member probes, "
+    "see WLAN_CLAIMS); the flows' mean throughputs over the window give TCP 0.37, QFCP 0.38",
+)
 def test_on_the_medium_tcp_jain_index_is_below_qfcp_s(wlan):
     """The issue's test: on the wireless medium TCP's Jain's index between downloads and uploads
     is below QFCP's (mean of the 1 s indices after the probe has settled)."""
@@ -180,6 +187,16 @@ LOSSY_SHORTFALLS: dict[str, str] = {
     ),
     "loss 0.1: QFCP fairly allocates the bandwidth between the lossy and the lossless flow": (
         "shares lossy 0.011 / lossless 0.946 vs each within 10 % of 0.5"
+    ),
+    # the lossless flow takes what the lossy one leaves, so XCP-b's probe finds the capacity
+    "loss 0.001: XCP-b's window shrinking prevents its probing algorithm from working efficiently": (
+        "XCP-b's utilisation 0.974 vs below 0.90"
+    ),
+    "loss 0.01: XCP-b's window shrinking prevents its probing algorithm from working efficiently": (
+        "XCP-b's utilisation 0.976 vs below 0.90"
+    ),
+    "loss 0.1: XCP-b's window shrinking prevents its probing algorithm from working efficiently": (
+        "XCP-b's utilisation 0.985 vs below 0.90"
     ),
 }
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import polars as pl
 
-from racc.experiments.base import FAIR, MUCH, Case, Claim, Experiment, judged, register
+from racc.experiments.base import FAIR, HIGH_UTILISATION, MUCH, Case, Claim, Experiment, judged, register
 
 SCENARIO = "qfcp-lossy.toml"
 #: QFCP §III.C: "The packet loss rate we have investigated varies from 0.0001 to 0.1"; the paper
@@ -44,7 +44,8 @@ FROM_S = 20.0
 CLAIM_KEEPS = "loss {rate:g}: XCP-b's window shrinking significantly reduces the lossy flow's rate; QFCP keeps it"
 CLAIM_QFCP_FAIR = "loss {rate:g}: QFCP fairly allocates the bandwidth between the lossy and the lossless flow"
 CLAIM_XCPB_UNFAIR = "loss {rate:g}: XCP-b treats the lossy flow as congested and allocates the bandwidth unfairly"
-LOSSY_CLAIM_TEMPLATES = (CLAIM_KEEPS, CLAIM_QFCP_FAIR, CLAIM_XCPB_UNFAIR)
+CLAIM_XCPB_PROBE = "loss {rate:g}: XCP-b's window shrinking prevents its probing algorithm from working efficiently"
+LOSSY_CLAIM_TEMPLATES = (CLAIM_KEEPS, CLAIM_QFCP_FAIR, CLAIM_XCPB_UNFAIR, CLAIM_XCPB_PROBE)
 
 
 def case_name(protocol: str, rate: float) -> str:
@@ -77,6 +78,8 @@ def shares(res: Any) -> dict[str, float]:
     out = {grp: float(g.filter(pl.col("group") == grp)["share"].mean() or 0.0) for grp in (LOSSY, LOSSLESS)}
     links = res.links.filter((pl.col("name") == BOTTLENECK) & (pl.col("time_s") > FROM_S + 1e-9))
     out["utilisation"] = float(links["utilisation"].mean())
+    est = links["capacity_estimate_bps"] if "capacity_estimate_bps" in links.columns else None
+    out["estimate_bps"] = float(est.mean()) if est is not None and est.len() else float("nan")
     return out
 
 
@@ -185,6 +188,19 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 (UNFAIR, None),
                 f"the lossless flow's share more than {UNFAIR:.2f}× the lossy one's: outside what the 'fair' rule "
                 f"allows two flows (each within ±{FAIR:.0%} of the same share: at most (1 + {FAIR:g}) / (1 − {FAIR:g}))",
+            )
+        )
+    for rate, s in sorted(x.items()):
+        out.append(
+            judged(
+                CLAIM_XCPB_PROBE.format(rate=rate),
+                "the link under-used",
+                s["utilisation"],
+                f"bottleneck utilisation {s['utilisation']:.3f}; the probe's estimate {s['estimate_bps'] / 1e6:.2f} Mb/s "
+                "on average",
+                (None, HIGH_UTILISATION),
+                f"utilisation of the bottleneck below {HIGH_UTILISATION:.0%} after {FROM_S:g} s ('efficiently' read "
+                "as the 'high utilisation' rule, here its negation)",
             )
         )
     return out
