@@ -1,7 +1,9 @@
-"""QFCP §III.A's flow-completion experiment (qfcp-fct) at reduced scale: the first 6,000 arrivals
+"""QFCP §III's three experiments at reduced scale. qfcp-fct (§III.A): the first 6,000 arrivals
 of the paper's list (to about 9.6 s) at its capacity and delay, for TCP Reno, XCP, RCP and QFCP.
-Every case runs on the identical arrival list and draws Fig. 1; every judged claim is a test,
-a strict expected failure with the measured number where racc falls short of the paper."""
+Every case runs on the identical arrival list and draws Fig. 1. qfcp-wlan-fairness (§III.B): the
+full 40 s scenario (it is small). qfcp-lossy (§III.C): three of the seven loss rates.
+Every judged claim is a test, a strict expected failure with the measured number where racc falls
+short of the paper."""
 
 from __future__ import annotations
 
@@ -66,3 +68,175 @@ def test_claim(claim, rep):
     found = [c for c in rep.claims if c.claim == claim]
     assert len(found) == 1, claim
     assert found[0].verdict == "consistent", f"{found[0].paper} vs {found[0].measured}"
+
+
+# --- qfcp-wlan-fairness (QFCP §III.B, Fig. 2) at full scale: the twelve flows over the shared
+# medium for the scenario's 40 s. Both runs together take a few seconds of CPU, and the 15 s
+# quick run judged the issue's comparison the other way round (QFCP's mean Jain's index 0.33
+# against TCP's 0.25 over (3, 15] s; 0.23 against 0.33 over (3, 40] s): QFCP's flows alternate
+# between bursts and timeouts of several seconds, so a short window is a different sample.
+
+#: Shortfalls (measured at full scale): every member's QFCP router on the medium probes its own
+#: port alone. A station's router sees one flow and an often idle queue, so its estimate grows by
+#: 1.1 per interval (to tens of Gb/s while its flow waits out a timeout) and the next ACK's
+#: feedback opens a window the station's 50-packet queue cannot hold; the access point's estimate
+#: is its own share of the airtime. Together the twelve feedbacks far exceed the channel.
+WLAN_CLAIMS = [
+    (
+        "QFCP achieves good fairness on the throughput once its probe finds the bandwidth",
+        "mean 1 s Jain's index after 3 s 0.23 vs near 1 (>= 0.75)",
+    ),
+    (
+        "QFCP's probe finds the wireless bandwidth shortly after 2-3 seconds",
+        "some 1 s Jain's index below 0.75 up to the end of the 40 s run vs settled by 3.75 s",
+    ),
+    (
+        "QFCP allocates the bandwidth equally among the flows, downloads and uploads alike",
+        "flows from 0.04 to 0.73 Mb/s, worst 405 % from the mean vs every flow within 10 %",
+    ),
+    ("under TCP the downloading flows are unable to gain their fair share and keep sending at very low rates", None),
+    (
+        "TCP's fairness index is low in this scenario: its performance degrades significantly",
+        "QFCP's mean Jain's index 0.23 is 0.68x TCP's 0.33, not >= 1.5x",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def wlan(tmp_path_factory):
+    from racc import experiments
+
+    return experiments.reproduce("qfcp-wlan-fairness", out=tmp_path_factory.mktemp("qfcp") / "wlan")
+
+
+def test_wlan_runs_both_protocols_and_draws_fig2(wlan):
+    assert wlan.skipped == {}, wlan.skipped
+    assert list(wlan.results) == ["reno", "qfcp"]
+    for r in wlan.results.values():
+        groups = r.flow_info["group"].to_list()
+        assert groups.count("down") == 6 and groups.count("up") == 6
+        rtts = sorted(round(x * 1000) for x in r.flow_info["rtt_prop_s"].to_list())
+        assert rtts[0] == 40 and rtts[-1] == 370, rtts
+    assert [p.name for p in wlan.figures] == ["fig2ab-cwnd.png", "fig2c-jain.png"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="shortfall: mean 1 s Jain's index over (3, 40] s TCP 0.33, QFCP 0.23 (QFCP's per-member probes, "
+    "see WLAN_CLAIMS); the flows' mean throughputs over the window give TCP 0.37, QFCP 0.38",
+)
+def test_on_the_medium_tcp_jain_index_is_below_qfcp_s(wlan):
+    """The issue's test: on the wireless medium TCP's Jain's index between downloads and uploads
+    is below QFCP's (mean of the 1 s indices after the probe has settled)."""
+    from racc.experiments.qfcp_wlan_fairness import mean_jain
+
+    jt, jq = mean_jain(wlan.results["reno"]), mean_jain(wlan.results["qfcp"])
+    assert jt < jq, (jt, jq)
+
+
+def test_the_medium_s_counters_reach_the_links_table(wlan):
+    """The medium's own counters are named metrics of its members' ports, with units."""
+    r = wlan.results["reno"]
+    ap = r.links.filter(pl.col("name") == "ap->wlan").sort("time_s")
+    for col in (
+        "medium_frames",
+        "medium_collisions",
+        "medium_retry_drops",
+        "medium_airtime_s",
+        "medium_channel_busy_s",
+    ):
+        assert col in r.links.columns, col
+        assert col in r.summary["link_metric_units"], col
+    assert ap["medium_frames"][-1] > 0
+    # whole-run counts: never decreasing
+    assert ap["medium_frames"].diff().drop_nulls().min() >= 0
+    wired = r.links.filter(pl.col("name") == "r0->ap")
+    assert wired["medium_frames"].null_count() == wired.height
+
+
+def test_every_wlan_claim_is_listed(wlan):
+    judged = {c.claim for c in wlan.claims if c.verdict != "measured"}
+    assert judged == {c for c, _ in WLAN_CLAIMS}
+
+
+@pytest.mark.parametrize(
+    "claim", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=why)) if why else c for c, why in WLAN_CLAIMS]
+)
+def test_wlan_claim(claim, wlan):
+    found = [c for c in wlan.claims if c.claim == claim]
+    assert len(found) == 1, claim
+    assert found[0].verdict == "consistent", f"{found[0].paper} vs {found[0].measured} ({found[0].rule})"
+
+
+# --- qfcp-lossy (QFCP §III.C) at reduced scale: three of the sweep's seven loss rates (0.001, 0.01,
+# 0.1) at full length (60 s, measured over (20, 60] s): the property is not scale-free in time.
+
+LOSSY_RATES = [0.001, 0.01, 0.1]
+#: Shortfalls (measured): at 0.1 QFCP's lossy flow spends most of the run in RTO back-offs (its
+#: retransmissions are lost too, and each timeout sets cwnd to one MSS), at 0.01 part of it; at
+#: 0.001 XCP-b's halvings cost less than 'significantly'.
+LOSSY_SHORTFALLS: dict[str, str] = {
+    "loss 0.001: XCP-b's window shrinking significantly reduces the lossy flow's rate; QFCP keeps it": (
+        "lossy flow's share QFCP 0.468 vs XCP-b 0.349: 1.34x, not >= 1.5x"
+    ),
+    "loss 0.1: XCP-b's window shrinking significantly reduces the lossy flow's rate; QFCP keeps it": (
+        "lossy flow's share QFCP 0.011 vs XCP-b 0.041: 0.26x, not >= 1.5x"
+    ),
+    "loss 0.01: QFCP fairly allocates the bandwidth between the lossy and the lossless flow": (
+        "shares lossy 0.283 / lossless 0.606 vs each within 10 % of 0.5"
+    ),
+    "loss 0.1: QFCP fairly allocates the bandwidth between the lossy and the lossless flow": (
+        "shares lossy 0.011 / lossless 0.946 vs each within 10 % of 0.5"
+    ),
+    # the lossless flow takes what the lossy one leaves, so XCP-b's probe finds the capacity
+    "loss 0.001: XCP-b's window shrinking prevents its probing algorithm from working efficiently": (
+        "XCP-b's utilisation 0.974 vs below 0.90"
+    ),
+    "loss 0.01: XCP-b's window shrinking prevents its probing algorithm from working efficiently": (
+        "XCP-b's utilisation 0.976 vs below 0.90"
+    ),
+    "loss 0.1: XCP-b's window shrinking prevents its probing algorithm from working efficiently": (
+        "XCP-b's utilisation 0.985 vs below 0.90"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def lossy(tmp_path_factory):
+    from racc import experiments
+    from racc.experiments.qfcp_lossy import case_name
+
+    names = [case_name(p, r) for p in ("qfcp", "xcp-b") for r in LOSSY_RATES]
+    return experiments.reproduce("qfcp-lossy", out=tmp_path_factory.mktemp("qfcp") / "lossy", quick=True, cases=names)
+
+
+def test_lossy_sweep_runs_and_draws(lossy):
+    assert lossy.skipped == {}, lossy.skipped
+    assert len(lossy.results) == 6
+    assert [p.name for p in lossy.figures] == ["loss-sweep.png", "fig3-cwnd.png"]
+
+
+def _lossy_claims():
+    from racc.experiments.qfcp_lossy import LOSSY_CLAIM_TEMPLATES
+
+    return [t.format(rate=r) for t in LOSSY_CLAIM_TEMPLATES for r in LOSSY_RATES]
+
+
+def test_every_lossy_claim_is_listed(lossy):
+    judged = {c.claim for c in lossy.claims if c.verdict != "measured"}
+    assert judged == set(_lossy_claims())
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=LOSSY_SHORTFALLS[c]))
+        if c in LOSSY_SHORTFALLS
+        else c
+        for c in _lossy_claims()
+    ],
+)
+def test_lossy_claim(claim, lossy):
+    found = [c for c in lossy.claims if c.claim == claim]
+    assert len(found) == 1, claim
+    assert found[0].verdict == "consistent", f"{found[0].paper} vs {found[0].measured} ({found[0].rule})"

@@ -647,6 +647,9 @@ impl Simulator {
             s.marks.push(c.marks - pv.marks);
             s.arrivals.push(c.arrivals - pv.arrivals);
             p.module().metrics(&mut s.named);
+            if let Some((m, member)) = p.medium() {
+                self.media[m].metrics(member, &mut s.named);
+            }
             s.named.end_row();
             self.prev[i] = PortMark { c, unsent };
             let g = &mut self.group_series;

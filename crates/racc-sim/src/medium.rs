@@ -33,6 +33,7 @@
 use crate::engine::PortPlan;
 use crate::port::{Port, PortRole};
 use crate::scenario::{DcfSpec, PortMap, ScenarioError, Spec};
+use racc_proto::metrics::{MetricSink, MetricValue};
 use racc_proto::packet::Packet;
 use racc_proto::rng::SimRng;
 use racc_proto::time::{Time, NEVER, NS_PER_SEC};
@@ -67,6 +68,10 @@ pub struct Member {
     pub frames: u64,
     /// Attempts that collided.
     pub collisions: u64,
+    /// Frames dropped after `retry_limit` collided attempts.
+    pub retry_drops: u64,
+    /// Channel time of the frames it sent alone (PHY header, bits, SIFS, ACK), ns.
+    pub airtime_ns: u64,
 }
 
 pub struct Medium {
@@ -128,6 +133,8 @@ impl Medium {
                     rng: SimRng::for_component(spec.seed, &format!("backoff/port{p}")),
                     frames: 0,
                     collisions: 0,
+                    retry_drops: 0,
+                    airtime_ns: 0,
                 });
             }
             media.push(Medium::new(m.name.clone(), m.dcf, m.phy_rate_bps, m.delay, members));
@@ -227,6 +234,7 @@ impl Medium {
             self.start(p, now, data_end, lost, ports, pkts);
             let m = &mut self.members[i];
             m.frames += 1;
+            m.airtime_ns += data_end + d.sifs + d.ack - now;
             m.attempts = 0;
             m.cw = d.cw_min;
             self.c.transmissions += 1;
@@ -245,6 +253,7 @@ impl Medium {
                 if m.attempts >= d.retry_limit {
                     m.attempts = 0;
                     m.cw = d.cw_min;
+                    m.retry_drops += 1;
                     self.c.retry_drops += 1;
                     self.start(p, now, now + d.phy_header + data, true, ports, pkts);
                 } else {
@@ -277,6 +286,20 @@ impl Medium {
         if ports[p].start_contended(now, data_end, arrive, lost, pkts) {
             self.started.push((p as u32, arrive));
         }
+    }
+
+    /// Member `member`'s counters and its medium's, so far in the run, as named metrics of the
+    /// member's port (sampled into the links table with the port's row; the channel's figures
+    /// repeat on every member's row of the medium). Whole-run counts, as router modules' counts
+    /// are: the difference of two rows is the interval's.
+    pub fn metrics(&self, member: usize, out: &mut dyn MetricSink) {
+        let m = &self.members[member];
+        out.put("medium_frames", "frames", MetricValue::Count(m.frames));
+        out.put("medium_collisions", "attempts", MetricValue::Count(m.collisions));
+        out.put("medium_retry_drops", "frames", MetricValue::Count(m.retry_drops));
+        out.put("medium_airtime_s", "s", MetricValue::Gauge(m.airtime_ns as f64 * 1e-9));
+        out.put("medium_channel_collisions", "rounds", MetricValue::Count(self.c.collisions));
+        out.put("medium_channel_busy_s", "s", MetricValue::Gauge(self.c.busy_ns as f64 * 1e-9));
     }
 
     /// When the channel is next idle (the end of the last frame's ACK or ACK timeout).

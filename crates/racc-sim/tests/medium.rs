@@ -285,6 +285,50 @@ fn every_frame_sent_is_delivered_or_dropped() {
     assert!(ports[sta1.port as usize].c.losses <= sta1.collisions);
 }
 
+/// The medium's counters reach the links table as named metrics of each member's port
+/// (whole-run counts so far, as router modules report theirs): the last row of each member
+/// equals its counters at the end; the members' frames add up to the channel's transmissions,
+/// their airtime stays within the channel's busy time, and no name shadows a standard column.
+#[test]
+fn the_medium_s_counters_are_named_metrics_of_its_ports() {
+    let extra = "retry_limit = 2";
+    let flows = upload(0) + &upload(1) + &download(2);
+    let s = run(&wlan(3, extra, &flows, "3s"));
+    let ps = &s.port_series;
+    let std: Vec<&str> = racc_sim::metrics::PortSeries::default().columns().iter().map(|(n, _)| *n).collect();
+    for c in &ps.named.columns {
+        assert!(!std.contains(&c.name), "medium metric '{}' shadows a links column", c.name);
+    }
+    let m = &s.media()[0];
+    let last = |port: u32, name: &str| -> (f64, bool) {
+        let col = ps.named.get(name).unwrap_or_else(|| panic!("no column {name}"));
+        let i = (0..ps.port.len()).rev().find(|&i| ps.port[i] == port).expect("a row");
+        let v = match &col.values {
+            racc_sim::metrics::ColumnValues::Count(v) => v[i] as f64,
+            racc_sim::metrics::ColumnValues::Gauge(v) => v[i],
+            racc_sim::metrics::ColumnValues::Flag(v) => v[i] as u8 as f64,
+        };
+        (v, col.present[i])
+    };
+    let (mut frames, mut airtime) = (0.0, 0.0);
+    for x in &m.members {
+        assert_eq!(last(x.port, "medium_frames"), (x.frames as f64, true));
+        assert_eq!(last(x.port, "medium_collisions"), (x.collisions as f64, true));
+        assert_eq!(last(x.port, "medium_retry_drops"), (x.retry_drops as f64, true));
+        assert_eq!(last(x.port, "medium_channel_collisions"), (m.c.collisions as f64, true));
+        assert_eq!(last(x.port, "medium_channel_busy_s").0, m.c.busy_ns as f64 * 1e-9);
+        frames += last(x.port, "medium_frames").0;
+        airtime += last(x.port, "medium_airtime_s").0;
+    }
+    assert_eq!(frames, m.c.transmissions as f64);
+    assert!(m.c.retry_drops > 0 && m.members.iter().map(|x| x.retry_drops).sum::<u64>() == m.c.retry_drops);
+    assert!(airtime > 0.0 && airtime <= m.c.busy_ns as f64 * 1e-9 + 1e-9, "{airtime} vs {:?}", m.c);
+    // A wired port reports none of them.
+    let wired = s.ports().iter().position(|p| p.medium().is_none()).unwrap() as u32;
+    let i = (0..ps.port.len()).find(|&i| ps.port[i] == wired).unwrap();
+    assert!(!ps.named.get("medium_frames").unwrap().present[i]);
+}
+
 /// Same scenario, same seed: the same history, counter for counter. Another seed: another one.
 #[test]
 fn the_medium_is_deterministic() {

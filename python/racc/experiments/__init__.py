@@ -11,6 +11,8 @@ from racc.experiments import (  # noqa: F401  (register their experiments)
     mpcp_parking_lot,
     mpcp_queue,
     qfcp_fct,
+    qfcp_lossy,
+    qfcp_wlan_fairness,
     xcc_abrupt,
     xcc_mice,
     xcc_multilink,
