@@ -28,8 +28,7 @@ CLAIMS = [
     (
         "xcc-single",
         "xcp: router arithmetic per packet",
-        "the window form (the experiment's) does 6 additions but 4 multiplications and the division by H_cwnd, "
-        "not 3; form = throughput does 6 + 3 (crates/racc-sim/tests/xcp.rs)",
+        "window form (the experiment's): 6 additions but 4 multiplications and a division; throughput form: 6 + 3",
     ),
     ("xcc-single", "jetmax: high rates with all three flows (45 s to the end)", None),
     ("xcc-single", "jetmax: no packet loss", None),
