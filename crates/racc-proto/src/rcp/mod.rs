@@ -16,7 +16,7 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use params::{D0Gain, RcpParams, RcpRouterParams};
+pub use params::{D0Gain, RcpParams, RcpRouterParams, Stamp};
 pub use router::{RateCore, RcpRouter};
 pub use sender::{RcpSender, NO_LIMIT, RCP_HEADER};
 

@@ -24,7 +24,7 @@
 //! packet with an RTT; a packet without one costs 2 additions. The stamp is a comparison.
 //! Counted on the code that runs when `count_ops = true` (xcc::ops).
 
-use super::params::{D0Gain, RcpRouterParams};
+use super::params::{D0Gain, RcpRouterParams, Stamp};
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{CongHeader, Direction, Kind, Packet};
 use crate::rng::SimRng;
@@ -77,6 +77,8 @@ pub struct RateCore {
     c: f64,
     /// R when C becomes known, as a fraction of C.
     initial_rate: f64,
+    /// Where R is written into passing headers.
+    stamp_at: Stamp,
     /// The mean RTT estimate d0, s.
     pub d0: f64,
     in_bytes: f64,
@@ -107,6 +109,7 @@ impl RateCore {
             rate: 0.0,
             c: 0.0,
             initial_rate,
+            stamp_at: Stamp::Departure,
             d0,
             in_bytes: 0.0,
             rtt_w: 0.0,
@@ -130,24 +133,37 @@ impl RateCore {
         }
     }
 
+    /// Write R into passing headers at `at` (departure unless set).
+    pub fn stamping_at(mut self, at: Stamp) -> RateCore {
+        self.stamp_at = at;
+        self
+    }
+
     /// C, B/s (0 until known).
     pub fn capacity(&self) -> f64 {
         self.c
     }
 
-    /// A module's `on_arrival`: learn C if not yet known, then count the packet.
+    /// A module's `on_arrival`: learn C if not yet known, count the packet, and stamp
+    /// min(rate, R) if stamping at arrival.
     #[inline]
-    pub fn arrive(&mut self, pkt: &Packet, port: &PortView) {
+    pub fn arrive(&mut self, pkt: &mut Packet, port: &PortView) {
         self.learn_capacity(port.capacity_bps);
         self.on_arrival(pkt);
+        if self.stamp_at == Stamp::Arrival {
+            self.stamp(pkt);
+        }
     }
 
-    /// A module's `on_departure`: learn C if not yet known, then stamp min(rate, R). A rate is
-    /// not a congestion mark, so there is nothing for the engine to count (false).
+    /// A module's `on_departure`: learn C if not yet known, then stamp min(rate, R) if stamping
+    /// at departure. A rate is not a congestion mark, so there is nothing for the engine to
+    /// count (false).
     #[inline]
     pub fn depart(&mut self, pkt: &mut Packet, port: &PortView) -> bool {
         self.learn_capacity(port.capacity_bps);
-        self.stamp(pkt);
+        if self.stamp_at == Stamp::Departure {
+            self.stamp(pkt);
+        }
         false
     }
 
@@ -314,7 +330,8 @@ impl RcpRouter {
 
     /// A module whose first tick is at `first_tick` (tests).
     pub fn with_phase(p: &RcpRouterParams, capacity_bps: f64, first_tick: Time) -> RcpRouter {
-        let core = RateCore::new(p.d0, p.rcp_d0_gain, p.count_ops, first_tick, p.initial_rate, capacity_bps);
+        let core = RateCore::new(p.d0, p.rcp_d0_gain, p.count_ops, first_tick, p.initial_rate, capacity_bps)
+            .stamping_at(p.stamp);
         RcpRouter { core, p: p.clone() }
     }
 
