@@ -469,6 +469,9 @@ pub mod keys {
     pub const XCC_RATE: &str = "xcc.rate";
     /// An XCP router module (value 1): XCP flows need one on their data path (PROTOCOLS.md §5).
     pub const XCC_XCP: &str = "xcc.xcp";
+    /// The form of an XCP router's header and feedback: 0 window, 1 throughput
+    /// (`xcp::XcpForm`); flows and routers on one path must agree (feedback units).
+    pub const XCP_FORM: &str = "xcp.form";
     /// A QFCP router module (value 1): QFCP flows need one on their data path (seed 002 §II).
     pub const XCC_QFCP: &str = "xcc.qfcp";
 }

@@ -175,3 +175,36 @@ fn rcp_flows_without_a_rate_router_are_refused() {
     let text = scenario("rcp", &[19.0], &flows("piqi-rcp", 1, 0.0, 0.0, 0), 1.0, "1bdp");
     assert!(racc_sim::scenario::from_toml(&text, "test.toml").is_ok());
 }
+
+/// (e) XCC-Linux, xcc-single: "RCP experiences significant queue buildup (up to 9415 packets)
+/// whenever a new flow joins" (1 Gb/s, 50 ms, three flows joining at 0, 20 and 40 s). The
+/// slides' router modules run in netfilter's NF_IP_POST_ROUTING hook, which Linux passes before
+/// the egress queue, so they write R into a packet as it arrives (`stamp = "arrival"`); ns-2's
+/// RCP, racc's default, writes it at dequeue. Here the scenario itself (scenarios/xcc-single.toml)
+/// at a tenth of the capacity (RCP's law is relative to C, so its queue in packets scales with
+/// C: 941.5 packets), for 45 s (the joins at 20 and 40 s). Bound from the "about" rule, ±25 %,
+/// written before this test: the peak queue within [706, 1177] packets with no drop under the
+/// slides' stamping, and the default (dequeue) stamping keeps a smaller peak (fresher feedback).
+#[test]
+fn join_queue_with_the_slides_stamping_is_the_slides() {
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/xcc-single.toml"))
+        .expect("scenarios/xcc-single.toml");
+    let peak = |stamp: &str| {
+        let text = base
+            .replace("protocol = \"xcp\"", "protocol = \"rcp\"")
+            .replace("router = \"xcp\"", &format!("router = \"rcp\", router_params = {{ stamp = \"{stamp}\" }}"))
+            .replace("capacity = \"1Gbps\"", "capacity = \"100Mbps\"")
+            .replace("duration = \"60s\"", "duration = \"45s\"");
+        let mut s = sim(&text);
+        s.run();
+        let bn = common::port(&mut s, "r0->r1");
+        eprintln!("stamp at {stamp}: peak queue {} pkts, {} drops", bn.max_queue_pkts, bn.counters.drops);
+        (bn.max_queue_pkts as f64, bn.counters.drops)
+    };
+    let (slides, drops) = peak("arrival");
+    let (ns2, _) = peak("departure");
+    let want = 9415.0 * 0.1;
+    assert!((0.75 * want..=1.25 * want).contains(&slides), "peak queue {slides} pkts vs about {want}");
+    assert_eq!(drops, 0);
+    assert!(ns2 < slides, "dequeue stamping {ns2} vs arrival {slides}");
+}

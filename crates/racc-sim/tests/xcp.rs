@@ -283,18 +283,15 @@ fn two_link_oracle_under_the_ns235_charging_rule() {
     assert!(v_second > v_star + 0.01 && v_second <= 1.0, "link 2 first: {v_second}");
 }
 
-/// The router's own metrics reach the links table: with `count_ops` the bottleneck's counters
-/// give seed 004's per-packet arithmetic on the code that ran. Written before measuring, from
-/// the fast path's structure (racc-proto xcp::tests::ops_per_packet): 6 additions (the seed's
-/// figure), 4 multiplications (the seed says 3; four is the least these quantities need) and
-/// 1 division by H_cwnd per XCP data packet, to ±0.01 (packets still queued at the last
-/// sample have had their arrival counted, not yet their departure). The control interval d
-/// is the byte-weighted mean RTT: the 50 ms propagation RTT plus the little queueing XCP
-/// keeps, so within [50, 55] ms at the end.
-#[test]
-fn router_metrics_and_ops_per_packet_in_the_links_table() {
-    let text = dumbbell(3, "20Mbps", "5s", "1s", "100ms")
-        .replace("router = \"xcp\" }", "router = \"xcp\", router_params = { count_ops = true } }");
+/// Per XCP data packet at the bottleneck of a 3-flow, 20 Mb/s, 5 s run with `count_ops`, the
+/// flows and the router in `form`: (packets, additions, multiplications, divisions per packet,
+/// the control interval d at the end).
+fn ops_run(form: &str) -> (f64, f64, f64, f64, f64) {
+    let text = with_form(
+        &dumbbell(3, "20Mbps", "5s", "1s", "100ms")
+            .replace("router = \"xcp\" }", "router = \"xcp\", router_params = { count_ops = true } }"),
+        form,
+    );
     let mut s = sim(&text);
     s.run();
     let ps = &s.port_series;
@@ -309,15 +306,98 @@ fn router_metrics_and_ops_per_packet_in_the_links_table() {
     let (adds, muls, divs) = (count("ops_adds") / n, count("ops_muls") / n, count("ops_divs") / n);
     let d = gauge("control_interval_s");
     eprintln!(
-        "{n} packets: {adds:.4} additions, {muls:.4} multiplications, {divs:.4} divisions per packet; d = {d:.4} s, \
-         xi_p {:.1}, xi_n {:.4}, Q {} B",
+        "{form}: {n} packets: {adds:.4} additions, {muls:.4} multiplications, {divs:.4} divisions per packet; \
+         d = {d:.4} s, xi_p {:.1}, xi_n {:.4}, Q {} B",
         gauge("xi_p"),
         gauge("xi_n"),
         gauge("persistent_queue_bytes")
     );
+    (n, adds, muls, divs, d)
+}
+
+/// `text` (a [`dumbbell`]) with its XCP flows and XCP router in `form` ("window" is the default).
+fn with_form(text: &str, form: &str) -> String {
+    let text = text.replace("protocol = \"xcp\"", &format!("protocol = \"xcp\"\nparams = {{ form = \"{form}\" }}"));
+    if text.contains("router_params = {") {
+        text.replace("router_params = { ", &format!("router_params = {{ form = \"{form}\", "))
+    } else {
+        text.replace("router = \"xcp\" }", &format!("router = \"xcp\", router_params = {{ form = \"{form}\" }} }}"))
+    }
+}
+
+/// The router's own metrics reach the links table: with `count_ops` the bottleneck's counters
+/// give seed 004's per-packet arithmetic on the code that ran. Written before measuring, from
+/// the fast path's structure (racc-proto xcp::tests::ops_per_packet): 6 additions (the seed's
+/// figure), 4 multiplications (the seed says 3; four is the least the window form's quantities
+/// need) and 1 division by H_cwnd per XCP data packet, to ±0.01 (packets still queued at the
+/// last sample have had their arrival counted, not yet their departure). The control interval
+/// d is the byte-weighted mean RTT: the 50 ms propagation RTT plus the little queueing XCP
+/// keeps, so within [50, 55] ms at the end.
+#[test]
+fn router_metrics_and_ops_per_packet_in_the_links_table() {
+    let (n, adds, muls, divs, d) = ops_run("window");
     assert!(n > 5_000.0, "{n} packets");
     assert!((adds - 6.0).abs() <= 0.01, "additions {adds}");
     assert!((muls - 4.0).abs() <= 0.01, "multiplications {muls}");
     assert!((divs - 1.0).abs() <= 0.01, "divisions {divs}");
     assert!((0.05..=0.055).contains(&d), "d = {d}");
+}
+
+/// XCC-Linux: XCP does "6 additions and 3 multiplications" per packet. In the throughput form
+/// (the header carries X = rtt·s/cwnd, the feedback is in B/s; racc-proto
+/// xcp::tests_throughput) the bottleneck counts exactly that on the code that ran, ±0.01 as
+/// above, and no division; d as above.
+#[test]
+fn throughput_form_ops_per_packet_are_the_slides() {
+    let (n, adds, muls, divs, d) = ops_run("throughput");
+    assert!(n > 5_000.0, "{n} packets");
+    assert!((adds - 6.0).abs() <= 0.01, "additions {adds}");
+    assert!((muls - 3.0).abs() <= 0.01, "multiplications {muls}");
+    assert_eq!(divs, 0.0, "divisions {divs}");
+    assert!((0.05..=0.055).contains(&d), "d = {d}");
+}
+
+/// The throughput form keeps the window form's claims (the bounds of
+/// `a_lone_flow_fills_an_idle_link_within_a_few_rtts` and
+/// `three_flows_no_drops_and_fair_in_steady_state`, unchanged): a lone flow fills an idle
+/// 100 Mb/s link within 10 RTTs; three flows on 50 Mb/s lose nothing over (10, 30] s, keep it
+/// ≥ 90 % busy with a mean queue under 10 % of the buffer, and share it with Jain ≥ 0.99.
+#[test]
+fn throughput_form_fills_the_link_and_is_fair_without_drops() {
+    let mut s = sim(&with_form(&dumbbell(1, "100Mbps", "3s", "0s", "50ms"), "throughput"));
+    s.run();
+    let first = samples(&s, "r0->r1", 0.0, 3.0).iter().find(|x| x.1 >= 0.9).map(|x| x.0);
+    let util = mean_util(&s, "r0->r1", 0.5, 3.0);
+    eprintln!("lone flow: first 50 ms sample at >= 90 %: {first:?} s; mean utilisation (0.5, 3] s {util:.4}");
+    assert!(first.is_some_and(|t| t <= 0.5), "first sample at >= 90 %: {first:?}");
+    assert!(util >= 0.9, "utilisation {util}");
+    let mut s = sim(&with_form(&dumbbell(3, "50Mbps", "30s", "1s", "100ms"), "throughput"));
+    s.run();
+    let v = samples(&s, "r0->r1", 10.0, 30.0);
+    let drops: u64 = v.iter().map(|x| x.2).sum();
+    let q_mean = v.iter().map(|x| x.3 as f64).sum::<f64>() / v.len() as f64;
+    let util = mean_util(&s, "r0->r1", 10.0, 30.0);
+    let g = goodput_per_flow(&s, 3, 10.0, 30.0);
+    let buffer = 50e6 / 8.0 * 0.05;
+    eprintln!(
+        "three flows (10, 30] s: drops {drops}, utilisation {util:.4}, mean queue {q_mean:.0} B, Jain {:.5}",
+        jain(&g)
+    );
+    assert_eq!(drops, 0, "drops in steady state");
+    assert!(util >= 0.9, "utilisation {util}");
+    assert!(q_mean < 0.1 * buffer, "mean queue {q_mean} B");
+    assert!(jain(&g) >= 0.99, "Jain {}", jain(&g));
+}
+
+/// Flows of one form through a router of the other are refused before the run: the feedback
+/// would be read in the wrong unit.
+#[test]
+fn mixed_forms_are_refused() {
+    let text = dumbbell(2, "10Mbps", "5s", "0s", "100ms");
+    let flows_only = text.replace("protocol = \"xcp\"", "protocol = \"xcp\"\nparams = { form = \"throughput\" }");
+    let e = from_toml(&flows_only, "mixed.toml").expect_err("throughput flows over a window router");
+    eprintln!("{e}");
+    assert_eq!(e.key, "flows[0].params.form");
+    assert!(e.reason.contains("B/s"), "{}", e.reason);
+    from_toml(&with_form(&text, "throughput"), "ok.toml").expect("one form on the whole path");
 }

@@ -15,28 +15,14 @@ mod fluid;
 pub use params::PiqiRouterParams;
 pub use router::PiqiRouter;
 
-use crate::params::{parse, ParamError};
-use crate::registry::{keys, ContractValue, PortIdentity, RouterFactory};
-use crate::rng::SimRng;
-use crate::router::RouterModule;
+use crate::params::ParamError;
+use crate::rcp::parse_rate_router;
+use crate::registry::RouterFactory;
 use std::sync::Arc;
 
-#[derive(Debug)]
-struct PiqiRouterFactory(PiqiRouterParams);
-
-impl RouterFactory for PiqiRouterFactory {
-    fn build(&self, port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
-        Box::new(PiqiRouter::new(&self.0, port.capacity_bps, rng).expect("checked when parsed"))
-    }
-
-    fn provides(&self) -> Vec<(&'static str, ContractValue)> {
-        vec![(keys::XCC_RATE, ContractValue::Int(1))]
-    }
-}
-
-/// The registry's "piqi-rcp" router module.
+/// The registry's "piqi-rcp" router module (RCP's factory glue: it provides xcc.rate).
 pub fn parse_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
-    let p: PiqiRouterParams = parse(params)?;
-    p.validate()?;
-    Ok(Arc::new(PiqiRouterFactory(p)))
+    parse_rate_router(params, PiqiRouterParams::validate, |p, c, rng| {
+        Box::new(PiqiRouter::new(p, c, rng).expect("checked when parsed"))
+    })
 }

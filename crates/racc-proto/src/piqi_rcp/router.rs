@@ -94,9 +94,7 @@ fn newcomer(pkt: &Packet) -> bool {
 pub struct PiqiRouter {
     core: RateCore,
     p: PiqiRouterParams,
-    /// C, B/s (0 until known).
-    c: f64,
-    /// R averaged over d0.
+    /// R averaged over d0 (0 until the first tick after C is known, which starts it at R0).
     r_bar: f64,
     /// The flow count of the last interval, raised by newcomers since.
     n_hat: f64,
@@ -117,25 +115,14 @@ impl PiqiRouter {
 
     /// A module whose first tick is at `first_tick` (tests).
     pub fn with_phase(p: &PiqiRouterParams, capacity_bps: f64, first_tick: Time) -> PiqiRouter {
-        let mut r = PiqiRouter {
-            core: RateCore::new(p.d0, p.rcp_d0_gain, p.count_ops, first_tick),
+        PiqiRouter {
+            core: RateCore::new(p.d0, p.rcp_d0_gain, p.count_ops, first_tick, p.initial_rate, capacity_bps),
             p: p.clone(),
-            c: 0.0,
             r_bar: 0.0,
             n_hat: 1.0,
             j: 0.0,
             e_prev: 0.0,
             newcomers: 0,
-        };
-        r.learn_capacity(capacity_bps);
-        r
-    }
-
-    fn learn_capacity(&mut self, capacity_bps: f64) {
-        if self.c <= 0.0 && capacity_bps > 0.0 {
-            self.c = capacity_bps / 8.0;
-            self.core.rate = self.p.initial_rate * self.c;
-            self.r_bar = self.core.rate;
         }
     }
 
@@ -182,8 +169,7 @@ impl RouterModule for PiqiRouter {
 
     #[inline]
     fn on_arrival(&mut self, _now: Time, pkt: &mut Packet, port: &PortView) -> Verdict {
-        self.learn_capacity(port.capacity_bps);
-        self.core.on_arrival(pkt);
+        self.core.arrive(pkt, port);
         if self.p.count_newcomers && newcomer(pkt) {
             self.admit_newcomer();
         }
@@ -192,9 +178,7 @@ impl RouterModule for PiqiRouter {
 
     #[inline]
     fn on_departure(&mut self, _now: Time, pkt: &mut Packet, port: &PortView) -> bool {
-        self.learn_capacity(port.capacity_bps);
-        self.core.stamp(pkt);
-        false
+        self.core.depart(pkt, port)
     }
 
     fn next_tick(&self) -> Option<Time> {
@@ -202,22 +186,24 @@ impl RouterModule for PiqiRouter {
     }
 
     fn on_tick(&mut self, now: Time, port: &PortView) {
-        if now < self.core.next_tick {
-            return;
-        }
-        self.learn_capacity(port.capacity_bps);
-        let (t, y, mean) = self.core.close_interval(now);
-        if t > 0.0 && self.c > 0.0 {
+        let Some((t, y, mean)) = self.core.due(now, port) else { return };
+        let c = self.core.capacity();
+        if t > 0.0 && c > 0.0 {
+            if self.r_bar <= 0.0 {
+                // R̄ starts at R0, the rate when C became known (R itself may have made room
+                // for newcomers since).
+                self.r_bar = self.p.initial_rate * c;
+            }
             let d0 = self.core.d0;
             let g = (t / d0).min(1.0);
-            let r_min = r_min(self.p.r_min_pkts, port, d0).min(self.p.gamma * self.c);
+            let r_min = r_min(self.p.r_min_pkts, port, d0).min(self.p.gamma * c);
             let r_ref = if self.p.smoothed_count { self.r_bar } else { self.core.rate };
-            let (r, n_hat, e) = pi_step(&self.p, self.core.rate, r_ref, self.j, self.e_prev, self.c, y, g, r_min);
+            let (r, n_hat, e) = pi_step(&self.p, self.core.rate, r_ref, self.j, self.e_prev, c, y, g, r_min);
             self.core.rate = r;
             (self.n_hat, self.e_prev) = (n_hat, e);
             self.r_bar += g * (r - self.r_bar);
             self.j *= 1.0 - g;
-            self.core.update_d0(t, mean, r / self.c);
+            self.core.update_d0(t, mean, r / c);
         }
         self.core.next_tick = now + secs(self.p.delta).max(1);
     }

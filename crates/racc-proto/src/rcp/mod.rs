@@ -16,7 +16,7 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use params::{D0Gain, RcpParams, RcpRouterParams};
+pub use params::{D0Gain, RcpParams, RcpRouterParams, Stamp};
 pub use router::{RateCore, RcpRouter};
 pub use sender::{RcpSender, NO_LIMIT, RCP_HEADER};
 
@@ -68,12 +68,17 @@ pub fn parse_flow(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, P
     Ok(Arc::new(RcpFlow(p)))
 }
 
+/// The factory of a rate router module (rcp, piqi-rcp): its checked parameters and how to build
+/// one port's module from them, the port's capacity and its own stream; provides xcc.rate.
 #[derive(Debug)]
-struct RcpRouterFactory(RcpRouterParams);
+struct RateRouterFactory<P> {
+    params: P,
+    build: fn(&P, f64, SimRng) -> Box<dyn RouterModule>,
+}
 
-impl RouterFactory for RcpRouterFactory {
+impl<P: std::fmt::Debug + Send + Sync> RouterFactory for RateRouterFactory<P> {
     fn build(&self, port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
-        Box::new(RcpRouter::new(&self.0, port.capacity_bps, rng).expect("checked when parsed"))
+        (self.build)(&self.params, port.capacity_bps, rng)
     }
 
     fn provides(&self) -> Vec<(&'static str, ContractValue)> {
@@ -81,9 +86,24 @@ impl RouterFactory for RcpRouterFactory {
     }
 }
 
+/// A rate router module's registry entry: parse `params`, check them with `validate`, and
+/// build each port's module with `build`.
+pub fn parse_rate_router<P>(
+    params: &serde_json::Value,
+    validate: fn(&P) -> Result<(), ParamError>,
+    build: fn(&P, f64, SimRng) -> Box<dyn RouterModule>,
+) -> Result<Arc<dyn RouterFactory>, ParamError>
+where
+    P: serde::de::DeserializeOwned + Default + std::fmt::Debug + Send + Sync + 'static,
+{
+    let p: P = parse(params)?;
+    validate(&p)?;
+    Ok(Arc::new(RateRouterFactory { params: p, build }))
+}
+
 /// The registry's "rcp" router module.
 pub fn parse_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
-    let p: RcpRouterParams = parse(params)?;
-    p.validate()?;
-    Ok(Arc::new(RcpRouterFactory(p)))
+    parse_rate_router(params, RcpRouterParams::validate, |p, c, rng| {
+        Box::new(RcpRouter::new(p, c, rng).expect("checked when parsed"))
+    })
 }

@@ -17,6 +17,20 @@ pub enum D0Gain {
     Ns2,
 }
 
+/// Where a rate router writes min(rate, R) into passing headers.
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Stamp {
+    /// At dequeue [checked: ns-2's RCP queue]: the packet leaves with the R in force then, so
+    /// the feedback is one propagation RTT old whatever the queue.
+    #[default]
+    Departure,
+    /// At arrival, before the buffer [reconstructed: XCC-Linux's modules run in netfilter's
+    /// NF_IP_POST_ROUTING hook, which Linux passes before the egress queueing discipline]: the
+    /// feedback is also one queueing delay older.
+    Arrival,
+}
+
 /// A "rcp" flow's `params`: the TCP transport's knobs (RCP itself has none at the sender).
 #[derive(serde::Deserialize, Clone, Debug, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -49,6 +63,8 @@ pub struct RcpRouterParams {
     pub r_min_pkts: f64,
     /// How d0 follows the measured mean RTT.
     pub rcp_d0_gain: D0Gain,
+    /// Where R is written into passing headers: "departure" (default) or "arrival" ([`Stamp`]).
+    pub stamp: Stamp,
     /// Run the per-packet path on counted numbers and report "ops_*" (xcc::ops).
     pub count_ops: bool,
 }
@@ -63,6 +79,7 @@ impl Default for RcpRouterParams {
             initial_rate: 0.05,
             r_min_pkts: 0.01,
             rcp_d0_gain: D0Gain::Symmetric,
+            stamp: Stamp::Departure,
             count_ops: false,
         }
     }

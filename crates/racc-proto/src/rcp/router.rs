@@ -24,7 +24,7 @@
 //! packet with an RTT; a packet without one costs 2 additions. The stamp is a comparison.
 //! Counted on the code that runs when `count_ops = true` (xcc::ops).
 
-use super::params::{D0Gain, RcpRouterParams};
+use super::params::{D0Gain, RcpRouterParams, Stamp};
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{CongHeader, Direction, Kind, Packet};
 use crate::rng::SimRng;
@@ -65,12 +65,20 @@ pub fn header_rate(r: f64) -> u32 {
     r.clamp(1.0, (u32::MAX - 1) as f64) as u32
 }
 
-/// What RCP and PIQI-RCP routers share: the arrival counters, the byte-weighted RTT and d0,
-/// the rate R written into passing headers, the tick clock, and the operation tallies.
+/// What RCP and PIQI-RCP routers share: the port's capacity C (and R's start, a fraction of
+/// it), the arrival counters, the byte-weighted RTT and d0, the rate R written into passing
+/// headers, the tick clock, and the operation tallies; and the module glue around them
+/// ([`RateCore::arrive`], [`RateCore::depart`], [`RateCore::due`]).
 #[derive(Clone, Debug)]
 pub struct RateCore {
     /// R, B/s (0 until the port's capacity is known).
     pub rate: f64,
+    /// C, B/s (0 until known).
+    c: f64,
+    /// R when C becomes known, as a fraction of C.
+    initial_rate: f64,
+    /// Where R is written into passing headers.
+    stamp_at: Stamp,
     /// The mean RTT estimate d0, s.
     pub d0: f64,
     in_bytes: f64,
@@ -87,10 +95,21 @@ pub struct RateCore {
 }
 
 impl RateCore {
-    /// Rate 0 (set by the owner once C is known), d0 = `d0` s, first tick at `first_tick`.
-    pub fn new(d0: f64, gain: D0Gain, count_ops: bool, first_tick: Time) -> RateCore {
-        RateCore {
+    /// d0 = `d0` s, first tick at `first_tick`; R = `initial_rate`·C from when the port's
+    /// capacity is known (`capacity_bps`, or 0: learnt from the first `PortView`).
+    pub fn new(
+        d0: f64,
+        gain: D0Gain,
+        count_ops: bool,
+        first_tick: Time,
+        initial_rate: f64,
+        capacity_bps: f64,
+    ) -> RateCore {
+        let mut core = RateCore {
             rate: 0.0,
+            c: 0.0,
+            initial_rate,
+            stamp_at: Stamp::Departure,
             d0,
             in_bytes: 0.0,
             rtt_w: 0.0,
@@ -101,7 +120,62 @@ impl RateCore {
             count_ops,
             ops: OpCounts::default(),
             ops_packets: 0,
+        };
+        core.learn_capacity(capacity_bps);
+        core
+    }
+
+    /// Take the port's capacity, once: C = `capacity_bps`/8 B/s and R = initial_rate·C.
+    fn learn_capacity(&mut self, capacity_bps: f64) {
+        if self.c <= 0.0 && capacity_bps > 0.0 {
+            self.c = capacity_bps / 8.0;
+            self.rate = self.initial_rate * self.c;
         }
+    }
+
+    /// Write R into passing headers at `at` (departure unless set).
+    pub fn stamping_at(mut self, at: Stamp) -> RateCore {
+        self.stamp_at = at;
+        self
+    }
+
+    /// C, B/s (0 until known).
+    pub fn capacity(&self) -> f64 {
+        self.c
+    }
+
+    /// A module's `on_arrival`: learn C if not yet known, count the packet, and stamp
+    /// min(rate, R) if stamping at arrival.
+    #[inline]
+    pub fn arrive(&mut self, pkt: &mut Packet, port: &PortView) {
+        self.learn_capacity(port.capacity_bps);
+        self.on_arrival(pkt);
+        if self.stamp_at == Stamp::Arrival {
+            self.stamp(pkt);
+        }
+    }
+
+    /// A module's `on_departure`: learn C if not yet known, then stamp min(rate, R) if stamping
+    /// at departure. A rate is not a congestion mark, so there is nothing for the engine to
+    /// count (false).
+    #[inline]
+    pub fn depart(&mut self, pkt: &mut Packet, port: &PortView) -> bool {
+        self.learn_capacity(port.capacity_bps);
+        if self.stamp_at == Stamp::Departure {
+            self.stamp(pkt);
+        }
+        false
+    }
+
+    /// A module's `on_tick`: None before the tick is due; else C learnt if not yet known and
+    /// the interval closed, `Some((T, y, mean RTT))` as [`RateCore::close_interval`]. The caller
+    /// applies its rate law when T > 0 and C is known, then sets `next_tick`.
+    pub fn due(&mut self, now: Time, port: &PortView) -> Option<(f64, f64, Option<f64>)> {
+        if now < self.next_tick {
+            return None;
+        }
+        self.learn_capacity(port.capacity_bps);
+        Some(self.close_interval(now))
     }
 
     /// Count an arriving packet (every forward packet; return-path packets are ignored).
@@ -239,8 +313,6 @@ pub fn rcp_rate(r: f64, t: f64, d0: f64, alpha: f64, beta: f64, c: f64, y: f64, 
 pub struct RcpRouter {
     core: RateCore,
     p: RcpRouterParams,
-    /// C, B/s (0 until known).
-    c: f64,
 }
 
 impl RcpRouter {
@@ -258,17 +330,9 @@ impl RcpRouter {
 
     /// A module whose first tick is at `first_tick` (tests).
     pub fn with_phase(p: &RcpRouterParams, capacity_bps: f64, first_tick: Time) -> RcpRouter {
-        let mut r =
-            RcpRouter { core: RateCore::new(p.d0, p.rcp_d0_gain, p.count_ops, first_tick), p: p.clone(), c: 0.0 };
-        r.learn_capacity(capacity_bps);
-        r
-    }
-
-    fn learn_capacity(&mut self, capacity_bps: f64) {
-        if self.c <= 0.0 && capacity_bps > 0.0 {
-            self.c = capacity_bps / 8.0;
-            self.core.rate = self.p.initial_rate * self.c;
-        }
+        let core = RateCore::new(p.d0, p.rcp_d0_gain, p.count_ops, first_tick, p.initial_rate, capacity_bps)
+            .stamping_at(p.stamp);
+        RcpRouter { core, p: p.clone() }
     }
 
     pub fn core(&self) -> &RateCore {
@@ -292,17 +356,13 @@ impl RouterModule for RcpRouter {
 
     #[inline]
     fn on_arrival(&mut self, _now: Time, pkt: &mut Packet, port: &PortView) -> Verdict {
-        self.learn_capacity(port.capacity_bps);
-        self.core.on_arrival(pkt);
+        self.core.arrive(pkt, port);
         Verdict::Forward
     }
 
     #[inline]
     fn on_departure(&mut self, _now: Time, pkt: &mut Packet, port: &PortView) -> bool {
-        self.learn_capacity(port.capacity_bps);
-        self.core.stamp(pkt);
-        // A rate is not a congestion mark: nothing for the engine to count.
-        false
+        self.core.depart(pkt, port)
     }
 
     fn next_tick(&self) -> Option<Time> {
@@ -310,17 +370,14 @@ impl RouterModule for RcpRouter {
     }
 
     fn on_tick(&mut self, now: Time, port: &PortView) {
-        if now < self.core.next_tick {
-            return;
-        }
-        self.learn_capacity(port.capacity_bps);
-        let (t, y, mean) = self.core.close_interval(now);
-        if t > 0.0 && self.c > 0.0 {
+        let Some((t, y, mean)) = self.core.due(now, port) else { return };
+        let c = self.core.capacity();
+        if t > 0.0 && c > 0.0 {
             let d0 = self.core.d0;
-            let r_min = r_min(self.p.r_min_pkts, port, d0).min(self.c);
+            let r_min = r_min(self.p.r_min_pkts, port, d0).min(c);
             let q = port.queue_bytes as f64;
-            self.core.rate = rcp_rate(self.core.rate, t, d0, self.p.alpha, self.p.beta, self.c, y, q, r_min);
-            self.core.update_d0(t, mean, self.core.rate / self.c);
+            self.core.rate = rcp_rate(self.core.rate, t, d0, self.p.alpha, self.p.beta, c, y, q, r_min);
+            self.core.update_d0(t, mean, self.core.rate / c);
         }
         self.core.next_tick = now + secs(self.p.t_slot.min(self.core.d0)).max(1);
     }

@@ -116,6 +116,25 @@ fn rates_are_written_at_dequeue_into_syn_ref_and_data_only_and_only_lowered() {
     assert_eq!(r.core().in_bytes(), 0.0);
 }
 
+/// `stamp = "arrival"` (XCC-Linux's hook, before the queue): R is written as the packet
+/// arrives, and the departure leaves it alone even if R has changed since.
+#[test]
+fn stamping_at_arrival_writes_the_rate_in_force_at_arrival() {
+    let p = RcpRouterParams { stamp: Stamp::Arrival, ..Default::default() };
+    let mut r = RcpRouter::with_phase(&p, 8e6, 10 * MS);
+    let mut pkt = data(100_000);
+    r.on_arrival(MS, &mut pkt, &port(0));
+    assert_eq!(rate_of(&pkt), 50_000, "R0 = 0.05·C at arrival");
+    // An interval with a queue lowers R; the queued packet keeps the R it arrived with (at
+    // dequeue it would be lowered).
+    one_interval(&mut r, 100_000);
+    assert!(r.rate() < 50_000.0, "{}", r.rate());
+    r.on_departure(11 * MS, &mut pkt, &port(0));
+    assert_eq!(rate_of(&pkt), 50_000);
+    assert_eq!(registry::check_router("rcp", &json!({"stamp": "arrival"})), Ok(()));
+    assert_eq!(registry::check_router("rcp", &json!({"stamp": "enqueue"})).unwrap_err().key, "stamp");
+}
+
 #[test]
 fn per_packet_ops_are_counted_on_the_code_that_runs() {
     // Seed 004: RCP 2 additions + 2 multiplications per packet. Packets with an RTT cost exactly

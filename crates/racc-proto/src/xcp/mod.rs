@@ -20,9 +20,11 @@ pub mod window;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_throughput;
 
-pub use params::{XcpBudget, XcpParams, XcpRouterParams};
-pub use router::{arrival_xcp, carry_terms, control, departure, Budget, Control, Sums, XcpRouter};
+pub use params::{XcpBudget, XcpForm, XcpParams, XcpRouterParams};
+pub use router::{arrival_x, arrival_xcp, carry_terms, control, departure, Budget, Control, Sums, XcpRouter};
 pub use window::{XcpWindow, XCP_HEADER_BYTES};
 
 use crate::endpoint::{Endpoint, FlowConfig};
@@ -37,6 +39,10 @@ use std::sync::Arc;
 /// Why an XCP flow needs an XCP router on its path.
 pub const XCP_ROUTER_WHY: &str = "an XCP sender starts at one packet and grows only by the feedback XCP routers \
                                   write (PROTOCOLS.md §5), so without one it never leaves one packet per RTT";
+
+/// Why an XCP flow's form must be its routers'.
+pub const XCP_FORM_WHY: &str = "form 0 is \"window\" and 1 \"throughput\"; the window form's feedback is in bytes of window and the throughput form's in \
+                                B/s (PROTOCOLS.md §5): a router of the other form would be read in the wrong unit";
 
 /// A TCP/XCP flow's checked parameters (the registry's "xcp").
 #[derive(Debug)]
@@ -53,14 +59,24 @@ impl FlowProtocol for XcpFlow {
     }
 
     fn path_requirements(&self) -> Vec<Requirement> {
-        vec![Requirement {
-            key: keys::XCC_XCP,
-            value: ContractValue::Int(1),
-            presence: Presence::Somewhere,
-            param: "protocol",
-            unit: "",
-            why: XCP_ROUTER_WHY,
-        }]
+        vec![
+            Requirement {
+                key: keys::XCC_XCP,
+                value: ContractValue::Int(1),
+                presence: Presence::Somewhere,
+                param: "protocol",
+                unit: "",
+                why: XCP_ROUTER_WHY,
+            },
+            Requirement {
+                key: keys::XCP_FORM,
+                value: ContractValue::Int(self.0.form.contract()),
+                presence: Presence::IfProvided,
+                param: "form",
+                unit: "",
+                why: XCP_FORM_WHY,
+            },
+        ]
     }
 }
 
@@ -92,7 +108,7 @@ impl RouterFactory for XcpRouterFactory {
     }
 
     fn provides(&self) -> Vec<(&'static str, ContractValue)> {
-        vec![(keys::XCC_XCP, ContractValue::Int(1))]
+        vec![(keys::XCC_XCP, ContractValue::Int(1)), (keys::XCP_FORM, ContractValue::Int(self.0.form.contract()))]
     }
 }
 

@@ -12,8 +12,43 @@ pub struct XcpParams {
     /// (r_desired·rtt − cwnd)/(cwnd/s) instead of +inf (PROTOCOLS.md §5). None = as much as
     /// the routers allow.
     pub desired_rate: Option<f64>,
+    /// The header's form: "window" (default) or "throughput" ([`XcpForm`]); every XCP router
+    /// on the path must use the same (the path contract refuses a mix).
+    pub form: XcpForm,
     /// The TCP transport's knobs (dupthresh, RTO bounds, ...).
     pub tcp: TcpParams,
+}
+
+/// The form of XCP's header and feedback (PROTOCOLS.md §5, §15).
+///
+/// - `Window` [checked: Katabi et al. 2002, App. A]: the sender writes H_cwnd (bytes); the router
+///   computes rtt·s/cwnd per packet (one division) and writes feedback in **bytes of window**;
+///   the sender adds it to cwnd.
+/// - `Throughput` [checked: draft-falk-xcp and ns-2.35's header; XCC-Linux's count]: the
+///   sender writes X = rtt·s/cwnd (its inter-packet time, ns) in H_cwnd's place, so the router
+///   divides by nothing, and the feedback is a **throughput change** in B/s, the window-form
+///   feedback divided by the packet's rtt: ξ_p·rtt²·s/cwnd/rtt = ξ_p·X and ξ_n·rtt·s/rtt =
+///   ξ_n·s, one product each; the budgets are the window form's divided by d. The sender adds
+///   fb·srtt to cwnd. Per packet: 6 additions + 3 multiplications, as XCC-Linux counts.
+///   Not bit-identical to `Window`: the sender scales by its srtt when the ACK arrives, not by
+///   the H_rtt each router used, and a budget runs out after packets worth P/d in throughput
+///   rather than P in window bytes (equal when every rtt equals d).
+#[derive(serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum XcpForm {
+    #[default]
+    Window,
+    Throughput,
+}
+
+impl XcpForm {
+    /// The path contract's value of this form ([`crate::registry::keys::XCP_FORM`]).
+    pub fn contract(self) -> i64 {
+        match self {
+            XcpForm::Window => 0,
+            XcpForm::Throughput => 1,
+        }
+    }
 }
 
 impl XcpParams {
@@ -63,6 +98,9 @@ pub struct XcpRouterParams {
     pub probe_alpha: f64,
     /// The capacity C starts from, b/s; default: the port's.
     pub initial_capacity_bps: Option<f64>,
+    /// The header's form, "window" (default) or "throughput" ([`XcpForm`]); the flows on this
+    /// router must use the same.
+    pub form: XcpForm,
 }
 
 impl Default for XcpRouterParams {
@@ -77,6 +115,7 @@ impl Default for XcpRouterParams {
             capacity: CapacitySource::Link,
             probe_alpha: 0.1,
             initial_capacity_bps: None,
+            form: XcpForm::Window,
         }
     }
 }

@@ -24,9 +24,16 @@
 //! 4 multiplications and 1 division by H_cwnd: arrival 3 + 2 + 1 (input bytes, Σa, Σb; rtt·s,
 //! a·rtt; /cwnd), departure 3 + 2 (fb = pos − neg and the two budgets; ξ_p·, ξ_n·). Seed 004
 //! says 6 additions + 3 multiplications; see `ops_per_packet` in the tests for why four
-//! products is the least these quantities need.
+//! products is the least these quantities need in this form.
+//!
+//! **Throughput form** (`form = "throughput"`, [`XcpForm`]): the header carries X = rtt·s/cwnd
+//! (ns) in H_cwnd's place and the feedback is a throughput change (B/s). Arrival:
+//! input bytes + s, Σa + X, Σb + X·rtt ([`arrival_x`]: 3 additions, 1 multiplication, no
+//! division); departure: pos = ξ_p·X and neg = ξ_n·s ([`departure`] on (s, X): 3 additions,
+//! 2 multiplications), with the budgets of the interval divided by d. 6 + 3 per packet, as
+//! XCC-Linux counts, and nothing is carried across the buffer.
 
-use super::params::{XcpBudget, XcpRouterParams, D_MAX, D_MIN};
+use super::params::{XcpBudget, XcpForm, XcpRouterParams, D_MAX, D_MIN};
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{CongHeader, Direction, Kind, Packet};
 use crate::rng::SimRng;
@@ -38,17 +45,20 @@ use std::collections::VecDeque;
 
 /// µs per second: the header's RTT unit.
 const US_PER_S: f64 = 1e6;
+/// ns per second: the unit of the throughput form's X.
+const NS_PER_S: f64 = 1e9;
 
-/// What the current interval has seen so far. RTTs in µs (the header's unit).
+/// What the current interval has seen so far. RTTs in µs (the header's unit); a = rtt·s/cwnd
+/// in µs (window form) or ns (throughput form: the header's X).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Sums {
     /// Wire bytes of every arriving packet.
     pub in_bytes: f64,
     /// Wire bytes that do not enter the ξ sums: non-XCP packets, ACKs, XCP data with H_rtt = 0.
     pub other_bytes: f64,
-    /// Σ rtt·s/cwnd over XCP data (µs).
+    /// Σ rtt·s/cwnd over XCP data (µs, or ns in the throughput form).
     pub sum_a: f64,
-    /// Σ rtt²·s/cwnd over XCP data (µs²).
+    /// Σ rtt²·s/cwnd over XCP data (µs², or ns·µs in the throughput form).
     pub sum_b: f64,
 }
 
@@ -59,6 +69,14 @@ pub struct Sums {
 pub fn arrival_xcp<N: Arith>(in_bytes: N, sum_a: N, sum_b: N, rtt_us: N, s: N, cwnd: N) -> ((N, N, N), (N, N)) {
     let (u, a, b) = carry_terms(rtt_us, s, cwnd);
     ((in_bytes + s, sum_a + a, sum_b + b), (u, b))
+}
+
+/// The per-packet arithmetic of an XCP data packet's arrival in the throughput form (H_rtt =
+/// `rtt_us` > 0, wire size `s`, the header's X = rtt·s/cwnd in ns): (input bytes + s, Σa + X,
+/// Σb + X·rtt). 3 additions + 1 multiplication.
+#[inline]
+pub fn arrival_x<N: Arith>(in_bytes: N, sum_a: N, sum_b: N, rtt_us: N, s: N, x_ns: N) -> (N, N, N) {
+    (in_bytes + s, sum_a + x_ns, sum_b + x_ns * rtt_us)
 }
 
 /// u = rtt·s, a = u/cwnd and b = a·rtt = rtt²·s/cwnd: 2 multiplications and the division by
@@ -124,7 +142,8 @@ impl<N: Arith> Budget<N> {
 /// pos − neg with pos = ξ_p·rtt²·s/cwnd = k_p·b and neg = ξ_n·rtt·s = k_n·u (u and b from
 /// [`carry_terms`], in header units; each part at most what is left of its budget), the
 /// header's new H_feedback (the lower of the two), and the billing of `rule`. `header` is the
-/// H_feedback the packet arrives with (+inf from a sender that asks for all).
+/// H_feedback the packet arrives with (+inf from a sender that asks for all). The throughput
+/// form calls it with u = s and b = X (pos = ξ_p·X, neg = ξ_n·s, B/s).
 #[inline]
 pub fn departure<N: Arith>(b: &mut Budget<N>, u: N, rtt2_s_by_cwnd: N, header: N, rule: XcpBudget) -> N {
     let zero = N::from(0.0);
@@ -190,6 +209,14 @@ pub struct Control {
     pub neg: f64,
 }
 
+/// The unit of Σa per second: µs (window form) or ns (throughput form's X).
+fn a_per_s(form: XcpForm) -> f64 {
+    match form {
+        XcpForm::Window => US_PER_S,
+        XcpForm::Throughput => NS_PER_S,
+    }
+}
+
 /// App. A's end of interval: `elapsed` s since the last tick, capacity `c` B/s, persistent
 /// queue `q` bytes, `d_prev` the interval in force (kept if no XCP packet had an RTT).
 pub fn control(p: &XcpRouterParams, sums: &Sums, elapsed: f64, c: f64, q: f64, d_prev: f64) -> Control {
@@ -199,7 +226,7 @@ pub fn control(p: &XcpRouterParams, sums: &Sums, elapsed: f64, c: f64, q: f64, d
     let h = (p.gamma * y * d - phi.abs()).max(0.0);
     let pos = h + phi.max(0.0);
     let neg = h + (-phi).max(0.0);
-    let sum_a_s = sums.sum_a / US_PER_S;
+    let sum_a_s = sums.sum_a / a_per_s(p.form);
     let xcp_bytes = sums.in_bytes - sums.other_bytes;
     let xi_p = if sum_a_s > 0.0 { pos / (d * sum_a_s) } else { 0.0 };
     let xi_n = if xcp_bytes > 0.0 { neg / (d * xcp_bytes) } else { 0.0 };
@@ -309,11 +336,20 @@ impl XcpRouter {
         self.probe.learn(port.capacity_bps);
         let c = self.probe.end_interval(elapsed, port.queue_pkts);
         self.ctrl = control(&self.p, &self.sums, elapsed, c, self.q_persistent as f64, self.ctrl.d);
-        self.budget = Budget {
-            k_p: self.ctrl.xi_p / (US_PER_S * US_PER_S),
-            k_n: self.ctrl.xi_n / US_PER_S,
-            res_pos: self.ctrl.pos,
-            res_neg: self.ctrl.neg,
+        self.budget = match self.p.form {
+            XcpForm::Window => Budget {
+                k_p: self.ctrl.xi_p / (US_PER_S * US_PER_S),
+                k_n: self.ctrl.xi_n / US_PER_S,
+                res_pos: self.ctrl.pos,
+                res_neg: self.ctrl.neg,
+            },
+            // Per packet ξ_p·X (X in ns) and ξ_n·s, B/s; the budgets in B/s.
+            XcpForm::Throughput => Budget {
+                k_p: self.ctrl.xi_p / NS_PER_S,
+                k_n: self.ctrl.xi_n,
+                res_pos: self.ctrl.pos / self.ctrl.d,
+                res_neg: self.ctrl.neg / self.ctrl.d,
+            },
         };
         self.sums = Sums::default();
         self.last_tick = now;
@@ -334,7 +370,7 @@ impl XcpRouter {
     }
 }
 
-/// H_rtt and H_cwnd of a forward XCP data packet.
+/// H_rtt and H_cwnd (X in the throughput form) of a forward XCP data packet.
 #[inline]
 fn xcp_data(pkt: &Packet) -> Option<(u32, u32)> {
     match pkt.cong {
@@ -358,6 +394,27 @@ impl RouterModule for XcpRouter {
         }
         let s = pkt.size as f64;
         match xcp_data(pkt) {
+            Some((rtt_us, x_ns)) if rtt_us > 0 && self.p.form == XcpForm::Throughput => {
+                let (rtt, x) = (rtt_us as f64, x_ns as f64);
+                let Sums { in_bytes, sum_a, sum_b, .. } = self.sums;
+                let (i, a, b) = if self.p.count_ops {
+                    let ((i, a, b), n) = ops::count(|| {
+                        arrival_x::<Counted>(
+                            in_bytes.into(),
+                            sum_a.into(),
+                            sum_b.into(),
+                            rtt.into(),
+                            s.into(),
+                            x.into(),
+                        )
+                    });
+                    self.ops = self.ops + n;
+                    (i.0, a.0, b.0)
+                } else {
+                    arrival_x(in_bytes, sum_a, sum_b, rtt, s, x)
+                };
+                (self.sums.in_bytes, self.sums.sum_a, self.sums.sum_b) = (i, a, b);
+            }
             Some((rtt_us, cwnd)) if rtt_us > 0 => {
                 let (rtt, cw) = (rtt_us as f64, cwnd.max(1) as f64);
                 let Sums { in_bytes, sum_a, sum_b, .. } = self.sums;
@@ -391,6 +448,9 @@ impl RouterModule for XcpRouter {
 
     /// The buffer dropped the packet that just arrived: its carried entry is the last one.
     fn on_buffer_drop(&mut self, _now: Time, pkt: &Packet, _port: &PortView) {
+        if self.p.form == XcpForm::Throughput {
+            return;
+        }
         if let Some((rtt_us, cwnd)) = xcp_data(pkt) {
             if rtt_us > 0 {
                 let last = self.carried.back();
@@ -418,6 +478,29 @@ impl RouterModule for XcpRouter {
             // No RTT estimate: no share of the budgets, but never more than 0.
             if *feedback > 0.0 {
                 *feedback = 0.0;
+            }
+            return false;
+        }
+        if self.p.form == XcpForm::Throughput {
+            // H_cwnd's place holds X (ns): pos = ξ_p·X, neg = ξ_n·s, B/s.
+            let (x, s, h) = (cwnd as f64, size as f64, *feedback as f64);
+            let (budget, rule) = (self.budget, self.p.xcp_budget);
+            let (fb, b) = if self.p.count_ops {
+                let (r, n) = ops::count(|| {
+                    let mut b: Budget<Counted> = budget.map();
+                    let fb = departure(&mut b, Counted(s), Counted(x), Counted(h), rule);
+                    (fb.0, b.unmap())
+                });
+                self.ops = self.ops + n;
+                self.ops_packets += 1;
+                r
+            } else {
+                let mut b = budget;
+                (departure(&mut b, s, x, h, rule), b)
+            };
+            self.budget = b;
+            if fb < h {
+                *feedback = fb as f32;
             }
             return false;
         }

@@ -238,10 +238,12 @@ fn every_flow_gains_the_same_and_loses_in_proportion_to_its_rate() {
 /// - departure: pos = ξ_p·b and neg = ξ_n·u (2 muls, the per-interval ξ already in header
 ///   units), fb = pos − neg and the two budgets less what was granted (3 adds).
 ///
-/// The additions match the seed; the products are one more. Four is the least for these
-/// quantities: Σa and Σb need rtt·s/cwnd and rtt²·s/cwnd (one product each besides the
+/// The additions match the seed; the products are one more. In this (window) form four is the
+/// least for these quantities: Σa and Σb need rtt·s/cwnd and rtt²·s/cwnd (one product each besides the
 /// division), and the feedback needs ξ_p and ξ_n each times its own per-packet monomial; a
-/// fixed packet size would fold s into ξ_n but still leave four.
+/// fixed packet size would fold s into ξ_n but still leave four. The throughput form
+/// (`form = "throughput"`, tests_throughput.rs) does 6 + 3: dividing the feedback by rtt
+/// leaves one product each, ξ_p·X and ξ_n·s.
 #[test]
 fn ops_per_packet() {
     let (n_arr, arr) = ops::count(|| {
@@ -456,12 +458,20 @@ fn registry_builds_and_checks_xcp() {
     // The path contract: XCP flows need an XCP router somewhere; the router provides it.
     let reg = registry::Registry::standard();
     let reqs = reg.parse_protocol("xcp", &json!(null)).unwrap().1.path_requirements();
-    assert_eq!(reqs.len(), 1);
+    assert_eq!(reqs.len(), 2);
     assert_eq!(
         (reqs[0].key, reqs[0].value, reqs[0].presence),
         (keys::XCC_XCP, ContractValue::Int(1), Presence::Somewhere)
     );
-    assert_eq!(reg.parse_router("xcp", &json!(null)).unwrap().provides(), vec![(keys::XCC_XCP, ContractValue::Int(1))]);
+    // ... and one of its own form (window, 0) wherever a router states one.
+    assert_eq!(
+        (reqs[1].key, reqs[1].value, reqs[1].presence),
+        (keys::XCP_FORM, ContractValue::Int(0), Presence::IfProvided)
+    );
+    assert_eq!(
+        reg.parse_router("xcp", &json!(null)).unwrap().provides(),
+        vec![(keys::XCC_XCP, ContractValue::Int(1)), (keys::XCP_FORM, ContractValue::Int(0))]
+    );
 }
 
 /// Sender and receiver from the registry, back to back through one XCP router port.

@@ -9,6 +9,10 @@
 //! - Start at one packet, no slow start. Loss: NewReno's halving and recovery; a timeout or a
 //!   lost SYN: one packet [checked].
 //!
+//! - Throughput form (`form = "throughput"`, [`XcpForm`]): H_cwnd's place carries X =
+//!   srtt·s/cwnd in ns, H_feedback = (r_desired − cwnd/srtt)/(cwnd/s) (B/s) or +inf, and an ACK's
+//!   reverse feedback (B/s) becomes cwnd = max(cwnd + fb·srtt, s).
+//!
 //! Units: the routers count wire bytes (y, C, Q and so the feedback), so the controller keeps
 //! cwnd in **wire bytes** (s = the flow's packet size, all headers included) and gives the
 //! transport the same number of packets in payload bytes (× MSS/s). H_cwnd is the wire figure,
@@ -16,7 +20,7 @@
 //! during the transport's loss recovery are not passed to the controller and their feedback is
 //! lost, as a lost ACK's is (PROTOCOLS.md §5 pitfalls); the recovery owns the window then.
 
-use super::params::XcpParams;
+use super::params::{XcpForm, XcpParams};
 use crate::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
 use crate::endpoint::FlowConfig;
 use crate::metrics::{MetricSink, MetricValue};
@@ -36,6 +40,7 @@ pub struct XcpWindow {
     /// Payload bytes of a full data packet.
     mss: f64,
     desired_rate: Option<f64>,
+    form: XcpForm,
     before_rto: Option<f64>,
     /// Feedback applied so far, bytes: positive and negative parts, and ACKs without any
     /// (+inf: no XCP router on the path).
@@ -55,6 +60,7 @@ impl XcpWindow {
             s,
             mss: mss.max(1) as f64,
             desired_rate: p.desired_rate,
+            form: p.form,
             before_rto: None,
             gained: 0.0,
             lost: 0.0,
@@ -67,13 +73,21 @@ impl XcpWindow {
         self.cwnd
     }
 
-    /// The feedback the sender asks for: (r_desired·rtt − cwnd)/(cwnd/s), +inf without a
+    /// The feedback the sender asks for per packet: (r_desired·rtt − cwnd)/(cwnd/s) bytes, or in
+    /// the throughput form that over rtt, (r_desired − cwnd/rtt)/(cwnd/s) B/s; +inf without a
     /// desired rate or an RTT estimate.
     pub fn requested_feedback(&self, srtt_s: Option<f64>) -> f64 {
-        match (self.desired_rate, srtt_s) {
-            (Some(r), Some(rtt)) => (r * rtt - self.cwnd) / (self.cwnd / self.s),
+        match (self.desired_rate, srtt_s, self.form) {
+            (Some(r), Some(rtt), XcpForm::Window) => (r * rtt - self.cwnd) / (self.cwnd / self.s),
+            (Some(r), Some(rtt), XcpForm::Throughput) => (r - self.cwnd / rtt) / (self.cwnd / self.s),
             _ => f64::INFINITY,
         }
+    }
+
+    /// The throughput form's X = srtt·s/cwnd, ns (at least 1), as the header's u32; 0 without
+    /// an RTT estimate.
+    pub fn inter_packet_ns(&self, srtt_ns: Option<u64>) -> u32 {
+        srtt_ns.map_or(0, |r| (r as f64 * self.s / self.cwnd).round().clamp(1.0, u32::MAX as f64) as u32)
     }
 
     /// Apply one ACK's reverse feedback (bytes): cwnd = max(cwnd + fb, s); +inf or NaN
@@ -102,9 +116,17 @@ impl CongestionControl for XcpWindow {
         self.cwnd = (window * self.s / self.mss).max(self.s);
     }
 
-    fn on_ack(&mut self, ack: &Ack<'_>, _ctx: &SenderCtx) {
+    fn on_ack(&mut self, ack: &Ack<'_>, ctx: &SenderCtx) {
         if let CongHeader::Xcp { reverse_feedback, .. } = ack.packet.cong {
-            self.apply_feedback(reverse_feedback as f64);
+            let fb = reverse_feedback as f64;
+            match self.form {
+                XcpForm::Window => self.apply_feedback(fb),
+                // B/s times the RTT: bytes of window. Routers give nothing positive to a
+                // packet without an RTT, so without one there is nothing to scale.
+                XcpForm::Throughput => {
+                    self.apply_feedback(if fb.is_finite() { ctx.srtt.map_or(0.0, |r| fb * to_secs(r)) } else { fb })
+                }
+            }
         }
     }
 
@@ -134,12 +156,12 @@ impl CongestionControl for XcpWindow {
         }
         let srtt = ctx.srtt.map(to_secs);
         let rtt_us = ctx.srtt.map_or(0, |r| (r / 1_000).clamp(1, u32::MAX as u64) as u32);
-        pkt.cong = CongHeader::Xcp {
-            rtt_us,
-            cwnd: self.cwnd.round().clamp(1.0, u32::MAX as f64) as u32,
-            feedback: self.requested_feedback(srtt) as f32,
-            reverse_feedback: 0.0,
+        let cwnd = match self.form {
+            XcpForm::Window => self.cwnd.round().clamp(1.0, u32::MAX as f64) as u32,
+            XcpForm::Throughput => self.inter_packet_ns(ctx.srtt),
         };
+        pkt.cong =
+            CongHeader::Xcp { rtt_us, cwnd, feedback: self.requested_feedback(srtt) as f32, reverse_feedback: 0.0 };
     }
 
     fn header_bytes(&self) -> u32 {
