@@ -88,3 +88,17 @@ def first_sentence(text: str, limit: int = 120) -> str:
     end = text.find(". ")
     s = text if end < 0 else text[: end + 1]
     return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
+
+
+def trace_files(path: Path) -> list[str]:
+    """The relative files a scenario's trace entries read (`[[traffic]] kind = "trace"`)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return []
+    return [
+        t["file"]
+        for t in data.get("traffic") or []
+        if isinstance(t, dict) and t.get("kind") == "trace" and isinstance(t.get("file"), str)
+        and not Path(t["file"]).is_absolute()
+    ]

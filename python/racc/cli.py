@@ -43,6 +43,16 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary table")
     r.add_argument("--json", action="store_true", help="print the summary as JSON instead of tables")
 
+    ar = sub.add_parser(
+        "arrivals", help="write the arrival list a scenario's traffic entries produce, for replay here or elsewhere"
+    )
+    ar.add_argument("file", metavar="SCENARIO", help="scenario TOML file (or the name of one under scenarios/)")
+    ar.add_argument("--out", metavar="FILE", required=True, help="CSV file, or Parquet for a .parquet name")
+    ar.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a value"
+    )
+    ar.add_argument("--seed", type=int, help="set the scenario's top-level seed")
+
     ls = sub.add_parser("list", help="list protocols, router modules, loss models and scenarios")
     ls.add_argument("--json", action="store_true", help="as JSON")
 
@@ -139,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         commands = {
             "run": cmd_run,
+            "arrivals": cmd_arrivals,
             "list": cmd_list,
             "scenario": cmd_scenario,
             "plot": cmd_plot,
@@ -207,6 +218,11 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         raise ScenarioError(f"{dest}: exists; choose another file or pass --force")
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src, dest)
+    # A trace entry's file is relative to the scenario file: it comes along.
+    for f in catalog.trace_files(src):
+        if not (dest.parent / f).exists():
+            (dest.parent / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src.parent / f, dest.parent / f)
     print(f"copied {args.name} to {dest}; edit it, then: racc run {dest}")
     return 0
 
@@ -236,6 +252,31 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(f"results: [bold]{out}[/bold]" + ("" if args.no_plots else f"  report: {out / 'report.html'}"))
         if res.summary.get("run", {}).get("plot_error"):
             console.print(f"[yellow]warning: plots not written: {res.summary['run']['plot_error']}")
+    return 0
+
+
+def cmd_arrivals(args: argparse.Namespace) -> int:
+    """The exact flow list (start, size, src, dst, protocol) of the scenario's [[traffic]] entries,
+    as the engine resolves it: a `kind = "trace"` entry reading the file replays it identically."""
+    import json
+
+    from racc import scenario, trace
+    from racc.errors import core
+
+    path = _scenario_path(args.file)
+    sc = scenario.load(str(path), seed=args.seed, overrides=args.overrides)
+    try:
+        text, arrivals = sc.engine_inputs()
+        resolved = core().validate(text, sc.source, *((arrivals,) if arrivals else ()))
+    except scenario.ScenarioError as exc:
+        raise scenario.blame_override(exc, sc) from None
+    try:
+        df = trace.arrivals(json.loads(resolved) if isinstance(resolved, (str, bytes)) else resolved, sc.data)
+    except scenario.ScenarioError as exc:
+        raise scenario.ScenarioError(f"{sc.source}: {exc}") from None
+    out = Path(args.out)
+    trace.write(df, out)
+    print(f"{out}: {df.height} flows (start, size, src, dst, protocol)")
     return 0
 
 

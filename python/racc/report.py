@@ -78,8 +78,10 @@ def render(res: Any, plots_dir: str | os.PathLike | None = None) -> str:
         parts += ["<h2>Scenario</h2>", f"<pre>{e(res.scenario_text)}</pre>"]
     if run.get("overrides"):
         parts += ["<p class='meta'>overrides: " + e(", ".join(run["overrides"])) + "</p>"]
-    if res.resolved:
-        text = json.dumps(res.resolved, indent=1)
+    raw = getattr(res.resolved, "text", None)  # the engine's text, not parsed yet (racc.resolved)
+    if raw or res.resolved:
+        # A large one is not parsed just to say it is large.
+        text = raw if raw is not None and len(raw) > MAX_RESOLVED_CHARS else json.dumps(dict(res.resolved), indent=1)
         if len(text) <= MAX_RESOLVED_CHARS:
             parts += ["<details><summary>Resolved scenario (as run)</summary>", f"<pre>{e(text)}</pre></details>"]
         else:

@@ -29,7 +29,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "links": {
         "time_s": pl.Float64,
         "port": pl.Int64,
-        "name": pl.Utf8,
+        "name": pl.Categorical,
         "tx_bytes": pl.Int64,
         "tx_pkts": pl.Int64,
         "throughput_bps": pl.Float64,
@@ -53,8 +53,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "group_links": {
         "time_s": pl.Float64,
         "port": pl.Int64,
-        "name": pl.Utf8,
-        "group": pl.Utf8,
+        "name": pl.Categorical,
+        "group": pl.Categorical,
         "tx_bytes": pl.Int64,
         "share": pl.Float64,
     },
@@ -67,10 +67,10 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     },
     "flow_info": {
         "flow": pl.Int64,
-        "protocol": pl.Utf8,
-        "src": pl.Utf8,
-        "dst": pl.Utf8,
-        "group": pl.Utf8,
+        "protocol": pl.Categorical,
+        "src": pl.Categorical,
+        "dst": pl.Categorical,
+        "group": pl.Categorical,
         "start_s": pl.Float64,
         "stop_s": pl.Float64,
         "size_bytes": pl.Int64,
@@ -91,8 +91,11 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
 def frame(name: str, columns: Any) -> pl.DataFrame:
     """A polars frame from the engine's column dict, known columns cast to their documented types.
 
-    A column may be a list, a numpy array, or a ``(dtype, buffer)`` pair such as
-    ``("<f8", bytes)``: raw little-endian values, read without building Python objects.
+    A column may be a list, a numpy array, a ``(dtype, buffer)`` pair such as
+    ``("<f8", bytes)``: raw little-endian values, read without building Python objects, or
+    ``("cat", (dtype, codes), names)``: text stored once per distinct value (a categorical).
+    Names (ports, groups, protocols, nodes) are categorical columns, so a table of millions of
+    rows holds each name once (Parquet writes them dictionary-encoded).
     """
     schema = TABLES[name]
     if isinstance(columns, pl.DataFrame):
@@ -109,6 +112,8 @@ def _column(name: str, v: Any) -> Any:
     """A column from the engine: ``(dtype, buffer)``, or ``(dtype, buffer, presence)`` for a
     protocol's named metric, whose rows with presence 0 (flows whose protocol does not report
     it) become nulls."""
+    if isinstance(v, tuple) and len(v) == 3 and v[0] == "cat":
+        return _categorical(name, _column(name, v[1]), v[2])
     if isinstance(v, tuple) and len(v) in (2, 3) and isinstance(v[0], str):
         import numpy as np
 
@@ -121,12 +126,17 @@ def _column(name: str, v: Any) -> Any:
     return v
 
 
+def _categorical(name: str, codes: Any, names: list[str]) -> pl.Series:
+    """Row ``i`` is ``names[codes[i]]``, as a categorical column (each name stored once)."""
+    return pl.Series(name, names, dtype=pl.Categorical).gather(pl.Series(codes).cast(pl.UInt32)).alias(name)
+
+
 def _with_port_names(links: pl.DataFrame, port_info: pl.DataFrame, table: str = "links") -> pl.DataFrame:
     """Add a ``name`` column from ``port_info`` when the engine sent only port numbers."""
     if "name" in links.columns or "port" not in links.columns or "name" not in port_info.columns:
         return links
     names = dict(zip(port_info.get_column("port").to_list(), port_info.get_column("name").to_list()))
-    col = pl.col("port").replace_strict(names, default=None, return_dtype=pl.Utf8).alias("name")
+    col = pl.col("port").replace_strict(names, default=None, return_dtype=pl.Categorical).alias("name")
     df = links.with_columns(col)
     known = [c for c in TABLES[table] if c in df.columns]
     return df.select(known + [c for c in df.columns if c not in known])
@@ -152,6 +162,12 @@ class Results:
     @classmethod
     def from_core(cls, raw: dict[str, Any], **kw: Any) -> Results:
         """Wrap the dict returned by ``Simulation.results()``; ``summary`` is the engine's, unextended."""
+        raw = dict(raw)
+        groups = raw.get("group_links")
+        if groups and "group_names" in raw and not isinstance(groups.get("group"), (list, pl.Series)):
+            groups = dict(groups)
+            groups["group"] = ("cat", groups["group"], list(raw["group_names"]))
+            raw["group_links"] = groups
         frames = {t: frame(t, raw.get(t)) for t in TABLES}
         frames["links"] = _with_port_names(frames["links"], frames["port_info"])
         frames["group_links"] = _with_port_names(frames["group_links"], frames["port_info"], "group_links")
@@ -189,6 +205,13 @@ class Results:
             _write_resolved(tmp / "scenario.resolved.json", self.resolved)
             if self.scenario_text is not None:
                 (tmp / "scenario.toml").write_text(self.scenario_text, encoding="utf-8")
+            run = self.summary.get("run", {})
+            if run.get("peak_memory_bytes") is not None:
+                # The run's peak with its tables written, before any plotting (matplotlib's own
+                # memory is not the run's).
+                from racc.memory import peak_bytes
+
+                run["peak_memory_bytes"] = max(run["peak_memory_bytes"], peak_bytes() or 0)
             if plots:
                 self._render(tmp)
             _write_json(tmp / "summary.json", self.summary)  # last: marks the folder complete
@@ -224,7 +247,9 @@ def load(path: str | os.PathLike) -> Results:
             raise ResultsError(f"{p}: incomplete results folder, {f.name} is missing")
         frames[t] = pl.read_parquet(f)
     resolved_f = p / "scenario.resolved.json"
-    resolved = json.loads(resolved_f.read_text(encoding="utf-8")) if resolved_f.exists() else {}
+    from racc.resolved import Resolved
+
+    resolved = Resolved(resolved_f.read_text(encoding="utf-8")) if resolved_f.exists() else {}
     toml_f = p / "scenario.toml"
     text = toml_f.read_text(encoding="utf-8") if toml_f.exists() else None
     name = summary.get("run", {}).get("scenario") or resolved.get("name") or p.name
@@ -340,10 +365,15 @@ def _write_json(path: Path, obj: Any) -> None:
     path.write_text(json.dumps(_clean(obj), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
-def _write_resolved(path: Path, resolved: dict) -> None:
+def _write_resolved(path: Path, resolved: Any) -> None:
     """The resolved scenario, one list element per line: readable, and written by json's C
     encoder (an indented dump goes through the pure-Python one, seconds and hundreds of MB for
-    the 60,000 generated flows of qfcp-fct). The engine's JSON has no NaN to clean."""
+    the 60,000 generated flows of qfcp-fct). The engine's JSON has no NaN to clean. The engine's
+    text in that layout (`racc.resolved.Resolved`, never parsed) is written as it is."""
+    text = getattr(resolved, "text", None)
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+        return
     with path.open("w", encoding="utf-8") as f:
         f.write("{\n")
         for i, (k, v) in enumerate(resolved.items()):

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from racc import memory as _memory
 from racc import scenario as _scenario
 from racc import summary as _summary
 from racc.errors import core
 from racc.progress import advance
+from racc.resolved import Resolved
 from racc.results import FORMAT, Results, check_replaceable
 
 
@@ -37,18 +38,22 @@ def run(
     told the simulated seconds done as the run goes (a :class:`racc.progress.Tracker`'s ``at``).
     Raises :class:`racc.ScenarioError` for a bad scenario before anything runs.
     """
+    peak_reset = _memory.reset_peak()  # the run's own peak, whatever the process held before
     sc = _scenario.load(scenario, seed=seed, overrides=overrides)
-    text = sc.to_json()
+    text, arrivals = sc.engine_inputs()
+    extra = (arrivals,) if arrivals else ()  # trace entries' rows, beside the JSON
     if out is not None:
         check_replaceable(Path(out))  # refuse before spending time on the run
     engine = core()
     try:
-        resolved = engine.validate(text, sc.source)
+        resolved = engine.validate(text, sc.source, *extra)
     except _scenario.ScenarioError as exc:
         raise _scenario.blame_override(exc, sc) from None
-    if isinstance(resolved, (str, bytes)):  # the engine may hand back JSON text
-        resolved = json.loads(resolved)
-    sim = engine.Simulation(text, sc.source)
+    if isinstance(resolved, bytes):
+        resolved = resolved.decode()
+    if isinstance(resolved, str):  # the engine's JSON text, parsed only if something reads it
+        resolved = Resolved(resolved)
+    sim = engine.Simulation(text, sc.source, *extra)
     started = _dt.datetime.now(_dt.timezone.utc)
     t0 = time.perf_counter()
     if callable(progress):
@@ -57,6 +62,7 @@ def run(
         advance(sim, show=progress, label=sc.name)
     res = finished_results(sim, sc, resolved, started, time.perf_counter() - t0, window)
     del sim  # the engine's copy of the series is no longer needed
+    res.summary["run"]["peak_reset"] = peak_reset
     if out is not None:
         res.save(out, plots=plots)
     return res
@@ -80,7 +86,7 @@ def finished_results(
         flow_info=res.flow_info,
         window=window,
     )
-    res.summary["run"] = run_info(sc, resolved, started, wall, int(sim.events))
+    res.summary["run"] = run_info(sc, {"seed": res.summary.get("seed")}, started, wall, int(sim.events))
     return res
 
 
@@ -92,10 +98,12 @@ def run_info(sc: _scenario.Scenario, resolved: dict, started: _dt.datetime, wall
         "format": FORMAT,
         "scenario": sc.name,
         "source": str(Path(sc.source).resolve()) if sc.path else sc.source,
-        "seed": resolved.get("seed", sc.data.get("seed")),
+        "seed": resolved.get("seed") if resolved.get("seed") is not None else sc.data.get("seed"),
         "overrides": sc.overrides,
         "racc_version": __version__,
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_s": wall,
         "events_per_s": (events / wall) if wall > 0 else None,
+        # Engine run and results tables; `Results.save` raises it to include writing them.
+        "peak_memory_bytes": _memory.peak_bytes(),
     }

@@ -44,6 +44,9 @@ class Scenario:
     path: Path | None = None
     overrides: list[str] = field(default_factory=list)
     seed: int | None = None
+    #: trace entries' files as read (`racc.trace`), by traffic index; handed to the engine as
+    #: each entry's `arrivals` without passing through `data`
+    traces: dict[int, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -59,8 +62,27 @@ class Scenario:
         return self.path.stem if self.path else self.name
 
     def to_json(self) -> str:
-        """Serialise ``data`` to JSON; non-finite floats are refused naming their key."""
-        return to_json(self.data, self.source)
+        """Serialise ``data`` to JSON; non-finite floats are refused naming their key. Trace
+        entries get their file's rows as ``arrivals`` (spliced in as text, since their values
+        are checked already; :meth:`engine_inputs` hands them over faster)."""
+        if not self.traces:
+            return to_json(self.data, self.source)
+        data = dict(self.data)
+        data["traffic"] = [dict(t) for t in data["traffic"]]
+        marks = {}
+        for i in self.traces:
+            marks[i] = f"@racc-arrivals-{i}-{id(self)}@"
+            data["traffic"][i]["arrivals"] = marks[i]
+        text = to_json(data, self.source)
+        for i, tr in self.traces.items():
+            text = text.replace(json.dumps(marks[i]), tr.to_json(), 1)
+        return text
+
+    def engine_inputs(self) -> tuple[str, dict[int, dict[str, Any]]]:
+        """The scenario's JSON without the trace entries' rows, and those rows by traffic index
+        as the engine's ``arrivals`` argument takes them (buffers, not JSON numbers: a million
+        rows cross in milliseconds)."""
+        return to_json(self.data, self.source), {i: tr.columns() for i, tr in self.traces.items()}
 
 
 def looks_like_path(scenario: str) -> bool:
@@ -111,7 +133,10 @@ def load(
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ScenarioError(f"--seed: expected an integer, got {seed!r}")
         data["seed"] = seed
-    return Scenario(data=data, source=source, text=text, path=path, overrides=applied, seed=seed)
+    from racc import trace  # trace files are relative to the scenario file (else to the current folder)
+
+    traces = trace.load_traces(data, source, path.parent if path is not None else Path.cwd())
+    return Scenario(data=data, source=source, text=text, path=path, overrides=applied, seed=seed, traces=traces)
 
 
 def read_text(path: Path) -> str:

@@ -152,6 +152,8 @@ def totals_rows(summary: dict) -> list[list[str]]:
         rows.append(["wall-clock time", fmt_time(run["wall_s"])])
     if run.get("events_per_s"):
         rows.append(["events per second", f"{run['events_per_s'] / 1e6:.3g} M"])
+    if run.get("peak_memory_bytes"):
+        rows.append(["peak memory", fmt_bytes(run["peak_memory_bytes"])])
     return rows
 
 

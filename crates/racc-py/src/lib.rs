@@ -88,11 +88,130 @@ fn col<'py, T: Column>(py: Python<'py>, v: &[T]) -> (&'static str, Bound<'py, Py
     (T::DTYPE, PyBytes::new(py, &out))
 }
 
-/// Parse and check a scenario (JSON text); return the resolved scenario as JSON text.
+/// A scenario from JSON text and its trace entries' rows, `{traffic index: {"start": f64 bytes,
+/// "size": f64 bytes, "src"/"dst"/"protocol": [str] (optional), "rows": "line" | "row"}}`:
+/// numbers cross as little-endian buffers, not as a million JSON numbers.
+fn from_json(text: &str, source: &str, arrivals: Option<&Bound<'_, PyDict>>) -> PyResult<scenario::Spec> {
+    let mut parts = Vec::new();
+    for (k, v) in arrivals.into_iter().flat_map(|d| d.iter()) {
+        let i: usize = k.extract()?;
+        let d = v.cast::<PyDict>()?;
+        let floats = |name: &str| -> PyResult<Vec<f64>> {
+            let b = d.get_item(name)?.ok_or_else(|| PyException::new_err(format!("arrivals: no `{name}`")))?;
+            let b = b.cast::<PyBytes>()?;
+            Ok(b.as_bytes().chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+        };
+        let names = |name: &str| -> PyResult<Option<Vec<String>>> {
+            d.get_item(name)?.map(|l| l.extract::<Vec<String>>()).transpose()
+        };
+        let a = scenario::raw::RawArrivals {
+            start: floats("start")?,
+            size: floats("size")?,
+            src: names("src")?,
+            dst: names("dst")?,
+            protocol: names("protocol")?,
+            rows: d.get_item("rows")?.map(|r| r.extract::<String>()).transpose()?,
+        };
+        parts.push((i, a));
+    }
+    scenario::from_json_parts(text, source, registry::Registry::standard(), parts).map_err(scenario_err)
+}
+
+/// A text column dictionary-encoded: each distinct value once, a `u32` code per row.
+#[derive(Default)]
+struct Dict<'a> {
+    names: Vec<&'a str>,
+    index: std::collections::HashMap<&'a str, u32>,
+    codes: Vec<u32>,
+}
+
+impl<'a> Dict<'a> {
+    fn push(&mut self, v: &'a str) {
+        let next = self.names.len() as u32;
+        let c = *self.index.entry(v).or_insert_with(|| {
+            self.names.push(v);
+            next
+        });
+        self.codes.push(c);
+    }
+
+    /// `("cat", (dtype, codes), names)`, which Python turns into a categorical column.
+    fn column<'py>(&self, py: Python<'py>) -> (&'static str, (&'static str, Bound<'py, PyBytes>), Vec<&'a str>) {
+        ("cat", col(py, &self.codes), self.names.clone())
+    }
+}
+
+/// Parse and check a scenario (JSON text); return the resolved scenario as JSON text, one
+/// top-level key per line and each element of a top-level list on its own line (the layout of
+/// `scenario.resolved.json`, so Python can write it without parsing it).
 #[pyfunction]
-fn validate(json_text: &str, source: &str) -> PyResult<String> {
-    let spec = scenario::from_json(json_text, source).map_err(scenario_err)?;
-    serde_json::to_string(&spec).map_err(|e| PyException::new_err(e.to_string()))
+#[pyo3(signature = (json_text, source, arrivals = None))]
+fn validate(json_text: &str, source: &str, arrivals: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+    let spec = from_json(json_text, source, arrivals)?;
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Lines::default());
+    serde::Serialize::serialize(&spec, &mut ser).map_err(|e| PyException::new_err(e.to_string()))?;
+    out.push(b'\n');
+    String::from_utf8(out).map_err(|e| PyException::new_err(e.to_string()))
+}
+
+/// serde_json's compact output with line breaks at the top two levels and Python's `", "` and
+/// `": "` separators below them (`json.dumps`'s defaults).
+#[derive(Default)]
+struct Lines {
+    depth: usize,
+    /// The top-level list being written has no element yet.
+    empty: bool,
+}
+
+impl serde_json::ser::Formatter for Lines {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.empty |= self.depth == 2;
+        w.write_all(b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.depth == 1 && !std::mem::take(&mut self.empty) {
+            w.write_all(b"\n  ]")
+        } else {
+            w.write_all(b"]")
+        }
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if self.depth == 2 {
+            self.empty = false;
+        }
+        match (self.depth, first) {
+            (2, true) => w.write_all(b"\n    "),
+            (2, false) => w.write_all(b",\n    "),
+            (_, true) => Ok(()),
+            _ => w.write_all(b", "),
+        }
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        w.write_all(b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.depth == 0 {
+            w.write_all(b"\n}")
+        } else {
+            w.write_all(b"}")
+        }
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        match (self.depth, first) {
+            (1, true) => w.write_all(b"\n  "),
+            (1, false) => w.write_all(b",\n  "),
+            (_, true) => Ok(()),
+            _ => w.write_all(b", "),
+        }
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
 }
 
 /// One simulation run, advanced in steps so that Python can show progress.
@@ -104,8 +223,9 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    fn new(json_text: &str, source: &str) -> PyResult<Self> {
-        let spec = scenario::from_json(json_text, source).map_err(scenario_err)?;
+    #[pyo3(signature = (json_text, source, arrivals = None))]
+    fn new(json_text: &str, source: &str, arrivals: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let spec = from_json(json_text, source, arrivals)?;
         let sim = Simulator::new(spec).map_err(scenario_err)?;
         Ok(Simulation { sim: Mutex::new(sim) })
     }
@@ -183,12 +303,14 @@ impl Simulation {
         }
         out.set_item("flows", flows)?;
 
-        // Per-aggregate link shares: group names replace the engine's group indices.
+        // Per-aggregate link shares (`record.groups`): the group's index per row and its name
+        // once (`group_names`), which Python makes a categorical column.
         let gs = &sim.group_series;
         let group_links = PyDict::new(py);
         group_links.set_item("time_s", col(py, &gs.time_s))?;
         group_links.set_item("port", col(py, &gs.port))?;
-        group_links.set_item("group", gs.group.iter().map(|&g| sim.groups[g as usize].as_str()).collect::<Vec<_>>())?;
+        group_links.set_item("group", col(py, &gs.group))?;
+        out.set_item("group_names", sim.groups.iter().map(String::as_str).collect::<Vec<_>>())?;
         group_links.set_item("tx_bytes", col(py, &gs.tx_bytes))?;
         group_links.set_item("share", col(py, &gs.share))?;
         out.set_item("group_links", group_links)?;
@@ -204,12 +326,11 @@ impl Simulation {
 
         let spec = &sim.spec;
         let fi = PyDict::new(py);
-        // Listed flows, then those closed-loop sources made during the run.
+        // Listed flows, then those closed-loop sources made during the run. Text columns are
+        // dictionary-encoded: each distinct name once, a code per flow (`cat`).
         let n = sim.flow_count();
-        let mut protocol = Vec::with_capacity(n);
-        let mut src = Vec::with_capacity(n);
-        let mut dst = Vec::with_capacity(n);
-        let mut group = Vec::with_capacity(n);
+        let (mut protocol, mut src, mut dst, mut group) =
+            (Dict::default(), Dict::default(), Dict::default(), Dict::default());
         let mut start = Vec::with_capacity(n);
         let mut stop = Vec::with_capacity(n);
         let mut size = Vec::with_capacity(n);
@@ -217,24 +338,24 @@ impl Simulation {
         for i in 0..n {
             let info = sim.flow_info(i);
             let f = info.spec;
-            protocol.push(f.protocol.as_str());
-            src.push(spec.nodes[f.src].name.as_str());
-            dst.push(spec.nodes[f.dst].name.as_str());
-            group.push(f.group.as_str());
+            protocol.push(&f.protocol);
+            src.push(&spec.nodes[f.src].name);
+            dst.push(&spec.nodes[f.dst].name);
+            group.push(&f.group);
             start.push(info.start as f64 * 1e-9);
             stop.push(f.stop.map_or(f64::NAN, |s| s as f64 * 1e-9));
             size.push(info.size_bytes.unwrap_or(0));
             rtt.push(spec.propagation_rtt(f) as f64 * 1e-9);
         }
-        fi.set_item("flow", (0..n as u32).collect::<Vec<u32>>())?;
-        fi.set_item("protocol", protocol)?;
-        fi.set_item("src", src)?;
-        fi.set_item("dst", dst)?;
-        fi.set_item("group", group)?;
-        fi.set_item("start_s", start)?;
-        fi.set_item("stop_s", stop)?;
-        fi.set_item("size_bytes", size)?;
-        fi.set_item("rtt_prop_s", rtt)?;
+        fi.set_item("flow", col(py, &(0..n as u32).collect::<Vec<u32>>()))?;
+        fi.set_item("protocol", protocol.column(py))?;
+        fi.set_item("src", src.column(py))?;
+        fi.set_item("dst", dst.column(py))?;
+        fi.set_item("group", group.column(py))?;
+        fi.set_item("start_s", col(py, &start))?;
+        fi.set_item("stop_s", col(py, &stop))?;
+        fi.set_item("size_bytes", col(py, &size))?;
+        fi.set_item("rtt_prop_s", col(py, &rtt))?;
         out.set_item("flow_info", fi)?;
 
         let pi = PyDict::new(py);

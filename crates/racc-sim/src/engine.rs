@@ -180,9 +180,11 @@ impl Simulator {
                 next_bytes: 0,
             })
             .collect();
-        // Per-group byte counters on recorded ports, when there is more than one group to tell apart.
+        // Per-group byte counters on recorded ports, when asked for (`record.groups`) and there is
+        // more than one group to tell apart: a row per group, port and sample is what made a list
+        // of 10,000 single-flow groups cost a gigabyte (issue 21).
         let mut prev_group_tx = vec![Vec::new(); ports.len()];
-        if groups.len() > 1 {
+        if spec.record_groups && groups.len() > 1 {
             for &p in &spec.record_ports {
                 ports[p].group_tx = vec![0; groups.len()];
                 prev_group_tx[p] = vec![0; groups.len()];

@@ -31,6 +31,7 @@ size = "100KB"
 start = "3s"
 [record]
 interval = "20ms"
+groups = true
 "#;
 
 /// The sample interval of row `i` of a series whose rows are at `times`: time since the

@@ -201,9 +201,15 @@ count = 2
 [record]
 interval = "500ms"
 ports = ["r0->r1", "r1->r2"]
+groups = true
 "#;
+    // Per-group shares cost a row per group, port and sample: recorded only when asked for.
+    let mut unasked = sim(&text.replace("groups = true\n", ""));
+    unasked.run();
+    assert!(unasked.group_series.time_s.is_empty());
     let mut s = sim(text);
     s.run();
+    assert_eq!(s.port_series, unasked.port_series, "recording shares changes nothing else");
     assert_eq!(s.groups, vec!["long".to_string(), "local".to_string()]);
     let (ps, gs) = (&s.port_series, &s.group_series);
     let mut checked = 0;

@@ -81,9 +81,11 @@ impl FlowBuilder<'_> {
         match t.kind.as_str() {
             "poisson" => self.poisson_generator(ti, t),
             "web" => self.web_generator(ti, t),
-            other => Err(self
-                .cx
-                .err(format!("traffic[{ti}].kind"), format!("unknown traffic kind '{other}' (known: poisson, web)"))),
+            "trace" => self.trace_generator(ti, t),
+            other => Err(self.cx.err(
+                format!("traffic[{ti}].kind"),
+                format!("unknown traffic kind '{other}' (known: poisson, web, trace)"),
+            )),
         }
     }
 
@@ -95,12 +97,20 @@ impl FlowBuilder<'_> {
             ("index_offset", t.index_offset.is_some()),
             ("index_stride", t.index_stride.is_some()),
             ("think", t.think.is_some()),
-            ("file", t.file.is_some()),
         ] {
             if present {
                 return Err(
                     cx.err(format!("{key}.{k}"), "a key of the 'web' kind, not of 'poisson' (set kind = \"web\")")
                 );
+            }
+        }
+        for (k, present) in [("file", t.file.is_some()), ("arrivals", t.arrivals.is_some())] {
+            if present {
+                return Err(cx.err(
+                    format!("{key}.{k}"),
+                    "a key of the 'trace' kind (an arrival list) or, for `file`, of 'web' (its file-length law), \
+                     not of 'poisson'",
+                ));
             }
         }
         let opts = host_opts(cx, &key, &t.protocol, &t.host_options(), self.handshake, packet_size)?;

@@ -17,8 +17,8 @@
 //!   it never draws more than the limit plus one).
 //! - `limits.samples` (default [`DEFAULT_MAX_SAMPLES`]): an upper bound on the rows the run can
 //!   record, each about 100 bytes in the engine (and again once in the results' tables): one per
-//!   sample time, per recorded port per sample (times the flow groups crossing it, when there is
-//!   more than one group), and, with `record.flows`, per flow per sample from its start to its
+//!   sample time, per recorded port per sample (times the flow groups crossing it, with
+//!   `record.groups` and more than one group), and, with `record.flows`, per flow per sample from its start to its
 //!   stop or the end of the run, plus its final row. Sized flows usually finish sooner, so this
 //!   bounds rather than predicts; a run it refuses can sample less often (`record.interval`),
 //!   record fewer ports (`record.ports`) or no per-flow series (`record.flows = false`), or raise
@@ -113,17 +113,26 @@ pub(super) fn check_samples(
     interval: u64,
     interval_given: bool,
     record_ports: usize,
-    record_flows: bool,
+    (record_flows, record_groups): (bool, bool),
     flows: &[FlowSpec],
     sources: &[SourceSpec],
     expected_made: f64,
 ) -> Result<(), ScenarioError> {
     let interval = interval.max(1) as u128;
     let times = (duration as u128).div_ceil(interval) + 1;
-    let mut groups: Vec<&str> = flows.iter().chain(sources.iter().map(|s| &s.flow)).map(|f| f.group.as_str()).collect();
-    groups.sort_unstable();
-    groups.dedup();
-    let per_port = 1 + if groups.len() > 1 { groups.len() as u128 } else { 0 };
+    let per_port = 1 + if record_groups {
+        let mut groups: Vec<&str> =
+            flows.iter().chain(sources.iter().map(|s| &s.flow)).map(|f| f.group.as_str()).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        if groups.len() > 1 {
+            groups.len() as u128
+        } else {
+            0
+        }
+    } else {
+        0
+    };
     let port_rows = times * record_ports as u128 * per_port;
     let flow_rows: u128 = if record_flows {
         let listed: u128 = flows

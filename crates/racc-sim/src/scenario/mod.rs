@@ -15,6 +15,7 @@ mod routes;
 mod sizes;
 pub mod spec;
 mod topology;
+mod trace;
 mod tunnels;
 pub mod units;
 mod web;
@@ -82,8 +83,40 @@ pub fn from_json(text: &str, source: &str) -> Result<Spec, ScenarioError> {
 
 /// Parse and check a scenario given as JSON, with the protocols of `registry`.
 pub fn from_json_with(text: &str, source: &str, registry: &Registry) -> Result<Spec, ScenarioError> {
+    from_json_parts(text, source, registry, Vec::new())
+}
+
+/// Parse and check a scenario given as JSON whose trace entries' rows come separately, as
+/// `(traffic index, rows)` (the front end reads trace files into columns and hands them over
+/// as they are, rather than as JSON numbers).
+pub fn from_json_parts(
+    text: &str,
+    source: &str,
+    registry: &Registry,
+    arrivals: Vec<(usize, raw::RawArrivals)>,
+) -> Result<Spec, ScenarioError> {
+    let mut raw = parse_json(text, source)?;
+    for (i, a) in arrivals {
+        let t = raw.traffic.get_mut(i).ok_or_else(|| ScenarioError {
+            source: source.into(),
+            key: format!("traffic[{i}].arrivals"),
+            reason: "no such traffic entry".into(),
+        })?;
+        if t.arrivals.is_some() {
+            return Err(ScenarioError {
+                source: source.into(),
+                key: format!("traffic[{i}].arrivals"),
+                reason: "given twice (in the scenario and from its file)".into(),
+            });
+        }
+        t.arrivals = Some(a);
+    }
+    build::build(raw, source, registry)
+}
+
+fn parse_json(text: &str, source: &str) -> Result<raw::RawScenario, ScenarioError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let raw = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let key = key_of(e.path());
         let mut reason = e.into_inner().to_string();
         // serde_json appends " at line X column Y" of the converted text, not of the
@@ -92,8 +125,7 @@ pub fn from_json_with(text: &str, source: &str, registry: &Registry) -> Result<S
             reason.truncate(i);
         }
         missing_field_key(ScenarioError { source: source.into(), key, reason })
-    })?;
-    build::build(raw, source, registry)
+    })
 }
 
 /// serde reports a missing field at its parent table; name the field itself as the key.

@@ -228,7 +228,8 @@ host_options!(RawTraffic);
 /// identical list (seed 002 §III.A). `kind = "web"`: `sources` web-like on/off sources (seed
 /// 001 §4), each thinking, sending a file as one flow, and thinking again once it completes;
 /// `src`/`dst` may contain `{i}` (the source's number times `index_stride` plus
-/// `index_offset`), as in `[[flows]]`.
+/// `index_offset`), as in `[[flows]]`. `kind = "trace"`: a given arrival list (`file`, read by
+/// the front end into `arrivals`).
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct RawTraffic {
@@ -258,8 +259,13 @@ pub struct RawTraffic {
     pub index_stride: Option<i64>,
     /// web: the think-time law (defaults: the paper's).
     pub think: Option<RawThink>,
-    /// web: the file-length law (defaults: the paper's).
-    pub file: Option<RawFile>,
+    /// web: the file-length law (a table, defaults: the paper's); trace: the arrival list's
+    /// file (a path relative to the scenario file). Kept untyped here so that each kind reads
+    /// it with its own error messages (`RawFile` for web).
+    pub file: Option<serde_json::Value>,
+    /// trace: the arrival list's columns, as the front end read them from `file` (or written
+    /// inline).
+    pub arrivals: Option<RawArrivals>,
     pub params: Option<serde_json::Value>,
     pub ecn: Option<bool>,
     pub delayed_ack: Option<bool>,
@@ -293,6 +299,21 @@ pub struct RawFile {
     pub eta: Option<f64>,
 }
 
+/// A trace's rows as columns: `start` (seconds from the start of the run) and `size` (payload
+/// bytes), and optionally per-row `src`, `dst` and `protocol` overriding the entry's. `rows`
+/// says how to name a row in messages: "line" (a CSV file's line, header on line 1), "row"
+/// (1-based, Parquet or inline).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawArrivals {
+    pub start: Vec<f64>,
+    pub size: Vec<f64>,
+    pub src: Option<Vec<String>>,
+    pub dst: Option<Vec<String>>,
+    pub protocol: Option<Vec<String>>,
+    pub rows: Option<String>,
+}
+
 fn default_poisson() -> String {
     "poisson".into()
 }
@@ -318,6 +339,10 @@ pub struct RawRecord {
     /// Ports to sample: "all" (default), "routers" (ports leaving a router) or a list of
     /// port names such as ["r0->r1"]. Whole-run port totals always cover every port.
     pub ports: Option<RawPortSelection>,
+    /// Each flow group's share of every recorded port (`group_links`): off by default, since
+    /// it costs a row per group, port and sample; the experiments that plot shares turn it on.
+    #[serde(default)]
+    pub groups: bool,
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -329,6 +354,6 @@ pub enum RawPortSelection {
 
 impl Default for RawRecord {
     fn default() -> Self {
-        RawRecord { interval: None, flows: true, ports: None }
+        RawRecord { interval: None, flows: true, ports: None, groups: false }
     }
 }

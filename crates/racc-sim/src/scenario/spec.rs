@@ -17,6 +17,8 @@ pub struct Spec {
     pub min_rto: Time,
     pub sample_interval: Time,
     pub record_flows: bool,
+    /// Record each flow group's share of every recorded port (`record.groups`).
+    pub record_groups: bool,
     /// Ports sampled into the time series (port numbers, ascending).
     pub record_ports: Vec<usize>,
     pub nodes: Vec<NodeSpec>,

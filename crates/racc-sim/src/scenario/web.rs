@@ -48,7 +48,14 @@ impl FlowBuilder<'_> {
             return Err(cx.err(format!("{key}.start"), "no time left for transfers before stop / the end of the run"));
         }
         let think = think_law(cx, &format!("{key}.think"), t.think.as_ref())?;
-        let file = file_law(cx, &format!("{key}.file"), t.file.as_ref(), packet_size)?;
+        if t.arrivals.is_some() {
+            return Err(cx.err(format!("{key}.arrivals"), "a key of the 'trace' kind, not of 'web'"));
+        }
+        let file = match &t.file {
+            None => None,
+            Some(v) => Some(file_table(cx, &format!("{key}.file"), v)?),
+        };
+        let file = file_law(cx, &format!("{key}.file"), file.as_ref(), packet_size)?;
         let name = t.name.clone().unwrap_or_else(|| format!("traffic{ti}"));
 
         // Each source makes at most one transfer per think time: (stop - start) / E[T] per source
@@ -90,6 +97,18 @@ impl FlowBuilder<'_> {
         }
         Ok(())
     }
+}
+
+/// The web kind's `file` table (the field is untyped because the trace kind's `file` is a path).
+fn file_table(cx: &Ctx, key: &str, v: &serde_json::Value) -> Result<RawFile, ScenarioError> {
+    if v.is_string() {
+        return Err(cx.err(key, "the web kind's `file` is the file-length law, a table such as { pi = \"2190B\" }"));
+    }
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let inner = e.path().to_string();
+        let k = if inner == "." { key.to_string() } else { format!("{key}.{inner}") };
+        cx.err(k, e.into_inner().to_string())
+    })
 }
 
 /// A log-logistic law's shape: `min` is its smallest allowed value (exclusive) and `why` says why.

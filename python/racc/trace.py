@@ -1,0 +1,175 @@
+"""Arrival lists as files: reading a ``[[traffic]] kind = "trace"`` entry's ``file`` (CSV or
+Parquet, with polars) and writing the list a scenario's traffic produces (``racc arrivals``).
+
+Columns: ``start`` (seconds from the start of the run), ``size`` (payload bytes), and optionally
+``src``, ``dst``, ``protocol`` overriding the entry's for that row. Here a file is read and each
+value parsed (a missing or unknown column, a value that is not a number, a non-finite one, an
+empty name); the engine checks every row's values against the scenario (start within the run,
+size, known nodes and protocols) before anything runs. Messages name the file, the row (a CSV
+file's line, the header being line 1; a Parquet file's 1-based row), the column and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from racc.errors import ScenarioError
+
+NUMERIC = ("start", "size")
+TEXT = ("src", "dst", "protocol")
+COLUMNS = NUMERIC + TEXT
+
+
+@dataclass
+class Trace:
+    """A trace file's columns as read: numeric ones as Float64, text ones as strings."""
+
+    file: str
+    frame: pl.DataFrame
+    rows: str  # "line" (CSV) or "row" (Parquet)
+
+    def columns(self) -> dict[str, Any]:
+        """The rows as the engine takes them beside the scenario's JSON: numbers as
+        little-endian float64 buffers, names as lists of strings."""
+        out: dict[str, Any] = {"rows": self.rows}
+        for c in self.frame.columns:
+            col = self.frame.get_column(c)
+            out[c] = col.to_numpy().astype("<f8").tobytes() if c in NUMERIC else col.to_list()
+        return out
+
+    def to_json(self) -> str:
+        """The entry's ``arrivals`` table as JSON text (columns of numbers and names)."""
+        parts = [f'"rows": {json.dumps(self.rows)}']
+        for c in self.frame.columns:
+            parts.append(f"{json.dumps(c)}: {json.dumps(self.frame.get_column(c).to_list(), allow_nan=False)}")
+        return "{" + ", ".join(parts) + "}"
+
+
+def is_parquet(path: Path) -> bool:
+    return path.suffix.lower() in (".parquet", ".pq")
+
+
+def read(source: str, key: str, file: str, base: Path) -> Trace:
+    """Read trace ``file`` (relative to ``base``, the scenario file's folder) for entry ``key``."""
+
+    def fail(reason: str) -> ScenarioError:
+        return ScenarioError(f"{source}: key `{key}`: {file}: {reason}")
+
+    path = Path(file) if Path(file).is_absolute() else base / file
+    if not path.is_file():
+        where = f" (looked for {path})" if path.as_posix() != file else ""
+        raise fail(f"file not found{where}")
+    try:
+        if is_parquet(path):
+            df, rows = pl.read_parquet(path), "row"
+        else:
+            # Every column as text: each value is parsed below, so a bad one is named by its line.
+            df, rows = pl.read_csv(path, infer_schema=False, truncate_ragged_lines=False), "line"
+    except Exception as exc:  # noqa: BLE001 - any reader error is bad input, named with the file
+        raise fail(
+            f"not a readable {'Parquet' if is_parquet(path) else 'CSV'} file ({str(exc).splitlines()[0]})"
+        ) from None
+    df = df.rename({c: c.strip() for c in df.columns})
+    unknown = [c for c in df.columns if c not in COLUMNS]
+    if unknown:
+        raise fail(
+            f"unknown column{'s' if len(unknown) > 1 else ''} {', '.join(f'`{c}`' for c in unknown)} "
+            f"(columns: start, size, and optionally src, dst, protocol)"
+        )
+    for c in NUMERIC:
+        if c not in df.columns:
+            raise fail(f"missing column `{c}` (columns: start, size, and optionally src, dst, protocol)")
+    if df.height == 0:
+        raise fail("no rows: a trace needs at least one flow")
+
+    def at(i: int, col: str, reason: str) -> ScenarioError:
+        n = i + 2 if rows == "line" else i + 1
+        return fail(f"{rows} {n}, column `{col}`: {reason}")
+
+    out = {}
+    for c in NUMERIC:
+        raw = df.get_column(c)
+        text = raw.cast(pl.Utf8).str.strip_chars() if raw.dtype == pl.Utf8 else None
+        num = (text if text is not None else raw).cast(pl.Float64, strict=False)
+        bad = num.is_null()
+        if bad.any():
+            i = int(bad.arg_true()[0])
+            v = (text if text is not None else raw)[i]
+            raise at(i, c, "empty" if v is None or v == "" else f"not a number: {v!r}")
+        nonfinite = ~num.is_finite()
+        if nonfinite.any():
+            i = int(nonfinite.arg_true()[0])
+            raise at(i, c, f"must be a finite number, got {num[i]}")
+        out[c] = num
+    for c in TEXT:
+        if c in df.columns:
+            col = df.get_column(c).cast(pl.Utf8).str.strip_chars()
+            empty = col.is_null() | (col == "")
+            if empty.any():
+                raise at(int(empty.arg_true()[0]), c, "empty: a node or protocol name is needed")
+            out[c] = col
+    return Trace(file=file, frame=pl.DataFrame(out), rows=rows)
+
+
+def load_traces(data: dict[str, Any], source: str, base: Path) -> dict[int, Trace]:
+    """Read every trace entry's file; the entries are left as written (``file`` stays a name)."""
+    traces: dict[int, Trace] = {}
+    for i, t in enumerate(data.get("traffic") or []):
+        if not isinstance(t, dict) or t.get("kind") != "trace" or "arrivals" in t:
+            continue
+        f = t.get("file")
+        if isinstance(f, str):
+            traces[i] = read(source, f"traffic[{i}].file", f, base)
+    return traces
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing: the list a scenario's traffic entries produce
+
+
+def arrivals(resolved: dict, data: dict) -> pl.DataFrame:
+    """The flows of every traffic entry (Poisson generators and traces alike) in the engine's
+    order: start (s), size (B), src, dst, protocol. Web sources make their flows during the run
+    (each waits for the previous one to finish), so they have no list and are refused."""
+    traffic = data.get("traffic") or []
+    names = {}
+    for i, t in enumerate(traffic):
+        name = t.get("name") or f"traffic{i}"
+        if t.get("kind") == "web":
+            raise ScenarioError(
+                f"traffic[{i}] ({name}): a web source's flows depend on when its earlier ones finish, "
+                "so there is no list to write before the run"
+            )
+        names[name] = i
+    if not names:
+        raise ScenarioError("the scenario has no [[traffic]] entries: nothing to write")
+    nodes = [n["name"] for n in resolved["nodes"]]
+    rows = [f for f in resolved["flows"] if f["group"] in names]
+    return pl.DataFrame(
+        {
+            "start": [f["start"] / 1e9 for f in rows],
+            "size": [f["size_bytes"] for f in rows],
+            "src": [nodes[f["src"]] for f in rows],
+            "dst": [nodes[f["dst"]] for f in rows],
+            "protocol": [f["protocol"] for f in rows],
+        },
+        schema={"start": pl.Float64, "size": pl.Int64, "src": pl.Utf8, "dst": pl.Utf8, "protocol": pl.Utf8},
+    )
+
+
+def write(df: pl.DataFrame, out: Path) -> None:
+    """CSV, or Parquet for a ``.parquet`` name; start times written so that they read back to the
+    same nanosecond (the shortest text that round-trips)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if is_parquet(out):
+        df.write_parquet(out)
+        return
+    with out.open("w", encoding="utf-8") as f:
+        f.write(",".join(df.columns) + "\n")
+        for row in df.iter_rows():
+            f.write(",".join(repr(v) if isinstance(v, float) else str(v) for v in row) + "\n")
