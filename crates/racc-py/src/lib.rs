@@ -117,6 +117,9 @@ fn from_json(text: &str, source: &str, arrivals: Option<&Bound<'_, PyDict>>) -> 
     scenario::from_json_parts(text, source, registry::Registry::standard(), parts).map_err(scenario_err)
 }
 
+/// A dictionary-encoded column as it crosses to Python.
+type CatColumn<'py, 'a> = (&'static str, (&'static str, Bound<'py, PyBytes>), Vec<&'a str>);
+
 /// A text column dictionary-encoded: each distinct value once, a `u32` code per row.
 #[derive(Default)]
 struct Dict<'a> {
@@ -136,7 +139,7 @@ impl<'a> Dict<'a> {
     }
 
     /// `("cat", (dtype, codes), names)`, which Python turns into a categorical column.
-    fn column<'py>(&self, py: Python<'py>) -> (&'static str, (&'static str, Bound<'py, PyBytes>), Vec<&'a str>) {
+    fn column<'py>(&self, py: Python<'py>) -> CatColumn<'py, 'a> {
         ("cat", col(py, &self.codes), self.names.clone())
     }
 }
