@@ -43,6 +43,24 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary table")
     r.add_argument("--json", action="store_true", help="print the summary as JSON instead of tables")
 
+    lv = sub.add_parser("live", help="run a scenario on real Linux packets (root): racc live run FILE")
+    lvs = lv.add_subparsers(dest="live_command", required=True, metavar="ACTION", parser_class=_Parser)
+    lr = lvs.add_parser("run", help="run a scenario live and write the same results folder as `racc run`")
+    lr.add_argument("file", metavar="FILE", help="scenario TOML file (or the name of one under scenarios/)")
+    lr.add_argument("--out", metavar="DIR", help="results folder (default: results/<scenario-stem>-live)")
+    lr.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a value"
+    )
+    lr.add_argument("--seed", type=int, help="set the scenario's top-level seed")
+    lr.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run the simulator on the same scenario: DIR/simulated/, and compare.{txt,json,png} in DIR",
+    )
+    lr.add_argument("--pcap", metavar="FILE", help="write every port's packets, as the router saw them, to FILE (pcapng)")
+    lr.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
+    lr.add_argument("--quiet", "-q", action="store_true", help="no runtime report and no summary table")
+
     ls = sub.add_parser("list", help="list protocols, router modules, loss models and scenarios")
     ls.add_argument("--json", action="store_true", help="as JSON")
 
@@ -139,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         commands = {
             "run": cmd_run,
+            "live": cmd_live,
             "list": cmd_list,
             "scenario": cmd_scenario,
             "plot": cmd_plot,
@@ -236,6 +255,52 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(f"results: [bold]{out}[/bold]" + ("" if args.no_plots else f"  report: {out / 'report.html'}"))
         if res.summary.get("run", {}).get("plot_error"):
             console.print(f"[yellow]warning: plots not written: {res.summary['run']['plot_error']}")
+    return 0
+
+
+def cmd_live(args: argparse.Namespace) -> int:
+    from racc import live
+    from racc.results import check_replaceable
+
+    if not live.is_root():  # before anything else, in one line
+        return _fail(live.NOT_ROOT, EXIT_ENV)
+    path = _scenario_path(args.file)
+    out = Path(args.out) if args.out else Path("results") / f"{path.stem}-live"
+    check_replaceable(out)
+    try:
+        res = live.run(
+            str(path),
+            seed=args.seed,
+            overrides=args.overrides,
+            out=out,
+            plots=not args.no_plots,
+            pcap=args.pcap,
+            echo=not args.quiet,
+        )
+    except live.LiveUnavailable as exc:
+        return _fail(str(exc), EXIT_ENV)
+    from racc.display import console as make_console
+
+    console = make_console()
+    if not args.quiet:
+        from racc.display import print_summary
+
+        print_summary(res, console)
+    if args.compare:
+        from racc.runner import run
+
+        sim = run(str(path), seed=args.seed, overrides=args.overrides, out=out / "simulated", plots=not args.no_plots)
+        table = live.compare(res, sim)
+        live.write_compare(out, table, res, sim)
+        console.print("live against simulated (the same scenario):")
+        for line in live.compare_lines(table):
+            console.print(line, highlight=False, markup=False)
+    console.print(
+        f"results: [bold]{out}[/bold]"
+        + ("" if args.no_plots else f"  report: {out / 'report.html'}")
+        + (f"  simulated: {out / 'simulated'}  comparison: {out / 'compare.txt'}" if args.compare else "")
+        + (f"  pcap: {args.pcap}" if args.pcap else "")
+    )
     return 0
 
 

@@ -10,6 +10,7 @@ use crate::frame::{self, IP_UDP_LEN};
 use crate::sys;
 use crate::udp::UdpEnd;
 use racc_proto::endpoint::{Endpoint, EndpointStats};
+use racc_proto::metrics::MetricList;
 use racc_proto::packet::{Kind, Transport};
 use racc_proto::time::{Time, NEVER};
 use racc_proto::wire::datagram::{self, IpFields};
@@ -56,6 +57,28 @@ pub struct EndReport {
     /// One-way delay of every data packet received, ns: arrival time less the sender's
     /// timestamp (one clock for every host of the run).
     pub owd_ns: Vec<u32>,
+    /// The end's counters and metrics at each of the run's sample times (the simulator's
+    /// `record.interval`) at which its endpoint existed, and once more at the first sample
+    /// after a sized flow completed (the simulator's last row of a finished flow).
+    pub samples: Vec<Snapshot>,
+}
+
+/// An endpoint's figures at sample `k` (time `min(k * interval, duration)`).
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub k: u32,
+    pub stats: EndpointStats,
+    pub metrics: MetricList,
+}
+
+/// Sample `k`'s time: `k` intervals, the last one cut at the end of the run (as the simulator).
+pub fn sample_time(spec: &Spec, k: u32) -> Time {
+    (k as Time * spec.sample_interval).min(spec.duration)
+}
+
+/// How many samples a run of `spec` takes.
+pub fn sample_count(spec: &Spec) -> u32 {
+    spec.duration.div_ceil(spec.sample_interval.max(1)) as u32
 }
 
 struct End {
@@ -63,7 +86,23 @@ struct End {
     sock: UdpEnd,
     ep: Option<Box<dyn Endpoint>>,
     stopped: bool,
+    /// The sized flow's completion was sampled (its last row).
+    final_sampled: bool,
     rep: EndReport,
+}
+
+/// Snapshot every end at sample `k`.
+fn sample(ends: &mut [End], k: u32) {
+    for e in ends.iter_mut() {
+        if let Some(ep) = &e.ep {
+            let mut metrics = MetricList::default();
+            ep.metrics(&mut metrics);
+            e.rep.samples.push(Snapshot { k, stats: ep.stats(), metrics });
+        } else if e.rep.done_at.is_some() && !e.final_sampled {
+            e.final_sampled = true;
+            e.rep.samples.push(Snapshot { k, stats: e.rep.stats, metrics: MetricList::default() });
+        }
+    }
 }
 
 /// Run the ends of one host until `end` or `stop`. The thread enters namespace `ns`, opens its
@@ -84,7 +123,7 @@ pub fn run(
         for p in plans {
             let sock = UdpEnd::open(p.local, p.peer)?;
             let rep = EndReport { flow: p.flow, side: p.side, ..Default::default() };
-            ends.push(End { plan: p, sock, ep: None, stopped: false, rep });
+            ends.push(End { plan: p, sock, ep: None, stopped: false, final_sampled: false, rep });
         }
         Ok::<_, io::Error>(ends)
     })();
@@ -95,8 +134,15 @@ pub fn run(
     let end_time = spec.duration;
     let mut fds: Vec<libc::pollfd> = ends.iter().map(|e| sys::pollfd(e.sock.fd.as_raw_fd())).collect();
     let mut buf = vec![0u8; 2048];
+    let samples = sample_count(spec);
+    let mut next_k = 1u32;
     loop {
         let now = clock.now();
+        // Every sample due (a stalled thread catches up with the same figures).
+        while next_k <= samples && sample_time(spec, next_k) <= now && sample_time(spec, next_k) < end_time {
+            sample(&mut ends, next_k);
+            next_k += 1;
+        }
         if now >= end_time || stop.load(Ordering::Relaxed) {
             break;
         }
@@ -122,7 +168,7 @@ pub fn run(
             receive(e, &clock, spec, &mut buf);
         }
         let now = clock.now();
-        let mut next = end_time;
+        let mut next = if next_k <= samples { sample_time(spec, next_k).min(end_time) } else { end_time };
         for e in ends.iter_mut() {
             if let Some(t) = e.ep.as_ref().and_then(|ep| ep.poll_timeout()) {
                 if t <= now {
@@ -147,6 +193,13 @@ pub fn run(
                 f.revents = 0;
             }
             sys::ppoll(&mut fds, (next - now).min(MAX_WAIT))?;
+        }
+    }
+    // The run's last samples, at its end (those left if it was stopped early).
+    if !stop.load(Ordering::Relaxed) {
+        while next_k <= samples {
+            sample(&mut ends, next_k);
+            next_k += 1;
         }
     }
     Ok(ends

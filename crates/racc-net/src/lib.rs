@@ -17,6 +17,7 @@ pub mod frame;
 pub mod host;
 pub mod netns;
 pub mod report;
+pub mod results;
 pub mod router;
 pub mod sys;
 pub mod tun;

@@ -17,6 +17,7 @@ use crate::sys;
 use crate::tun::Tun;
 use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
 use racc_proto::time::{Time, NEVER};
+use racc_sim::metrics::{unsent_bytes, PortMark, PortSeries};
 use racc_sim::port::{Accept, Port};
 use racc_sim::Spec;
 use std::os::fd::AsRawFd;
@@ -77,6 +78,16 @@ pub struct Router {
     flow_hosts: Vec<[usize; 2]>,
     addrs: Vec<[u8; 4]>,
     pub stats: RouterStats,
+    /// The recorded ports' rows, sampled at the simulator's sample times (`links` table).
+    pub series: PortSeries,
+    record_ports: Vec<usize>,
+    prev: Vec<PortMark>,
+    /// Sample times: `min(k * interval, duration)` for k = 1..=`samples`.
+    interval: Time,
+    duration: Time,
+    samples: u32,
+    next_k: u32,
+    last_sample: Time,
 }
 
 impl Router {
@@ -95,6 +106,14 @@ impl Router {
         }
         let flow_paths = spec.flows.iter().map(|f| [spans[f.fwd_route], spans[f.rev_route]]).collect();
         Ok(Router {
+            series: PortSeries::default(),
+            record_ports: spec.record_ports.clone(),
+            prev: vec![PortMark::default(); ports.len()],
+            interval: spec.sample_interval.max(1),
+            duration: spec.duration,
+            samples: crate::host::sample_count(spec),
+            next_k: 1,
+            last_sample: 0,
             port_time: vec![0; ports.len()],
             ports,
             pkts: Vec::new(),
@@ -137,6 +156,7 @@ impl Router {
                 break;
             }
             self.stats.loops += 1;
+            self.sample_due(now, tuns, clock);
             self.run_due(now, tuns, clock);
             let t = clock.now();
             for (h, tun) in tuns.iter().enumerate() {
@@ -158,7 +178,7 @@ impl Router {
                     }
                 }
             }
-            let next = self.next_event().min(end);
+            let next = self.next_event().min(self.next_sample()).min(end);
             let now = clock.now();
             if next > now {
                 for f in fds.iter_mut() {
@@ -167,11 +187,76 @@ impl Router {
                 let _ = sys::ppoll(&mut fds, (next - now).min(MAX_WAIT));
             }
         }
+        if !stop.load(Ordering::Relaxed) {
+            // The run's last samples, at its end.
+            self.sample_due(NEVER, tuns, clock);
+        }
         let end = clock.now();
         for (p, port) in self.ports.iter_mut().enumerate() {
             port.settle(end.max(self.port_time[p]), &mut self.pkts);
         }
         self.stats.cpu_ns = sys::thread_cpu_ns() - cpu0;
+    }
+
+    fn next_sample(&self) -> Time {
+        if self.next_k <= self.samples {
+            (self.next_k as Time * self.interval).min(self.duration)
+        } else {
+            NEVER
+        }
+    }
+
+    /// Every sample due by `now`: the events before it first, then the recorded ports' rows.
+    fn sample_due(&mut self, now: Time, tuns: &[&Tun], clock: &Clock) {
+        loop {
+            let t = self.next_sample();
+            if t > now || t == NEVER {
+                return;
+            }
+            self.run_due(t, tuns, clock);
+            self.sample(t);
+            self.next_k += 1;
+        }
+    }
+
+    /// One row per recorded port at `t`, computed as the simulator's sample does (the same
+    /// columns from the same `Port` counters): what started serialisation in the interval,
+    /// the bytes on the wire in it, the queue now, drops, losses, marks, arrivals, and the
+    /// router module's own metrics.
+    fn sample(&mut self, t: Time) {
+        let dt = (t - self.last_sample) as f64 * 1e-9;
+        for &i in &self.record_ports {
+            // A port's time never goes back: a packet read after the sample time may already
+            // be in it (by microseconds).
+            let now = t.max(self.port_time[i]);
+            self.port_time[i] = now;
+            let p = &mut self.ports[i];
+            p.settle(now, &mut self.pkts);
+            let c = p.c;
+            let PortMark { c: pv, unsent: pu } = self.prev[i];
+            let unsent = p.unsent(now);
+            let tx_bytes = c.tx_bytes - pv.tx_bytes;
+            let wire = tx_bytes as f64 + unsent_bytes(pu, None) - unsent_bytes(unsent, None);
+            let s = &mut self.series;
+            s.time_s.push(t as f64 * 1e-9);
+            s.port.push(i as u32);
+            s.tx_bytes.push(tx_bytes);
+            s.tx_pkts.push(c.tx_pkts - pv.tx_pkts);
+            let thr = if dt > 0.0 { wire * 8.0 / dt } else { 0.0 };
+            s.throughput_bps.push(thr);
+            s.utilisation.push(thr / p.capacity_bps);
+            let (qp, qb) = p.queue();
+            s.queue_pkts.push(qp);
+            s.queue_bytes.push(qb);
+            s.drops.push(c.drops - pv.drops);
+            s.losses.push(c.losses - pv.losses);
+            s.marks.push(c.marks - pv.marks);
+            s.arrivals.push(c.arrivals - pv.arrivals);
+            p.module().metrics(&mut s.named);
+            s.named.end_row();
+            self.prev[i] = PortMark { c, unsent };
+        }
+        self.last_sample = t;
     }
 
     /// The earliest port event: a FIFO head's arrival or a module tick.
