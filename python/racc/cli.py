@@ -39,6 +39,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="override a scenario value, e.g. --set flows[0].protocol=reno (repeatable; flows.0 is read the same)",
     )
     r.add_argument("--seed", type=int, help="set the scenario's top-level seed")
+    r.add_argument(
+        "--pcap", metavar="FILE", help="write the packets each port sends to FILE (pcapng, simulated times)"
+    )
+    r.add_argument(
+        "--pcap-port",
+        dest="pcap_ports",
+        action="append",
+        metavar="NAME",
+        help="capture only this port, e.g. r0->r1 (repeatable; default every port)",
+    )
     r.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary table")
     r.add_argument("--json", action="store_true", help="print the summary as JSON instead of tables")
@@ -57,7 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also run the simulator on the same scenario: DIR/simulated/, and compare.{txt,json,png} in DIR",
     )
-    lr.add_argument("--pcap", metavar="FILE", help="write every port's packets, as the router saw them, to FILE (pcapng)")
+    lr.add_argument(
+        "--pcap", metavar="FILE", help="write the packets each port sends, as the router holds them, to FILE (pcapng)"
+    )
+    lr.add_argument(
+        "--pcap-port", dest="pcap_ports", action="append", metavar="NAME", help="capture only this port (repeatable)"
+    )
     lr.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
     lr.add_argument("--quiet", "-q", action="store_true", help="no runtime report and no summary table")
 
@@ -240,7 +255,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from racc.runner import run
 
     res = run(
-        str(path), seed=args.seed, overrides=args.overrides, out=out, progress=not args.quiet, plots=not args.no_plots
+        str(path),
+        seed=args.seed,
+        overrides=args.overrides,
+        out=out,
+        progress=not args.quiet,
+        plots=not args.no_plots,
+        pcap=args.pcap,
+        pcap_ports=args.pcap_ports,
     )
     if args.json:
         from racc.display import print_json
@@ -253,6 +275,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         console = make_console()
         print_summary(res, console)
         console.print(f"results: [bold]{out}[/bold]" + ("" if args.no_plots else f"  report: {out / 'report.html'}"))
+        cap = res.summary.get("run", {}).get("pcap")
+        if cap:
+            n = sum(cap["packets"].values())
+            console.print(f"pcap: {cap['file']} ({n} packets)" + (f", stopped: {cap['error']}" if cap["error"] else ""))
         if res.summary.get("run", {}).get("plot_error"):
             console.print(f"[yellow]warning: plots not written: {res.summary['run']['plot_error']}")
     return 0
@@ -275,6 +301,7 @@ def cmd_live(args: argparse.Namespace) -> int:
             out=out,
             plots=not args.no_plots,
             pcap=args.pcap,
+            pcap_ports=args.pcap_ports,
             echo=not args.quiet,
         )
     except live.LiveUnavailable as exc:

@@ -74,6 +74,7 @@ def run(
     out: str | os.PathLike | None = None,
     plots: bool = False,
     pcap: str | os.PathLike | None = None,
+    pcap_ports: Iterable[str] | None = None,
     echo: bool = True,
 ) -> Results:
     """Run ``scenario`` live and return its :class:`Results` (written to ``out`` if given).
@@ -81,7 +82,7 @@ def run(
     Refused before anything is set up: a non-root user, a missing binary, a bad scenario, a
     scenario that cannot run live (the runtime names the key and the reason). ``echo`` passes
     the runtime's own report through to stdout. ``pcap`` asks the router for a capture of
-    every port.
+    the ports named ``pcap_ports`` (every port if None).
     """
     if not is_root():
         raise LiveUnavailable(NOT_ROOT)
@@ -104,6 +105,8 @@ def run(
         cmd = [str(binary), str(spec_file), "--results", str(doc_file)]
         if pcap is not None:
             cmd += ["--pcap", str(Path(pcap).resolve())]
+            for name in pcap_ports or []:
+                cmd += ["--pcap-port", name]
         started = _dt.datetime.now(_dt.timezone.utc)
         t0 = time.perf_counter()
         raw = _run_binary(cmd, doc_file, echo)

@@ -80,6 +80,8 @@ pub struct LiveReport {
     pub router: RouterStats,
     /// The recorded ports' rows at the sample times (the `links` table).
     pub port_series: PortSeries,
+    /// `--pcap`: packets written per port, and the error that stopped the capture, if any.
+    pub pcap: Option<(Vec<u64>, Option<String>)>,
 }
 
 /// The `q`-quantile (0..=1) of `v` (sorted copy), or 0 when empty.
@@ -161,7 +163,9 @@ pub fn build(spec: &Spec, router: Router, ends: Vec<EndReport>, wall: Time, swep
             }
         })
         .collect();
+    let pcap = router.capture_status().map(|c| (c.file.counts.clone(), c.error.clone()));
     LiveReport {
+        pcap,
         name: spec.name.clone(),
         duration: wall,
         swept,

@@ -18,7 +18,8 @@ use crate::tun::Tun;
 use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
 use racc_proto::time::{Time, NEVER};
 use racc_sim::metrics::{unsent_bytes, PortMark, PortSeries};
-use racc_sim::port::{Accept, Port};
+use racc_sim::pcap::Capture;
+use racc_sim::port::{Accept, Port, Tapped};
 use racc_sim::Spec;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -88,6 +89,16 @@ pub struct Router {
     samples: u32,
     next_k: u32,
     last_sample: Time,
+    /// `--pcap`: the capture file, the tapped packets being put in time order, a scratch
+    /// buffer, and the first write error (the capture stops there, the run goes on).
+    capture: Option<Box<LiveCapture>>,
+}
+
+pub struct LiveCapture {
+    pub file: Capture,
+    batch: Vec<(u32, Tapped)>,
+    buf: Vec<u8>,
+    pub error: Option<String>,
 }
 
 impl Router {
@@ -114,6 +125,7 @@ impl Router {
             samples: crate::host::sample_count(spec),
             next_k: 1,
             last_sample: 0,
+            capture: None,
             port_time: vec![0; ports.len()],
             ports,
             pkts: Vec::new(),
@@ -127,6 +139,57 @@ impl Router {
             addrs,
             stats: RouterStats::default(),
         })
+    }
+
+    /// Capture the packets that start serialisation on `ports` (every port if `None`) into a
+    /// pcapng file at `path`: the bytes the router holds for each, with the router modules'
+    /// rewrites as they stand when it departs, at the run's clock (plus the wall time it
+    /// started, `epoch_ns`).
+    pub fn capture(&mut self, path: &std::path::Path, ports: Option<&[usize]>, epoch_ns: u64) -> std::io::Result<()> {
+        let all: Vec<usize> = (0..self.ports.len()).collect();
+        let ports = ports.unwrap_or(&all);
+        let named: Vec<(usize, &str)> = ports.iter().map(|&p| (p, self.ports[p].name.as_str())).collect();
+        let file = Capture::create(path, &named, self.ports.len(), epoch_ns)?;
+        for &p in ports {
+            self.ports[p].tap = Some(Vec::new());
+        }
+        self.capture = Some(Box::new(LiveCapture { file, batch: Vec::new(), buf: vec![0; MAX_PKT], error: None }));
+        Ok(())
+    }
+
+    pub fn capture_status(&self) -> Option<&LiveCapture> {
+        self.capture.as_deref()
+    }
+
+    /// Write what the captured ports sent since the last call. Called before any slot a tapped
+    /// packet held can be reused (slots are taken only when reading the devices).
+    fn write_capture(&mut self) {
+        let Some(cap) = self.capture.as_mut() else { return };
+        for (p, port) in self.ports.iter_mut().enumerate() {
+            if let Some(tap) = port.tap.as_mut() {
+                cap.batch.extend(tap.drain(..).map(|t| (p as u32, t)));
+            }
+        }
+        cap.batch.sort_by_key(|&(p, t)| (t.t, p));
+        for (p, t) in cap.batch.drain(..) {
+            if cap.error.is_some() {
+                continue;
+            }
+            let i = t.slot as usize;
+            let (n, fr) = (self.lens[i] as usize, self.frames[i]);
+            let b = &mut cap.buf[..n];
+            b.copy_from_slice(&self.bytes[i * MAX_PKT..i * MAX_PKT + n]);
+            // The packet as it left this port: every field a module may change is written
+            // (delivery may already have put a later state into the router's copy).
+            if let Err(e) = frame::write_tapped(b, &fr, &t.pkt) {
+                cap.error = Some(e.to_string());
+                continue;
+            }
+            let keep = (fr.ihl as usize + frame::UDP_LEN + fr.racc_len as usize).min(n);
+            if let Err(e) = cap.file.write(p as usize, t.t, &b[..keep], n) {
+                cap.error = Some(e.to_string());
+            }
+        }
     }
 
     fn alloc(&mut self) -> u32 {
@@ -158,6 +221,7 @@ impl Router {
             self.stats.loops += 1;
             self.sample_due(now, tuns, clock);
             self.run_due(now, tuns, clock);
+            self.write_capture();
             let t = clock.now();
             for (h, tun) in tuns.iter().enumerate() {
                 // A bounded batch per device, so that due events are not held up.
@@ -178,6 +242,7 @@ impl Router {
                     }
                 }
             }
+            self.write_capture();
             let next = self.next_event().min(self.next_sample()).min(end);
             let now = clock.now();
             if next > now {
@@ -194,6 +259,12 @@ impl Router {
         let end = clock.now();
         for (p, port) in self.ports.iter_mut().enumerate() {
             port.settle(end.max(self.port_time[p]), &mut self.pkts);
+        }
+        self.write_capture();
+        if let Some(cap) = self.capture.as_mut() {
+            if let Err(e) = cap.file.flush() {
+                cap.error.get_or_insert(e.to_string());
+            }
         }
         self.stats.cpu_ns = sys::thread_cpu_ns() - cpu0;
     }

@@ -325,3 +325,55 @@ fn a_scenario_that_cannot_run_live_is_refused_with_the_reason() {
     assert_eq!(e.key, "flows");
     assert!(e.reason.contains("60 flows"), "{e}");
 }
+
+#[test]
+fn a_live_capture_reads_back_with_the_ports_counts() {
+    if !root_or_skip("live_pcap") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    use pcap_file::pcapng::{Block, PcapNgReader};
+    use racc_proto::wire::datagram::{self, IpFields};
+    let path = std::env::temp_dir().join(format!("racc-live-pcap-{}.pcapng", std::process::id()));
+    let opts = racc_net::Options { pcap: Some((path.clone(), None)) };
+    let rep = racc_net::run_with(&spec(&dumbbell(2, 1, "vcp", "1bdp", "vcp", "params = { iw = 16 }")), &opts)
+        .expect("live run");
+    println!("{rep}");
+    let (counts, err) = rep.pcap.clone().expect("a capture");
+    assert_eq!(err, None);
+    let mut r = PcapNgReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let mut per_iface = vec![0u64; rep.ports.len()];
+    let mut last = vec![0u128; rep.ports.len()];
+    let mut codes = 0u64;
+    while let Some(b) = r.next_block() {
+        if let Block::EnhancedPacket(epb) = b.unwrap() {
+            let i = epb.interface_id as usize;
+            per_iface[i] += 1;
+            let t = epb.timestamp.as_nanos();
+            // Wall-clock times of this run (after 2020), never going back on a port.
+            assert!(t > 1_577_836_800_000_000_000 && t >= last[i]);
+            last[i] = t;
+            let d = &epb.data;
+            assert_eq!((d[0], d[9]), (0x45, 17));
+            assert_eq!(u16::from_be_bytes([d[2], d[3]]) as u32, epb.original_len);
+            let ip = IpFields { ecn: d[1] & 3, ip_id: u16::from_be_bytes([d[4], d[5]]), size: epb.original_len };
+            let (pkt, _) = datagram::parse(&d[28..], ip).expect("racc headers");
+            // The bottleneck's VCP module writes its load-factor code into the ECN bits of the
+            // data it forwards: the capture holds the rewritten bytes.
+            if rep.ports[i].name == "r0->r1" && pkt.kind == racc_proto::packet::Kind::Data && pkt.ecn != 0 {
+                codes += 1;
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+    for (i, p) in rep.ports.iter().enumerate() {
+        assert_eq!(per_iface[i], p.tx_pkts, "{}", p.name);
+        assert_eq!(counts[i], p.tx_pkts, "{}", p.name);
+    }
+    println!(
+        "captured {} packets, {codes} data packets with a load-factor code at r0->r1",
+        per_iface.iter().sum::<u64>()
+    );
+    assert!(codes > 0);
+    assert_clean();
+}

@@ -3,13 +3,14 @@
 //! and per-port figures; `--compare` also runs the simulator on the same scenario and prints its
 //! figures beside them; `--results` writes the run's tables and summary in the simulator's
 //! results shape (`racc live run` reads it). A scenario file ending in `.json` is read as the
-//! JSON form that `racc` hands the engine (overrides applied).
+//! JSON form that `racc` hands the engine (overrides applied). `--pcap FILE` captures what the
+//! router's ports send (every port, or those named by `--pcap-port`) as a pcapng file.
 
 use racc_sim::Simulator;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: racc-live SCENARIO.toml|SCENARIO.json [--duration SECONDS] [--compare] [--results FILE.json]");
+    eprintln!("usage: racc-live SCENARIO.toml|SCENARIO.json [--duration SECONDS] [--compare] [--results FILE.json] [--pcap FILE [--pcap-port NAME]...]");
     ExitCode::from(2)
 }
 
@@ -19,10 +20,20 @@ fn main() -> ExitCode {
     let mut duration = None;
     let mut compare = false;
     let mut results = None;
+    let mut pcap = None;
+    let mut pcap_ports: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--compare" => compare = true,
+            "--pcap" => match it.next() {
+                Some(f) => pcap = Some(std::path::PathBuf::from(f)),
+                None => return usage(),
+            },
+            "--pcap-port" => match it.next() {
+                Some(n) => pcap_ports.push(n.clone()),
+                None => return usage(),
+            },
             "--results" => match it.next() {
                 Some(f) => results = Some(f.clone()),
                 None => return usage(),
@@ -63,7 +74,8 @@ fn main() -> ExitCode {
         spec.duration = d;
     }
     racc_net::install_signal_handlers();
-    let rep = match racc_net::run(&spec) {
+    let opts = racc_net::Options { pcap: pcap.map(|p| (p, (!pcap_ports.is_empty()).then_some(pcap_ports))) };
+    let rep = match racc_net::run_with(&spec, &opts) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{e}");
@@ -71,6 +83,13 @@ fn main() -> ExitCode {
         }
     };
     print!("{rep}");
+    if let Some((counts, err)) = &rep.pcap {
+        println!(
+            "pcap: {} packets{}",
+            counts.iter().sum::<u64>(),
+            err.as_ref().map_or(String::new(), |e| format!(", stopped: {e}"))
+        );
+    }
     if let Some(out) = results {
         let doc = racc_net::results::to_json(&spec, &rep);
         if let Err(e) = std::fs::write(&out, doc.to_string()) {
