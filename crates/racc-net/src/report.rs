@@ -34,6 +34,8 @@ pub struct FlowReport {
     pub receiver_samples: Vec<Snapshot>,
     /// Datagrams each end sent (all kinds).
     pub tx_pkts: u64,
+    /// The IP IDs of the data packets the sender sent, in order.
+    pub sent_data_ids: Vec<u16>,
 }
 
 impl FlowReport {
@@ -116,6 +118,7 @@ pub fn build(spec: &Spec, router: Router, ends: Vec<EndReport>, wall: Time, swep
             sender_samples: Vec::new(),
             receiver_samples: Vec::new(),
             tx_pkts: 0,
+            sent_data_ids: Vec::new(),
         })
         .collect();
     for e in ends {
@@ -126,6 +129,7 @@ pub fn build(spec: &Spec, router: Router, ends: Vec<EndReport>, wall: Time, swep
             fr.sender = e.stats;
             fr.done_s = e.done_at.map(|t| t as f64 * 1e-9);
             fr.sender_samples = e.samples;
+            fr.sent_data_ids = e.sent_data_ids;
         } else if e.side == RECEIVER {
             fr.receiver = e.stats;
             fr.rx_bins = e.rx_bins;
