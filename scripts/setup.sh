@@ -99,4 +99,13 @@ if [ "$rc" != 0 ]; then
   die "pip install failed (exit $rc; the full log is $log)"
 fi
 rm -f "$log"
+
+# 4. The live runtime's binary (`racc live run`; running it needs root), beside the environment's
+# python, where racc looks for it first. Not fatal: the simulator works without it.
+say "building the live runtime (racc-live)"
+if cargo build --release -q -p racc-net --bin racc-live; then
+  cp "${CARGO_TARGET_DIR:-target}/release/racc-live" "$VENV/bin/racc-live"
+else
+  say "racc-live did not build: \`racc live run\` will not be available"
+fi
 say "done: $("$VENV/bin/python" -m racc --version) in $VENV (run $VENV/bin/racc, or . $VENV/bin/activate)"

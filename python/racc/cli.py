@@ -39,6 +39,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="override a scenario value, e.g. --set flows[0].protocol=reno (repeatable; flows.0 is read the same)",
     )
     r.add_argument("--seed", type=int, help="set the scenario's top-level seed")
+    r.add_argument(
+        "--pcap", metavar="FILE", help="write the packets each port sends to FILE (pcapng, simulated times)"
+    )
+    r.add_argument(
+        "--pcap-port",
+        dest="pcap_ports",
+        action="append",
+        metavar="NAME",
+        help="capture only this port, e.g. r0->r1 (repeatable; default every port)",
+    )
     r.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary table")
     r.add_argument("--json", action="store_true", help="print the summary as JSON instead of tables")
@@ -52,6 +62,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a value"
     )
     ar.add_argument("--seed", type=int, help="set the scenario's top-level seed")
+
+    lv = sub.add_parser("live", help="run a scenario on real Linux packets (root): racc live run FILE")
+    lvs = lv.add_subparsers(dest="live_command", required=True, metavar="ACTION", parser_class=_Parser)
+    lr = lvs.add_parser("run", help="run a scenario live and write the same results folder as `racc run`")
+    lr.add_argument("file", metavar="FILE", help="scenario TOML file (or the name of one under scenarios/)")
+    lr.add_argument("--out", metavar="DIR", help="results folder (default: results/<scenario-stem>-live)")
+    lr.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a value"
+    )
+    lr.add_argument("--seed", type=int, help="set the scenario's top-level seed")
+    lr.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run the simulator on the same scenario: DIR/simulated/, and compare.{txt,json,png} in DIR",
+    )
+    lr.add_argument(
+        "--pcap", metavar="FILE", help="write the packets each port sends, as the router holds them, to FILE (pcapng)"
+    )
+    lr.add_argument(
+        "--pcap-port", dest="pcap_ports", action="append", metavar="NAME", help="capture only this port (repeatable)"
+    )
+    lr.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
+    lr.add_argument("--quiet", "-q", action="store_true", help="no runtime report and no summary table")
 
     ls = sub.add_parser("list", help="list protocols, router modules, loss models and scenarios")
     ls.add_argument("--json", action="store_true", help="as JSON")
@@ -150,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         commands = {
             "run": cmd_run,
             "arrivals": cmd_arrivals,
+            "live": cmd_live,
             "list": cmd_list,
             "scenario": cmd_scenario,
             "plot": cmd_plot,
@@ -237,7 +271,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from racc.runner import run
 
     res = run(
-        str(path), seed=args.seed, overrides=args.overrides, out=out, progress=not args.quiet, plots=not args.no_plots
+        str(path),
+        seed=args.seed,
+        overrides=args.overrides,
+        out=out,
+        progress=not args.quiet,
+        plots=not args.no_plots,
+        pcap=args.pcap,
+        pcap_ports=args.pcap_ports,
     )
     if args.json:
         from racc.display import print_json
@@ -250,6 +291,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         console = make_console()
         print_summary(res, console)
         console.print(f"results: [bold]{out}[/bold]" + ("" if args.no_plots else f"  report: {out / 'report.html'}"))
+        cap = res.summary.get("run", {}).get("pcap")
+        if cap:
+            n = sum(cap["packets"].values())
+            console.print(f"pcap: {cap['file']} ({n} packets)" + (f", stopped: {cap['error']}" if cap["error"] else ""))
         if res.summary.get("run", {}).get("plot_error"):
             console.print(f"[yellow]warning: plots not written: {res.summary['run']['plot_error']}")
     return 0
@@ -277,6 +322,53 @@ def cmd_arrivals(args: argparse.Namespace) -> int:
     out = Path(args.out)
     trace.write(df, out)
     print(f"{out}: {df.height} flows (start, size, src, dst, protocol)")
+    return 0
+
+
+def cmd_live(args: argparse.Namespace) -> int:
+    from racc import live
+    from racc.results import check_replaceable
+
+    if not live.is_root():  # before anything else, in one line
+        return _fail(live.NOT_ROOT, EXIT_ENV)
+    path = _scenario_path(args.file)
+    out = Path(args.out) if args.out else Path("results") / f"{path.stem}-live"
+    check_replaceable(out)
+    try:
+        res = live.run(
+            str(path),
+            seed=args.seed,
+            overrides=args.overrides,
+            out=out,
+            plots=not args.no_plots,
+            pcap=args.pcap,
+            pcap_ports=args.pcap_ports,
+            echo=not args.quiet,
+        )
+    except live.LiveUnavailable as exc:
+        return _fail(str(exc), EXIT_ENV)
+    from racc.display import console as make_console
+
+    console = make_console()
+    if not args.quiet:
+        from racc.display import print_summary
+
+        print_summary(res, console)
+    if args.compare:
+        from racc.runner import run
+
+        sim = run(str(path), seed=args.seed, overrides=args.overrides, out=out / "simulated", plots=not args.no_plots)
+        table = live.compare(res, sim)
+        live.write_compare(out, table, res, sim)
+        console.print("live against simulated (the same scenario):")
+        for line in live.compare_lines(table):
+            console.print(line, highlight=False, markup=False)
+    console.print(
+        f"results: [bold]{out}[/bold]"
+        + ("" if args.no_plots else f"  report: {out / 'report.html'}")
+        + (f"  simulated: {out / 'simulated'}  comparison: {out / 'compare.txt'}" if args.compare else "")
+        + (f"  pcap: {args.pcap}" if args.pcap else "")
+    )
     return 0
 
 

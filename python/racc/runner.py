@@ -27,6 +27,8 @@ def run(
     progress: bool | Callable[[float], None] = False,
     plots: bool = False,
     window: tuple[float, float] | None = None,
+    pcap: str | os.PathLike | None = None,
+    pcap_ports: Iterable[str] | None = None,
 ) -> Results:
     """Run one scenario and return its :class:`Results`.
 
@@ -36,6 +38,8 @@ def run(
     ``window`` is the (start, end) in seconds for Jain's index (default: last half of the run).
     ``progress``: True for a bar on a terminal (plain lines at intervals otherwise), or a function
     told the simulated seconds done as the run goes (a :class:`racc.progress.Tracker`'s ``at``).
+    ``pcap``: write the packets that start serialisation on the ports named ``pcap_ports``
+    (every port if None) to this pcapng file, at simulated times (``summary.run.pcap``).
     Raises :class:`racc.ScenarioError` for a bad scenario before anything runs.
     """
     peak_reset = _memory.reset_peak()  # the run's own peak, whatever the process held before
@@ -54,6 +58,8 @@ def run(
     if isinstance(resolved, str):  # the engine's JSON text, parsed only if something reads it
         resolved = Resolved(resolved)
     sim = engine.Simulation(text, sc.source, *extra)
+    if pcap is not None:
+        sim.capture(str(pcap), None if pcap_ports is None else list(pcap_ports))
     started = _dt.datetime.now(_dt.timezone.utc)
     t0 = time.perf_counter()
     if callable(progress):
@@ -61,6 +67,9 @@ def run(
     else:
         advance(sim, show=progress, label=sc.name)
     res = finished_results(sim, sc, resolved, started, time.perf_counter() - t0, window)
+    if pcap is not None:
+        counts, error = sim.capture_status()
+        res.summary["run"]["pcap"] = {"file": str(pcap), "packets": dict(counts), "error": error}
     del sim  # the engine's copy of the series is no longer needed
     res.summary["run"]["peak_reset"] = peak_reset
     if out is not None:

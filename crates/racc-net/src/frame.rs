@@ -79,6 +79,23 @@ pub fn write_back(buf: &mut [u8], f: &Frame, pkt: &Packet) -> Result<(), racc_pr
     Ok(())
 }
 
+/// Write `pkt`'s ECN bits, IP ID and racc headers into `buf` (the bytes `f` was parsed from,
+/// perhaps since rewritten for a later state of the packet), whatever they hold now, for a
+/// capture of the packet as a port sent it; UDP checksum "none" as in [`write_back`].
+pub fn write_tapped(buf: &mut [u8], f: &Frame, pkt: &Packet) -> Result<(), racc_proto::wire::WireError> {
+    ipv4::set_ecn(buf, pkt.ecn)?;
+    ipv4::set_ident(buf, pkt.ip_id)?;
+    let at = f.ihl as usize + UDP_LEN;
+    let end = at + f.racc_len as usize;
+    let n = datagram::emit(pkt, buf.get_mut(at..end).unwrap_or_default())?;
+    if n != f.racc_len as usize {
+        return Err(racc_proto::wire::WireError::BadLength { field: "re-emitted racc headers", value: n });
+    }
+    buf[f.ihl as usize + 6] = 0;
+    buf[f.ihl as usize + 7] = 0;
+    Ok(())
+}
+
 /// A host's datagram for `pkt` into `buf`: racc headers, then zero bytes up to the packet's
 /// wire size less IPv4 and UDP headers, so that the IP total length is `pkt.size` (a packet
 /// whose headers alone exceed that is sent with its headers only). Returns the length.

@@ -6,13 +6,15 @@
 //! timer slack, so timers fire tens of microseconds late rather than milliseconds.
 
 use crate::clock::Clock;
-use crate::frame::{self, IP_UDP_LEN};
+use crate::frame::IP_UDP_LEN;
 use crate::sys;
-use crate::udp::UdpEnd;
+use crate::udp::{RawSender, UdpEnd};
 use racc_proto::endpoint::{Endpoint, EndpointStats};
+use racc_proto::metrics::MetricList;
 use racc_proto::packet::{Kind, Transport};
 use racc_proto::time::{Time, NEVER};
 use racc_proto::wire::datagram::{self, IpFields};
+use racc_proto::wire::ip_packet;
 use racc_sim::Spec;
 use std::io;
 use std::net::SocketAddrV4;
@@ -56,6 +58,30 @@ pub struct EndReport {
     /// One-way delay of every data packet received, ns: arrival time less the sender's
     /// timestamp (one clock for every host of the run).
     pub owd_ns: Vec<u32>,
+    /// The IP ID of every data packet the end sent, in order (what DCP-EW's routers must see).
+    pub sent_data_ids: Vec<u16>,
+    /// The end's counters and metrics at each of the run's sample times (the simulator's
+    /// `record.interval`) at which its endpoint existed, and once more at the first sample
+    /// after a sized flow completed (the simulator's last row of a finished flow).
+    pub samples: Vec<Snapshot>,
+}
+
+/// An endpoint's figures at sample `k` (time `min(k * interval, duration)`).
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub k: u32,
+    pub stats: EndpointStats,
+    pub metrics: MetricList,
+}
+
+/// Sample `k`'s time: `k` intervals, the last one cut at the end of the run (as the simulator).
+pub fn sample_time(spec: &Spec, k: u32) -> Time {
+    (k as Time * spec.sample_interval).min(spec.duration)
+}
+
+/// How many samples a run of `spec` takes.
+pub fn sample_count(spec: &Spec) -> u32 {
+    spec.duration.div_ceil(spec.sample_interval.max(1)) as u32
 }
 
 struct End {
@@ -63,7 +89,23 @@ struct End {
     sock: UdpEnd,
     ep: Option<Box<dyn Endpoint>>,
     stopped: bool,
+    /// The sized flow's completion was sampled (its last row).
+    final_sampled: bool,
     rep: EndReport,
+}
+
+/// Snapshot every end at sample `k`.
+fn sample(ends: &mut [End], k: u32) {
+    for e in ends.iter_mut() {
+        if let Some(ep) = &e.ep {
+            let mut metrics = MetricList::default();
+            ep.metrics(&mut metrics);
+            e.rep.samples.push(Snapshot { k, stats: ep.stats(), metrics });
+        } else if e.rep.done_at.is_some() && !e.final_sampled {
+            e.final_sampled = true;
+            e.rep.samples.push(Snapshot { k, stats: e.rep.stats, metrics: MetricList::default() });
+        }
+    }
 }
 
 /// Run the ends of one host until `end` or `stop`. The thread enters namespace `ns`, opens its
@@ -80,23 +122,32 @@ pub fn run(
     sys::set_realtime(crate::HOST_PRIO);
     let setup = (|| {
         sys::enter_netns(ns)?;
+        let raw = RawSender::open()?;
         let mut ends = Vec::with_capacity(plans.len());
         for p in plans {
             let sock = UdpEnd::open(p.local, p.peer)?;
             let rep = EndReport { flow: p.flow, side: p.side, ..Default::default() };
-            ends.push(End { plan: p, sock, ep: None, stopped: false, rep });
+            ends.push(End { plan: p, sock, ep: None, stopped: false, final_sampled: false, rep });
         }
-        Ok::<_, io::Error>(ends)
+        Ok::<_, io::Error>((raw, ends))
     })();
     ready.wait();
     ready.wait(); // the clock is set between the two
-    let mut ends = setup?;
+    let (raw, mut ends) = setup?;
+    let raw = &raw;
     let clock = *clock.get().expect("clock set before the second barrier");
     let end_time = spec.duration;
     let mut fds: Vec<libc::pollfd> = ends.iter().map(|e| sys::pollfd(e.sock.fd.as_raw_fd())).collect();
     let mut buf = vec![0u8; 2048];
+    let samples = sample_count(spec);
+    let mut next_k = 1u32;
     loop {
         let now = clock.now();
+        // Every sample due (a stalled thread catches up with the same figures).
+        while next_k <= samples && sample_time(spec, next_k) <= now && sample_time(spec, next_k) < end_time {
+            sample(&mut ends, next_k);
+            next_k += 1;
+        }
         if now >= end_time || stop.load(Ordering::Relaxed) {
             break;
         }
@@ -108,26 +159,26 @@ pub fn run(
                 ep.start(now);
                 e.ep = Some(ep);
                 e.rep.started_at = Some(now);
-                drain(e, now, &mut buf);
+                drain(e, raw, now, &mut buf);
             }
             if e.plan.side == SENDER && !e.stopped && fs.stop.is_some_and(|s| s <= now) {
                 e.stopped = true;
                 if let Some(ep) = e.ep.as_mut() {
                     ep.stop(now);
                 }
-                drain(e, now, &mut buf);
+                drain(e, raw, now, &mut buf);
             }
         }
         for e in ends.iter_mut() {
-            receive(e, &clock, spec, &mut buf);
+            receive(e, raw, &clock, spec, &mut buf);
         }
         let now = clock.now();
-        let mut next = end_time;
+        let mut next = if next_k <= samples { sample_time(spec, next_k).min(end_time) } else { end_time };
         for e in ends.iter_mut() {
             if let Some(t) = e.ep.as_ref().and_then(|ep| ep.poll_timeout()) {
                 if t <= now {
                     e.ep.as_mut().expect("has a timer").on_timeout(now);
-                    drain(e, now, &mut buf);
+                    drain(e, raw, now, &mut buf);
                     check_done(e, spec, now);
                 }
             }
@@ -149,6 +200,13 @@ pub fn run(
             sys::ppoll(&mut fds, (next - now).min(MAX_WAIT))?;
         }
     }
+    // The run's last samples, at its end (those left if it was stopped early).
+    if !stop.load(Ordering::Relaxed) {
+        while next_k <= samples {
+            sample(&mut ends, next_k);
+            next_k += 1;
+        }
+    }
     Ok(ends
         .into_iter()
         .map(|mut e| {
@@ -161,7 +219,7 @@ pub fn run(
 }
 
 /// Read every waiting datagram of end `e` into its endpoint.
-fn receive(e: &mut End, clock: &Clock, spec: &Spec, buf: &mut [u8]) {
+fn receive(e: &mut End, raw: &RawSender, clock: &Clock, spec: &Spec, buf: &mut [u8]) {
     loop {
         let (n, tos) = match e.sock.recv(buf) {
             Ok(Some(x)) => x,
@@ -193,23 +251,33 @@ fn receive(e: &mut End, clock: &Clock, spec: &Spec, buf: &mut [u8]) {
         }
         let Some(ep) = e.ep.as_mut() else { continue };
         ep.on_packet(now, &pkt);
-        drain(e, now, buf);
+        drain(e, raw, now, buf);
         check_done(e, spec, now);
     }
 }
 
-/// Send everything the endpoint has to send now.
-fn drain(e: &mut End, now: Time, buf: &mut [u8]) {
+/// Send everything the endpoint has to send now, as whole IPv4 packets through the host's raw
+/// socket: the IPv4 header (the endpoint's IP ID and ECN bits), UDP, the racc headers, then zero
+/// bytes up to the packet's wire size (`wire::ip_packet`, the simulator's captures' layout).
+fn drain(e: &mut End, raw: &RawSender, now: Time, buf: &mut [u8]) {
     let Some(ep) = e.ep.as_mut() else { return };
+    let (local, peer) = (e.plan.local.ip().octets(), e.plan.peer.ip().octets());
+    let addrs = if e.plan.side == SENDER { [local, peer] } else { [peer, local] };
     while let Some(pkt) = ep.poll_transmit(now) {
-        let n = match frame::host_datagram(&pkt, buf) {
-            Ok(n) => n,
-            Err(_) => {
+        let total = match ip_packet::emit(&pkt, addrs, buf) {
+            Ok((n, total)) if total <= buf.len() => {
+                buf[n..total].fill(0);
+                total
+            }
+            _ => {
                 e.rep.tx_errors += 1;
                 continue;
             }
         };
-        match e.sock.send(&buf[..n], pkt.ecn) {
+        if pkt.kind == Kind::Data {
+            e.rep.sent_data_ids.push(pkt.ip_id);
+        }
+        match raw.send(&buf[..total], *e.plan.peer.ip()) {
             Ok(()) => e.rep.tx_pkts += 1,
             Err(_) => e.rep.tx_errors += 1,
         }

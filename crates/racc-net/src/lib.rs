@@ -17,6 +17,7 @@ pub mod frame;
 pub mod host;
 pub mod netns;
 pub mod report;
+pub mod results;
 pub mod router;
 pub mod sys;
 pub mod tun;
@@ -84,17 +85,53 @@ fn plan_hosts(spec: &Spec) -> (Vec<usize>, Vec<[usize; 2]>) {
     (nodes, pairs)
 }
 
+/// What a live run does beyond the scenario.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Capture the packets the router's ports send into this pcapng file: the ports named
+    /// (every port if `None`).
+    pub pcap: Option<(std::path::PathBuf, Option<Vec<String>>)>,
+}
+
 /// Run `spec` live for its duration; namespaces and devices are removed before this returns.
 pub fn run(spec: &Spec) -> Result<LiveReport, LiveError> {
+    run_with(spec, &Options::default())
+}
+
+/// [`run`] with [`Options`].
+pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
     if !sys::is_root() {
         return Err(LiveError::NotRoot);
     }
     check::check(spec).map_err(LiveError::Scenario)?;
-    let swept = netns::sweep_stale();
     let (nodes, pairs) = plan_hosts(spec);
     let mut router =
         router::Router::new(spec, pairs.clone(), (0..nodes.len()).map(|i| netns::host_addr(i).octets()).collect())
             .map_err(LiveError::Scenario)?;
+    if let Some((path, names)) = &opts.pcap {
+        let idx = match names {
+            None => None,
+            Some(names) => Some(
+                names
+                    .iter()
+                    .map(|n| {
+                        router.ports.iter().position(|p| p.name == *n).ok_or_else(|| {
+                            let all: Vec<&str> = router.ports.iter().map(|p| p.name.as_str()).collect();
+                            LiveError::Scenario(racc_sim::ScenarioError {
+                                source: spec.name.clone(),
+                                key: "--pcap-port".into(),
+                                reason: format!("no port named {n} (ports: {})", all.join(", ")),
+                            })
+                        })
+                    })
+                    .collect::<Result<Vec<usize>, _>>()?,
+            ),
+        };
+        let epoch =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        router.capture(path, idx.as_deref(), epoch).map_err(|e| LiveError::Io(e.to_string()))?;
+    }
+    let swept = netns::sweep_stale();
     let net = netns::Network::create(nodes.len()).map_err(|e| LiveError::Io(e.to_string()))?;
     let mut plans: Vec<Vec<EndPlan>> = vec![Vec::new(); nodes.len()];
     for (f, &[s, d]) in pairs.iter().enumerate() {

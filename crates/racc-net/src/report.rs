@@ -2,10 +2,11 @@
 //! emulated port (utilisation, drops, marks, as the simulator's port summary), and the router's
 //! own figures (foreign packets, lateness, CPU cost per packet).
 
-use crate::host::{EndReport, BIN_NS, RECEIVER, SENDER};
+use crate::host::{EndReport, Snapshot, BIN_NS, RECEIVER, SENDER};
 use crate::router::{Router, RouterStats};
 use racc_proto::endpoint::EndpointStats;
 use racc_proto::time::Time;
+use racc_sim::metrics::PortSeries;
 use racc_sim::Spec;
 use std::fmt;
 
@@ -28,6 +29,13 @@ pub struct FlowReport {
     pub rx_bins: Vec<u64>,
     /// One-way delays of the data packets received, ns, in arrival order.
     pub owd_ns: Vec<u32>,
+    /// Each end's figures at the run's sample times ([`crate::host::Snapshot`]).
+    pub sender_samples: Vec<Snapshot>,
+    pub receiver_samples: Vec<Snapshot>,
+    /// Datagrams each end sent (all kinds).
+    pub tx_pkts: u64,
+    /// The IP IDs of the data packets the sender sent, in order.
+    pub sent_data_ids: Vec<u16>,
 }
 
 impl FlowReport {
@@ -54,6 +62,12 @@ pub struct PortReport {
     pub losses: u64,
     pub marks: u64,
     pub max_queue_pkts: u32,
+    /// Time-averaged waiting queue over the run (the simulator's port summary).
+    pub mean_queue_pkts: f64,
+    pub mean_queue_bytes: f64,
+    pub delay_s: f64,
+    pub limit_pkts: u32,
+    pub limit_bytes: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -66,6 +80,10 @@ pub struct LiveReport {
     pub flows: Vec<FlowReport>,
     pub ports: Vec<PortReport>,
     pub router: RouterStats,
+    /// The recorded ports' rows at the sample times (the `links` table).
+    pub port_series: PortSeries,
+    /// `--pcap`: packets written per port, and the error that stopped the capture, if any.
+    pub pcap: Option<(Vec<u64>, Option<String>)>,
 }
 
 /// The `q`-quantile (0..=1) of `v` (sorted copy), or 0 when empty.
@@ -97,18 +115,26 @@ pub fn build(spec: &Spec, router: Router, ends: Vec<EndReport>, wall: Time, swep
             tx_errors: 0,
             rx_bins: Vec::new(),
             owd_ns: Vec::new(),
+            sender_samples: Vec::new(),
+            receiver_samples: Vec::new(),
+            tx_pkts: 0,
+            sent_data_ids: Vec::new(),
         })
         .collect();
     for e in ends {
         let fr = &mut flows[e.flow];
         fr.tx_errors += e.tx_errors;
+        fr.tx_pkts += e.tx_pkts;
         if e.side == SENDER {
             fr.sender = e.stats;
             fr.done_s = e.done_at.map(|t| t as f64 * 1e-9);
+            fr.sender_samples = e.samples;
+            fr.sent_data_ids = e.sent_data_ids;
         } else if e.side == RECEIVER {
             fr.receiver = e.stats;
             fr.rx_bins = e.rx_bins;
             fr.owd_ns = e.owd_ns;
+            fr.receiver_samples = e.samples;
         }
     }
     for fr in flows.iter_mut() {
@@ -133,10 +159,25 @@ pub fn build(spec: &Spec, router: Router, ends: Vec<EndReport>, wall: Time, swep
                 losses: c.losses,
                 marks: c.marks,
                 max_queue_pkts: c.max_queue_pkts,
+                mean_queue_pkts: c.queue_pkt_ns as f64 / wall.max(1) as f64,
+                mean_queue_bytes: c.queue_byte_ns as f64 / wall.max(1) as f64,
+                delay_s: p.delay as f64 * 1e-9,
+                limit_pkts: p.limit_pkts,
+                limit_bytes: p.limit_bytes,
             }
         })
         .collect();
-    LiveReport { name: spec.name.clone(), duration: wall, swept, flows, ports, router: router.stats }
+    let pcap = router.capture_status().map(|c| (c.file.counts.clone(), c.error.clone()));
+    LiveReport {
+        pcap,
+        name: spec.name.clone(),
+        duration: wall,
+        swept,
+        flows,
+        ports,
+        router: router.stats,
+        port_series: router.series,
+    }
 }
 
 impl fmt::Display for LiveReport {

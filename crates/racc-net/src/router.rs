@@ -17,7 +17,9 @@ use crate::sys;
 use crate::tun::Tun;
 use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
 use racc_proto::time::{Time, NEVER};
-use racc_sim::port::{Accept, Port};
+use racc_sim::metrics::{unsent_bytes, PortMark, PortSeries};
+use racc_sim::pcap::Capture;
+use racc_sim::port::{Accept, Port, Tapped};
 use racc_sim::Spec;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -77,6 +79,26 @@ pub struct Router {
     flow_hosts: Vec<[usize; 2]>,
     addrs: Vec<[u8; 4]>,
     pub stats: RouterStats,
+    /// The recorded ports' rows, sampled at the simulator's sample times (`links` table).
+    pub series: PortSeries,
+    record_ports: Vec<usize>,
+    prev: Vec<PortMark>,
+    /// Sample times: `min(k * interval, duration)` for k = 1..=`samples`.
+    interval: Time,
+    duration: Time,
+    samples: u32,
+    next_k: u32,
+    last_sample: Time,
+    /// `--pcap`: the capture file, the tapped packets being put in time order, a scratch
+    /// buffer, and the first write error (the capture stops there, the run goes on).
+    capture: Option<Box<LiveCapture>>,
+}
+
+pub struct LiveCapture {
+    pub file: Capture,
+    batch: Vec<(u32, Tapped)>,
+    buf: Vec<u8>,
+    pub error: Option<String>,
 }
 
 impl Router {
@@ -95,6 +117,15 @@ impl Router {
         }
         let flow_paths = spec.flows.iter().map(|f| [spans[f.fwd_route], spans[f.rev_route]]).collect();
         Ok(Router {
+            series: PortSeries::default(),
+            record_ports: spec.record_ports.clone(),
+            prev: vec![PortMark::default(); ports.len()],
+            interval: spec.sample_interval.max(1),
+            duration: spec.duration,
+            samples: crate::host::sample_count(spec),
+            next_k: 1,
+            last_sample: 0,
+            capture: None,
             port_time: vec![0; ports.len()],
             ports,
             pkts: Vec::new(),
@@ -108,6 +139,57 @@ impl Router {
             addrs,
             stats: RouterStats::default(),
         })
+    }
+
+    /// Capture the packets that start serialisation on `ports` (every port if `None`) into a
+    /// pcapng file at `path`: the bytes the router holds for each, with the router modules'
+    /// rewrites as they stand when it departs, at the run's clock (plus the wall time it
+    /// started, `epoch_ns`).
+    pub fn capture(&mut self, path: &std::path::Path, ports: Option<&[usize]>, epoch_ns: u64) -> std::io::Result<()> {
+        let all: Vec<usize> = (0..self.ports.len()).collect();
+        let ports = ports.unwrap_or(&all);
+        let named: Vec<(usize, &str)> = ports.iter().map(|&p| (p, self.ports[p].name.as_str())).collect();
+        let file = Capture::create(path, &named, self.ports.len(), epoch_ns)?;
+        for &p in ports {
+            self.ports[p].tap = Some(Vec::new());
+        }
+        self.capture = Some(Box::new(LiveCapture { file, batch: Vec::new(), buf: vec![0; MAX_PKT], error: None }));
+        Ok(())
+    }
+
+    pub fn capture_status(&self) -> Option<&LiveCapture> {
+        self.capture.as_deref()
+    }
+
+    /// Write what the captured ports sent since the last call. Called before any slot a tapped
+    /// packet held can be reused (slots are taken only when reading the devices).
+    fn write_capture(&mut self) {
+        let Some(cap) = self.capture.as_mut() else { return };
+        for (p, port) in self.ports.iter_mut().enumerate() {
+            if let Some(tap) = port.tap.as_mut() {
+                cap.batch.extend(tap.drain(..).map(|t| (p as u32, t)));
+            }
+        }
+        cap.batch.sort_by_key(|&(p, t)| (t.t, p));
+        for (p, t) in cap.batch.drain(..) {
+            if cap.error.is_some() {
+                continue;
+            }
+            let i = t.slot as usize;
+            let (n, fr) = (self.lens[i] as usize, self.frames[i]);
+            let b = &mut cap.buf[..n];
+            b.copy_from_slice(&self.bytes[i * MAX_PKT..i * MAX_PKT + n]);
+            // The packet as it left this port: every field a module may change is written
+            // (delivery may already have put a later state into the router's copy).
+            if let Err(e) = frame::write_tapped(b, &fr, &t.pkt) {
+                cap.error = Some(e.to_string());
+                continue;
+            }
+            let keep = (fr.ihl as usize + frame::UDP_LEN + fr.racc_len as usize).min(n);
+            if let Err(e) = cap.file.write(p as usize, t.t, &b[..keep], n) {
+                cap.error = Some(e.to_string());
+            }
+        }
     }
 
     fn alloc(&mut self) -> u32 {
@@ -137,7 +219,9 @@ impl Router {
                 break;
             }
             self.stats.loops += 1;
+            self.sample_due(now, tuns, clock);
             self.run_due(now, tuns, clock);
+            self.write_capture();
             let t = clock.now();
             for (h, tun) in tuns.iter().enumerate() {
                 // A bounded batch per device, so that due events are not held up.
@@ -158,7 +242,8 @@ impl Router {
                     }
                 }
             }
-            let next = self.next_event().min(end);
+            self.write_capture();
+            let next = self.next_event().min(self.next_sample()).min(end);
             let now = clock.now();
             if next > now {
                 for f in fds.iter_mut() {
@@ -167,11 +252,82 @@ impl Router {
                 let _ = sys::ppoll(&mut fds, (next - now).min(MAX_WAIT));
             }
         }
+        if !stop.load(Ordering::Relaxed) {
+            // The run's last samples, at its end.
+            self.sample_due(NEVER, tuns, clock);
+        }
         let end = clock.now();
         for (p, port) in self.ports.iter_mut().enumerate() {
             port.settle(end.max(self.port_time[p]), &mut self.pkts);
         }
+        self.write_capture();
+        if let Some(cap) = self.capture.as_mut() {
+            if let Err(e) = cap.file.flush() {
+                cap.error.get_or_insert(e.to_string());
+            }
+        }
         self.stats.cpu_ns = sys::thread_cpu_ns() - cpu0;
+    }
+
+    fn next_sample(&self) -> Time {
+        if self.next_k <= self.samples {
+            (self.next_k as Time * self.interval).min(self.duration)
+        } else {
+            NEVER
+        }
+    }
+
+    /// Every sample due by `now`: the events before it first, then the recorded ports' rows.
+    fn sample_due(&mut self, now: Time, tuns: &[&Tun], clock: &Clock) {
+        loop {
+            let t = self.next_sample();
+            if t > now || t == NEVER {
+                return;
+            }
+            self.run_due(t, tuns, clock);
+            self.sample(t);
+            self.next_k += 1;
+        }
+    }
+
+    /// One row per recorded port at `t`, computed as the simulator's sample does (the same
+    /// columns from the same `Port` counters): what started serialisation in the interval,
+    /// the bytes on the wire in it, the queue now, drops, losses, marks, arrivals, and the
+    /// router module's own metrics.
+    fn sample(&mut self, t: Time) {
+        let dt = (t - self.last_sample) as f64 * 1e-9;
+        for &i in &self.record_ports {
+            // A port's time never goes back: a packet read after the sample time may already
+            // be in it (by microseconds).
+            let now = t.max(self.port_time[i]);
+            self.port_time[i] = now;
+            let p = &mut self.ports[i];
+            p.settle(now, &mut self.pkts);
+            let c = p.c;
+            let PortMark { c: pv, unsent: pu } = self.prev[i];
+            let unsent = p.unsent(now);
+            let tx_bytes = c.tx_bytes - pv.tx_bytes;
+            let wire = tx_bytes as f64 + unsent_bytes(pu, None) - unsent_bytes(unsent, None);
+            let s = &mut self.series;
+            s.time_s.push(t as f64 * 1e-9);
+            s.port.push(i as u32);
+            s.tx_bytes.push(tx_bytes);
+            s.tx_pkts.push(c.tx_pkts - pv.tx_pkts);
+            let thr = if dt > 0.0 { wire * 8.0 / dt } else { 0.0 };
+            s.throughput_bps.push(thr);
+            s.utilisation.push(thr / p.capacity_bps);
+            let (qp, qb) = p.queue();
+            s.queue_pkts.push(qp);
+            s.queue_bytes.push(qb);
+            s.drops.push(c.drops - pv.drops);
+            s.losses.push(c.losses - pv.losses);
+            s.marks.push(c.marks - pv.marks);
+            s.arrivals.push(c.arrivals - pv.arrivals);
+            p.module().metrics(&mut s.named);
+            s.named.end_row();
+            self.prev[i] = PortMark { c, unsent };
+        }
+        self.last_sample = t;
     }
 
     /// The earliest port event: a FIFO head's arrival or a module tick.

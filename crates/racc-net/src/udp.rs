@@ -116,3 +116,44 @@ impl UdpEnd {
         }
     }
 }
+
+/// A host's raw IPv4 socket (IPPROTO_RAW, which implies IP_HDRINCL): packets go out with the
+/// IPv4 header racc writes, so the IP ID is the endpoint's own (DCP-EW orders its two-packet
+/// chains by it) and the TOS byte carries the ECN bits, with no control message. Linux fills in
+/// the header checksum and total length, and an IP ID of 0 (raw(7)): a packet whose endpoint
+/// chose ID 0 leaves with the kernel's. Replies still arrive on the flow end's UDP socket.
+pub struct RawSender {
+    pub fd: OwnedFd,
+}
+
+impl RawSender {
+    /// A raw socket in the calling thread's network namespace.
+    pub fn open() -> io::Result<RawSender> {
+        // SAFETY: plain socket creation.
+        let fd = owned(cvt(unsafe {
+            libc::socket(libc::AF_INET, libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, libc::IPPROTO_RAW)
+        })?);
+        setsockopt_int(&fd, libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, 8 << 20)?;
+        Ok(RawSender { fd })
+    }
+
+    /// Send the whole IPv4 packet `pkt` (header included) to `dst`.
+    pub fn send(&self, pkt: &[u8], dst: std::net::Ipv4Addr) -> io::Result<()> {
+        let to = sockaddr(SocketAddrV4::new(dst, 0));
+        // SAFETY: a valid buffer and sockaddr_in.
+        let n = unsafe {
+            libc::sendto(
+                self.fd.as_raw_fd(),
+                pkt.as_ptr().cast(),
+                pkt.len(),
+                0,
+                (&to as *const libc::sockaddr_in).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+            )
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}

@@ -261,6 +261,46 @@ impl Simulation {
         py.detach(|| sim.run_until(t))
     }
 
+    /// Capture the packets that start serialisation on the ports named `ports` (every port if
+    /// None) into a pcapng file at `path`, written as the run goes. Call before running.
+    #[pyo3(signature = (path, ports = None))]
+    fn capture(&self, path: &str, ports: Option<Vec<String>>) -> PyResult<()> {
+        let mut sim = self.sim.lock().unwrap();
+        let idx = match ports {
+            None => None,
+            Some(names) => {
+                let all: Vec<&str> = sim.ports().iter().map(|p| p.name.as_str()).collect();
+                let mut v = Vec::with_capacity(names.len());
+                for n in &names {
+                    match all.iter().position(|a| a == n) {
+                        Some(i) => v.push(i),
+                        None => {
+                            return Err(ScenarioError::new_err(format!(
+                                "--pcap-port {n}: no such port (ports: {})",
+                                all.join(", ")
+                            )))
+                        }
+                    }
+                }
+                Some(v)
+            }
+        };
+        sim.capture(std::path::Path::new(path), idx.as_deref()).map_err(|e| PyException::new_err(e.to_string()))
+    }
+
+    /// Packets written to the capture per port name, and the error that stopped it (or None).
+    fn capture_status<'py>(&self, py: Python<'py>) -> PyResult<Option<(Bound<'py, PyDict>, Option<String>)>> {
+        let sim = self.sim.lock().unwrap();
+        let Some((counts, err)) = sim.capture_status() else { return Ok(None) };
+        let d = PyDict::new(py);
+        for (p, &n) in sim.ports().iter().zip(counts) {
+            if n > 0 {
+                d.set_item(p.name.as_str(), n)?;
+            }
+        }
+        Ok(Some((d, err.map(str::to_string))))
+    }
+
     /// Packet accounting: sent, delivered, dropped, lost, in_flight.
     fn conservation<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let c = self.sim.lock().unwrap().conservation();

@@ -17,6 +17,7 @@ use racc_proto::packet::{Direction, Packet};
 use racc_proto::registry::{PortIdentity, RouterFactory};
 use racc_proto::rng::SimRng;
 use racc_proto::time::{Time, NEVER};
+use racc_proto::wire::ip_packet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FlowState {
@@ -142,6 +143,17 @@ pub struct Simulator {
     goodput_bytes: u64,
     /// Receiver bytes of flows already finished and freed.
     done_bytes: u64,
+    /// A packet capture of some ports (`capture`), written at each sample and at the end.
+    capture: Option<Box<CaptureState>>,
+}
+
+/// A capture in progress: the file, the tapped packets being put in time order, the first
+/// write error (the capture stops there; the run goes on).
+struct CaptureState {
+    file: crate::pcap::Capture,
+    batch: Vec<(u32, crate::port::Tapped)>,
+    buf: Vec<u8>,
+    error: Option<String>,
 }
 
 impl Simulator {
@@ -226,6 +238,7 @@ impl Simulator {
             completions: Completions::default(),
             goodput_bytes: 0,
             done_bytes: 0,
+            capture: None,
         };
         for p in 0..sim.ports.len() {
             if let Some(t) = sim.ports[p].next_tick() {
@@ -319,7 +332,10 @@ impl Simulator {
                 }
                 // The run's last sample is taken below, after every event at the end time.
                 What::Sample if self.now >= self.spec.duration => {}
-                What::Sample => self.sample(),
+                What::Sample => {
+                    self.sample();
+                    self.write_capture();
+                }
                 What::Medium => self.medium_event(i),
             }
         }
@@ -328,7 +344,64 @@ impl Simulator {
             // Last, so that what events at the end time deliver is in the samples too.
             self.sample();
         }
+        if self.capture.is_some() {
+            self.write_capture();
+        }
         self.finished()
+    }
+
+    /// Capture the packets that start serialisation on `ports` (every port if `None`) into a
+    /// pcapng file at `path` ([`crate::pcap`]); call before running. Written as the run goes
+    /// (at each sample and when `run_until` returns); a write error stops the capture, not the
+    /// run ([`Self::capture_error`]).
+    pub fn capture(&mut self, path: &std::path::Path, ports: Option<&[usize]>) -> std::io::Result<()> {
+        let all: Vec<usize> = (0..self.ports.len()).collect();
+        let ports = ports.unwrap_or(&all);
+        let named: Vec<(usize, &str)> = ports.iter().map(|&p| (p, self.ports[p].name.as_str())).collect();
+        let file = crate::pcap::Capture::create(path, &named, self.ports.len(), 0)?;
+        for &p in ports {
+            self.ports[p].tap = Some(Vec::new());
+        }
+        self.capture = Some(Box::new(CaptureState { file, batch: Vec::new(), buf: vec![0; 2048], error: None }));
+        Ok(())
+    }
+
+    /// Packets written to the capture per port, and the error that stopped it, if any.
+    pub fn capture_status(&self) -> Option<(&[u64], Option<&str>)> {
+        self.capture.as_ref().map(|c| (&c.file.counts[..], c.error.as_deref()))
+    }
+
+    /// Write what the captured ports sent since the last call, in time order.
+    fn write_capture(&mut self) {
+        let Some(cap) = self.capture.as_mut() else { return };
+        for (p, port) in self.ports.iter_mut().enumerate() {
+            if let Some(tap) = port.tap.as_mut() {
+                cap.batch.extend(tap.drain(..).map(|t| (p as u32, t)));
+            }
+        }
+        cap.batch.sort_by_key(|&(p, t)| (t.t, p));
+        for (p, t) in cap.batch.drain(..) {
+            if cap.error.is_some() {
+                break;
+            }
+            let info = match (t.pkt.flow as usize).checked_sub(self.spec.flows.len()) {
+                None => &self.spec.flows[t.pkt.flow as usize],
+                Some(m) => &self.spec.sources[self.made[m].source as usize].flow,
+            };
+            let addrs = [ip_packet::host_addr(info.src), ip_packet::host_addr(info.dst)];
+            let r = ip_packet::emit(&t.pkt, addrs, &mut cap.buf).map_err(|e| e.to_string()).and_then(|(n, total)| {
+                cap.file.write(p as usize, t.t, &cap.buf[..n], total).map_err(|e| e.to_string())
+            });
+            if let Err(e) = r {
+                cap.error = Some(e);
+            }
+        }
+        cap.batch.clear();
+        if self.now >= self.spec.duration {
+            if let Err(e) = cap.file.flush() {
+                cap.error.get_or_insert(e.to_string());
+            }
+        }
     }
 
     /// Run to the end.

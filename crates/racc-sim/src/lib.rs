@@ -15,6 +15,7 @@ pub mod engine;
 pub mod event;
 pub mod medium;
 pub mod metrics;
+pub mod pcap;
 pub mod port;
 pub mod routing;
 pub mod scenario;

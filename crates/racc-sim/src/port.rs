@@ -222,6 +222,20 @@ pub struct Port {
     pub group_tx: Vec<u64>,
     /// Set on a tunnel gateway's ports and on ports onto a shared medium.
     pub role: Option<PortRole>,
+    /// A capture of the port (`--pcap`): every packet that starts serialisation, as it then
+    /// is (after the router module's `on_departure`), for the engine to write out. `None` on
+    /// ports not captured: one untaken branch per departure.
+    pub tap: Option<Vec<Tapped>>,
+}
+
+/// A packet a captured port started sending.
+#[derive(Clone, Copy, Debug)]
+pub struct Tapped {
+    /// When its serialisation started.
+    pub t: Time,
+    /// Its index in the engine's slab (the live router keeps its bytes there).
+    pub slot: u32,
+    pub pkt: Packet,
 }
 
 impl Port {
@@ -270,6 +284,7 @@ impl Port {
             c: PortCounters::default(),
             group_tx: Vec::new(),
             role: None,
+            tap: None,
         }
     }
 
@@ -358,6 +373,9 @@ impl Port {
         let slot = *self.fifo.at(self.departed);
         if self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view) {
             self.c.marks += 1;
+        }
+        if let Some(tap) = &mut self.tap {
+            tap.push(Tapped { t, slot: slot.pkt, pkt: pkts[slot.pkt as usize] });
         }
         self.c.tx_pkts += 1;
         self.c.tx_bytes += slot.size as u64;

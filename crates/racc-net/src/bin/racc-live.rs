@@ -1,12 +1,16 @@
-//! `racc-live SCENARIO.toml [--duration SECONDS] [--compare]`: run a scenario on real packets
-//! between network namespaces (root needed) and print per-flow goodput and per-port figures;
-//! `--compare` also runs the simulator on the same scenario and prints its figures beside them.
+//! `racc-live SCENARIO.toml [--duration SECONDS] [--compare] [--results FILE.json]`: run a
+//! scenario on real packets between network namespaces (root needed) and print per-flow goodput
+//! and per-port figures; `--compare` also runs the simulator on the same scenario and prints its
+//! figures beside them; `--results` writes the run's tables and summary in the simulator's
+//! results shape (`racc live run` reads it). A scenario file ending in `.json` is read as the
+//! JSON form that `racc` hands the engine (overrides applied). `--pcap FILE` captures what the
+//! router's ports send (every port, or those named by `--pcap-port`) as a pcapng file.
 
 use racc_sim::Simulator;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: racc-live SCENARIO.toml [--duration SECONDS] [--compare]");
+    eprintln!("usage: racc-live SCENARIO.toml|SCENARIO.json [--duration SECONDS] [--compare] [--results FILE.json] [--pcap FILE [--pcap-port NAME]...]");
     ExitCode::from(2)
 }
 
@@ -15,10 +19,25 @@ fn main() -> ExitCode {
     let mut file = None;
     let mut duration = None;
     let mut compare = false;
+    let mut results = None;
+    let mut pcap = None;
+    let mut pcap_ports: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--compare" => compare = true,
+            "--pcap" => match it.next() {
+                Some(f) => pcap = Some(std::path::PathBuf::from(f)),
+                None => return usage(),
+            },
+            "--pcap-port" => match it.next() {
+                Some(n) => pcap_ports.push(n.clone()),
+                None => return usage(),
+            },
+            "--results" => match it.next() {
+                Some(f) => results = Some(f.clone()),
+                None => return usage(),
+            },
             "--duration" => match it.next().and_then(|s| s.parse::<f64>().ok()) {
                 Some(d) if d > 0.0 => duration = Some((d * 1e9) as u64),
                 _ => return usage(),
@@ -39,7 +58,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut spec = match racc_sim::scenario::from_toml(&text, &file) {
+    let parsed = if file.ends_with(".json") {
+        racc_sim::scenario::from_json(&text, &file)
+    } else {
+        racc_sim::scenario::from_toml(&text, &file)
+    };
+    let mut spec = match parsed {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{e}");
@@ -50,7 +74,8 @@ fn main() -> ExitCode {
         spec.duration = d;
     }
     racc_net::install_signal_handlers();
-    let rep = match racc_net::run(&spec) {
+    let opts = racc_net::Options { pcap: pcap.map(|p| (p, (!pcap_ports.is_empty()).then_some(pcap_ports))) };
+    let rep = match racc_net::run_with(&spec, &opts) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{e}");
@@ -58,6 +83,20 @@ fn main() -> ExitCode {
         }
     };
     print!("{rep}");
+    if let Some((counts, err)) = &rep.pcap {
+        println!(
+            "pcap: {} packets{}",
+            counts.iter().sum::<u64>(),
+            err.as_ref().map_or(String::new(), |e| format!(", stopped: {e}"))
+        );
+    }
+    if let Some(out) = results {
+        let doc = racc_net::results::to_json(&spec, &rep);
+        if let Err(e) = std::fs::write(&out, doc.to_string()) {
+            eprintln!("{out}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     if compare {
         let dur_s = spec.duration as f64 * 1e-9;
         let mut sim = match Simulator::new(spec) {

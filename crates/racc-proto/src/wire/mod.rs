@@ -14,6 +14,7 @@
 pub mod cong;
 pub mod datagram;
 pub mod dccp;
+pub mod ip_packet;
 pub mod ipv4;
 pub mod selfcheck;
 pub mod shim;

@@ -1,0 +1,85 @@
+//! Packet captures (`--pcap`): the packets that start serialisation on chosen ports, written as
+//! a pcapng file that Wireshark and tcpdump read, one interface per port (named after it, so a
+//! capture of every port keeps them apart), raw IPv4 link type, nanosecond timestamps. The
+//! simulator writes its packets' bytes from the wire layer (`racc_proto::wire::ip_packet`) at
+//! simulated times; the live runtime writes the bytes its router holds, with the router modules'
+//! rewrites, at its clock's times. A record keeps the IPv4, UDP and racc headers; its original
+//! length is the IPv4 total length (the application bytes, zeros in racc, are not stored).
+//!
+//! The writer is the `pcap-file` crate's (see ARCHITECTURE.md, "Packet captures").
+
+use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
+use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
+use pcap_file::pcapng::PcapNgWriter;
+use pcap_file::DataLink;
+use racc_proto::time::Time;
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::time::Duration;
+
+/// Bytes kept of each packet: the largest IPv4 + UDP + racc headers with room to spare.
+pub const SNAPLEN: usize = 512;
+
+pub struct Capture {
+    writer: PcapNgWriter<BufWriter<File>>,
+    /// Interface id of each port, `None` for ports not captured.
+    iface: Vec<Option<u32>>,
+    /// Added to every timestamp (ns since 1970): 0 in the simulator, the start of a live run.
+    epoch_ns: u64,
+    /// Records written per port.
+    pub counts: Vec<u64>,
+}
+
+fn pcap_err(e: pcap_file::PcapError) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+impl Capture {
+    /// A new file at `path` capturing `ports` (index, name) of a run with `n_ports` ports.
+    pub fn create(path: &Path, ports: &[(usize, &str)], n_ports: usize, epoch_ns: u64) -> io::Result<Capture> {
+        let file = File::create(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let mut writer = PcapNgWriter::new(BufWriter::with_capacity(1 << 16, file)).map_err(pcap_err)?;
+        let mut iface = vec![None; n_ports];
+        for (id, &(p, name)) in ports.iter().enumerate() {
+            let idb = InterfaceDescriptionBlock {
+                linktype: DataLink::RAW,
+                snaplen: SNAPLEN as u32,
+                options: vec![
+                    InterfaceDescriptionOption::IfName(Cow::Owned(name.to_string())),
+                    // Timestamps in nanoseconds (the default is microseconds).
+                    InterfaceDescriptionOption::IfTsResol(9),
+                ],
+            };
+            writer.write_pcapng_block(idb).map_err(pcap_err)?;
+            iface[p] = Some(id as u32);
+        }
+        Ok(Capture { writer, iface, epoch_ns, counts: vec![0; n_ports] })
+    }
+
+    /// Whether port `p` is captured.
+    pub fn captures(&self, p: usize) -> bool {
+        self.iface.get(p).is_some_and(|i| i.is_some())
+    }
+
+    /// One packet of port `p` at `t`: its first bytes `data` (at most [`SNAPLEN`] are kept) of
+    /// `original_len` on the wire.
+    pub fn write(&mut self, p: usize, t: Time, data: &[u8], original_len: usize) -> io::Result<()> {
+        let Some(id) = self.iface.get(p).copied().flatten() else { return Ok(()) };
+        let epb = EnhancedPacketBlock {
+            interface_id: id,
+            timestamp: Duration::from_nanos(self.epoch_ns + t),
+            original_len: original_len as u32,
+            data: Cow::Borrowed(&data[..data.len().min(SNAPLEN)]),
+            options: vec![],
+        };
+        self.writer.write_pcapng_block(epb).map_err(pcap_err)?;
+        self.counts[p] += 1;
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.writer.get_mut().flush()
+    }
+}

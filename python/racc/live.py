@@ -1,0 +1,290 @@
+"""``racc live run``: a scenario on real Linux packets (the ``racc-live`` binary of
+``crates/racc-net``), written as the same results folder as ``racc run``; ``--compare`` runs the
+simulator on the same scenario and sets the two side by side.
+
+The live run needs root (network namespaces and TUN devices): anything else is refused at once
+with one line. ``racc-live`` is found as ``$RACC_LIVE``, then ``racc-live`` beside the Python
+that runs racc (``scripts/setup.sh`` builds it into the virtual environment), then on ``PATH``,
+then in the source tree's Cargo target folders (``$CARGO_TARGET_DIR``, ``target/``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from racc import scenario as _scenario
+from racc import summary as _summary
+from racc.errors import core
+from racc.results import Results, check_replaceable
+from racc.runner import run_info
+
+BINARY = "racc-live"
+NOT_ROOT = (
+    "racc live needs root: it creates network namespaces and TUN devices (run it as root, e.g. with sudo)"
+)
+
+
+class LiveUnavailable(RuntimeError):
+    """A live run cannot start here: not root, or no ``racc-live`` binary."""
+
+
+def is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def find_binary() -> Path:
+    """The ``racc-live`` executable (see the module doc for the order), or :class:`LiveUnavailable`."""
+    candidates: list[Path] = []
+    if os.environ.get("RACC_LIVE"):
+        candidates.append(Path(os.environ["RACC_LIVE"]))
+    candidates.append(Path(sys.executable).parent / BINARY)
+    found = shutil.which(BINARY)
+    if found:
+        candidates.append(Path(found))
+    repo = Path(__file__).resolve().parents[2]
+    if os.environ.get("CARGO_TARGET_DIR"):
+        candidates.append(Path(os.environ["CARGO_TARGET_DIR"]) / "release" / BINARY)
+    candidates.append(repo / "target" / "release" / BINARY)
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return c
+    raise LiveUnavailable(
+        f"the live runtime's binary {BINARY} was not found (looked at $RACC_LIVE, beside {sys.executable}, "
+        "on PATH and in target/release); build it with `cargo build --release -p racc-net`"
+    )
+
+
+def run(
+    scenario: str | os.PathLike | Mapping[str, Any],
+    *,
+    seed: int | None = None,
+    overrides: Iterable[str] | Mapping[str, Any] | None = None,
+    out: str | os.PathLike | None = None,
+    plots: bool = False,
+    pcap: str | os.PathLike | None = None,
+    pcap_ports: Iterable[str] | None = None,
+    echo: bool = True,
+) -> Results:
+    """Run ``scenario`` live and return its :class:`Results` (written to ``out`` if given).
+
+    Refused before anything is set up: a non-root user, a missing binary, a bad scenario, a
+    scenario that cannot run live (the runtime names the key and the reason). ``echo`` passes
+    the runtime's own report through to stdout. ``pcap`` asks the router for a capture of
+    the ports named ``pcap_ports`` (every port if None).
+    """
+    if not is_root():
+        raise LiveUnavailable(NOT_ROOT)
+    binary = find_binary()
+    sc = _scenario.load(scenario, seed=seed, overrides=overrides)
+    text = sc.to_json()
+    if out is not None:
+        check_replaceable(Path(out))
+    engine = core()
+    try:
+        resolved = engine.validate(text, sc.source)
+    except _scenario.ScenarioError as exc:
+        raise _scenario.blame_override(exc, sc) from None
+    if isinstance(resolved, (str, bytes)):
+        resolved = json.loads(resolved)
+    with tempfile.TemporaryDirectory(prefix="racc-live-") as tmp:
+        spec_file = Path(tmp) / f"{sc.name}.json"
+        spec_file.write_text(text, encoding="utf-8")
+        doc_file = Path(tmp) / "results.json"
+        cmd = [str(binary), str(spec_file), "--results", str(doc_file)]
+        if pcap is not None:
+            cmd += ["--pcap", str(Path(pcap).resolve())]
+            for name in pcap_ports or []:
+                cmd += ["--pcap-port", name]
+        started = _dt.datetime.now(_dt.timezone.utc)
+        t0 = time.perf_counter()
+        raw = _run_binary(cmd, doc_file, echo)
+        wall = time.perf_counter() - t0
+    res = Results.from_core(raw, resolved=resolved, scenario_text=sc.text, name=sc.name)
+    res.summary = _summary.build(
+        res.summary,
+        links=res.links,
+        flows=res.flows,
+        completions=res.completions,
+        flow_info=res.flow_info,
+    )
+    res.summary["run"] = run_info(sc, resolved, started, wall, 0)
+    res.summary["run"]["engine"] = "live"
+    res.summary["run"]["events_per_s"] = None
+    if out is not None:
+        res.save(out, plots=plots)
+    return res
+
+
+def _run_binary(cmd: list[str], doc_file: Path, echo: bool) -> dict[str, Any]:
+    """Run ``racc-live``; its report goes to stdout, a refusal becomes an exception naming why.
+    Ctrl-C reaches it too (same process group): it tears its namespaces down, and we wait for
+    that before giving up."""
+    proc = subprocess.Popen(cmd, stdout=None if echo else subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = proc.communicate()
+    except KeyboardInterrupt:
+        proc.wait()
+        raise
+    if proc.returncode != 0 or not doc_file.exists():
+        msg = (err or "").strip().splitlines()
+        reason = msg[-1] if msg else f"exit status {proc.returncode}"
+        raise _scenario.ScenarioError(reason) if "cannot run live" in reason else LiveUnavailable(reason)
+    return json.loads(doc_file.read_text(encoding="utf-8"))
+
+
+# ------------------------------------------------------------------------------------------
+# --compare
+
+
+def compare(live: Results, sim: Results) -> dict[str, list[dict[str, Any]]]:
+    """Live against simulated, per flow (whole-run goodput) and per port with traffic
+    (utilisation, drops, mean queue), with the relative difference of each pair."""
+
+    def rel(a: float | None, b: float | None) -> float | None:
+        return None if a is None or b is None or b == 0 else a / b - 1.0
+
+    def goodput(res: Results) -> dict[int, float]:
+        if res.flows.height == 0:
+            return {}
+        dur = float(res.summary.get("sim_time_s") or 0.0)
+        interval = float(res.summary.get("sample_interval_s") or 0.0)
+        if not interval > 0:
+            return {}
+        by = res.flows.group_by("flow").agg((pl.col("goodput_bps") * _summary.row_seconds(interval)).sum().alias("bits"))
+        starts = dict(zip(res.flow_info["flow"].to_list(), res.flow_info["start_s"].to_list()))
+        return {
+            int(f): float(b) / max(dur - float(starts.get(f, 0.0)), 1e-9)
+            for f, b in zip(by["flow"].to_list(), by["bits"].to_list())
+        }
+
+    lg, sg = goodput(live), goodput(sim)
+    names = dict(zip(live.flow_info["flow"].to_list(), live.flow_info["protocol"].to_list()))
+    flows = [
+        {
+            "flow": f,
+            "protocol": names.get(f, ""),
+            "live_goodput_bps": lg.get(f),
+            "sim_goodput_bps": sg.get(f),
+            "difference": rel(lg.get(f), sg.get(f)),
+        }
+        for f in sorted(set(lg) | set(sg))
+    ]
+    sp = {p["name"]: p for p in sim.summary.get("ports", [])}
+    ports = []
+    for p in live.summary.get("ports", []):
+        s = sp.get(p["name"], {})
+        if not p.get("arrivals") and not s.get("arrivals"):
+            continue
+        ports.append(
+            {
+                "port": p["name"],
+                "router": p.get("router"),
+                "live_utilisation": p.get("utilisation"),
+                "sim_utilisation": s.get("utilisation"),
+                "live_drops": p.get("drops"),
+                "sim_drops": s.get("drops"),
+                "live_mean_queue_pkts": p.get("mean_queue_pkts"),
+                "sim_mean_queue_pkts": s.get("mean_queue_pkts"),
+            }
+        )
+    return {"flows": flows, "ports": ports}
+
+
+def write_compare(out: Path, table: dict[str, list[dict[str, Any]]], live: Results, sim: Results) -> list[Path]:
+    """``compare.json``, ``compare.txt`` (the printed table) and ``compare.png`` (goodput per flow
+    and the busiest port's queue over time, live solid, simulated dashed) into ``out``."""
+    written = []
+    p = out / "compare.json"
+    p.write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
+    written.append(p)
+    p = out / "compare.txt"
+    p.write_text("\n".join(compare_lines(table)) + "\n", encoding="utf-8")
+    written.append(p)
+    png = _compare_plot(out / "compare.png", live, sim)
+    if png is not None:
+        written.append(png)
+    return written
+
+
+def compare_lines(table: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The side-by-side table as text lines."""
+
+    def mb(x: float | None) -> str:
+        return "-" if x is None else f"{x * 1e-6:.3f}"
+
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{x * 100:+.1f} %"
+
+    def num(x: Any, d: int = 3) -> str:
+        return "-" if x is None else (f"{x:.{d}f}" if isinstance(x, float) else str(x))
+
+    lines = ["flow  protocol      live Mb/s   sim Mb/s   difference"]
+    for r in table["flows"]:
+        lines.append(
+            f"{r['flow']:>4}  {r['protocol']:<12} {mb(r['live_goodput_bps']):>10} {mb(r['sim_goodput_bps']):>10}"
+            f" {pct(r['difference']):>12}"
+        )
+    lines.append("")
+    lines.append("port          router      util live  util sim  drops live  drops sim  queue live  queue sim (pkts)")
+    for r in table["ports"]:
+        lines.append(
+            f"{r['port']:<13} {r['router']!s:<10} {num(r['live_utilisation']):>10} {num(r['sim_utilisation']):>9}"
+            f" {num(r['live_drops']):>11} {num(r['sim_drops']):>10} {num(r['live_mean_queue_pkts'], 1):>11}"
+            f" {num(r['sim_mean_queue_pkts'], 1):>10}"
+        )
+    return lines
+
+
+def _compare_plot(path: Path, live: Results, sim: Results) -> Path | None:
+    if live.flows.height == 0:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9.0, 7.0), dpi=120)
+    ax1, ax2 = fig.subplots(2, 1, sharex=True)
+    colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    flows = sorted(set(live.flows["flow"].to_list()))[:10]
+    # Means over bins of about 1/60 of the run (at least one sample): 10 ms samples of a
+    # window-based flow alternate between bursts and silences.
+    end = float(live.summary.get("sim_time_s") or 1.0)
+    step = max(float(live.summary.get("sample_interval_s") or 0.0), end / 60)
+    for i, f in enumerate(flows):
+        c = colours[i % len(colours)]
+        for res, style, label in ((live, "-", "live"), (sim, "--", "sim")):
+            d = (
+                res.flows.filter(pl.col("flow") == f)
+                .with_columns(((pl.col("time_s") / step).ceil() * step).alias("bin"))
+                .group_by("bin")
+                .agg(pl.col("goodput_bps").mean())
+                .sort("bin")
+            )
+            ax1.step(d["bin"], d["goodput_bps"] * 1e-6, style, color=c, where="pre", label=f"flow {f} {label}")
+    ax1.set_ylabel(f"goodput (Mb/s, {step * 1e3:.0f} ms means)")
+    ax1.set_title("live (solid) and simulated (dashed)")
+    ax1.legend(fontsize="small", ncol=2)
+    busiest = max(live.summary.get("ports", []), key=lambda p: p.get("utilisation") or 0.0, default=None)
+    if busiest is not None:
+        for res, style, label in ((live, "-", "live"), (sim, "--", "sim")):
+            d = res.links.filter(pl.col("name") == busiest["name"]).sort("time_s")
+            ax2.plot(d["time_s"], d["queue_pkts"], style, label=label)
+        ax2.set_ylabel(f"queue at {busiest['name']} (packets)")
+        ax2.legend(fontsize="small")
+    ax2.set_xlabel("time (s)")
+    fig.tight_layout()
+    fig.savefig(path)
+    return path
