@@ -50,12 +50,18 @@ def test_dpcp_steady_state_utilisation_at_least_vcps(dumbbell):
     assert steady_utilisation(r["dpcp"]) >= steady_utilisation(r["vcp"])
 
 
-def test_multi_packet_chains_hold_a_larger_queue_than_vcp(tmp_path):
+@pytest.fixture(scope="module")
+def queue(tmp_path_factory):
     from racc import experiments
+
+    return experiments.reproduce("mpcp-queue", out=tmp_path_factory.mktemp("q") / "r", quick=True)
+
+
+def test_multi_packet_chains_hold_a_larger_queue_than_vcp(queue):
     from racc.experiments.figures import port_series
     from racc.experiments.mpcp_queue import BOTTLENECK
 
-    rep = experiments.reproduce("mpcp-queue", out=tmp_path / "q", quick=True)
+    rep = queue
     mean_q = {}
     for n, res in rep.results.items():
         t, q = port_series(res, BOTTLENECK, "queue_pkts")
@@ -63,6 +69,41 @@ def test_multi_packet_chains_hold_a_larger_queue_than_vcp(tmp_path):
         mean_q[n] = sum(tail) / len(tail)
     # MPCP §5: DPCP and TPCP keep a larger standing queue than VCP.
     assert mean_q["dpcp"] > 2 * mean_q["vcp"] and mean_q["tpcp"] > 2 * mean_q["vcp"], mean_q
+
+
+def test_xi_cap_sweep_table_and_figure(queue):
+    """Issue 13 item 3: DPCP's ξ cap swept over five values (none, ..., VCP's 1/16), one row
+    per cap in the printed table with a finite queue and transition time, and the trade-off figure
+    drawn (queue vs transition time with MPCP's two claims marked)."""
+    import math
+
+    from racc.experiments.mpcp_queue import XI_CAPS, cap_label, xi_sweep
+
+    assert len(XI_CAPS) >= 5 and None in XI_CAPS and 0.0625 in XI_CAPS
+    rows = xi_sweep(queue.results)
+    assert [r[0] for r in rows] == list(XI_CAPS)
+    for _cap, q, t in rows:
+        assert t is not None and math.isfinite(t) and math.isfinite(q), rows
+    table = [c for c in queue.claims if "ξ cap" in c.claim]
+    assert [c.claim.split("ξ cap ")[1].split(":")[0] for c in table] == [cap_label(c) for c in XI_CAPS]
+    assert all(c.verdict == "measured" for c in table)
+    names = [p.name for p in queue.figures]
+    assert names == ["fig5-queue.png", "fig-xi-cap-tradeoff.png"], names
+    assert (queue.out / "figures" / "fig-xi-cap-tradeoff.png").stat().st_size > 20_000
+    # Fig. 5 keeps one panel per protocol: the sweep's cases are only in the trade-off figure.
+    assert {"vcp", "dpcp", "tpcp"} <= set(queue.results)
+
+
+def test_xi_cap_trades_queue_for_transition_time(queue):
+    """The trade-off the paper implies (MPCP §4.2 vs §5; VCP's 1/16 MI factor is why VCP is
+    slow with a small queue): DPCP with ξ capped at VCP's 1/16 holds a smaller standing queue and
+    converges more slowly than uncapped DPCP. Judged on the sweep's end points (measured at
+    --quick, seed 1: uncapped 53 packets / 3.5 s, capped at 1/16 13 packets / 8.8 s)."""
+    from racc.experiments.mpcp_queue import xi_sweep
+
+    rows = {cap: (q, t) for cap, q, t in xi_sweep(queue.results)}
+    (q_none, t_none), (q_vcp, t_vcp) = rows[None], rows[0.0625]
+    assert q_vcp < q_none and t_vcp > t_none, rows
 
 
 def test_parking_lot_shares_and_vcp_bias(tmp_path):
