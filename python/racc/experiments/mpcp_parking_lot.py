@@ -1,5 +1,7 @@
 """mpcp-parking-lot, MPCP §4.1 (Fig. 2): the four-link parking lot, long flows vs
-locals on each link, VCP vs DPCP vs TPCP. Its figure and claims also judge dcpew-parking-lot."""
+locals on each link, VCP vs DPCP vs TPCP, under both AI laws (issue 13: "seed001", the law the
+paper prints, and "ns2", the VCP reference sender's, with its router γ = 0.95; `ai_laws`). Its
+figure and claims also judge dcpew-parking-lot."""
 
 from __future__ import annotations
 
@@ -9,10 +11,19 @@ from typing import Any
 
 import polars as pl
 
-from racc.experiments.base import Claim, Experiment, about_claim, judged, register, verdict
+from racc.experiments.ai_laws import NS2_GAMMA, by_law, law_cases, split_case
+from racc.experiments.base import Claim, Experiment, about_claim, judged, port_summary, register, verdict
 from racc.experiments.figures import save, subplots
-from racc.experiments.parking_lot import PL_LINKS, PL_PORTS, group_shares, l2_locals_start, maxmin_split, phase_shares
-from racc.experiments.protocols import protocol_cases
+from racc.experiments.parking_lot import (
+    PL_LINKS,
+    PL_PORTS,
+    after_window,
+    group_shares,
+    l2_locals_start,
+    link_stats,
+    maxmin_split,
+    phase_shares,
+)
 
 
 def paper_ideal(link: str, change: float) -> list[tuple[float, float, float]]:
@@ -29,15 +40,23 @@ def figures(
     title: str = "Fig. 2: long vs local flows on each link (window averages)",
     filename: str = "fig2-parking-lot-shares.png",
 ) -> list[Path]:
-    """One row per protocol, one column per link L0..L3 (the paper draws L0 and L2): the long and
-    the local aggregate's share over time, the paper's ideal and the per-flow max-min share."""
-    names = list(results)
-    fig, axes = subplots(len(names), len(PL_PORTS), figsize=(20, 3.2 * len(names)), sharey=True, squeeze=False)
-    for row, name in enumerate(names):
-        res = results[name]
-        end = float(res.links["time_s"].max())
-        for col, link in enumerate(PL_PORTS):
+    """One row per protocol, one column per link L0..L3 (the paper draws L0 and L2) and AI law,
+    the two laws side by side: the long and the local aggregate's share over time, the paper's
+    ideal and the per-flow max-min share."""
+    laws = by_law(dict(results))
+    protocols = list(dict.fromkeys(p for sub in laws.values() for p in sub))
+    columns = [(link, law) for link in PL_PORTS for law in laws]
+    fig, axes = subplots(
+        len(protocols), len(columns), figsize=(4.6 * len(columns), 3.2 * len(protocols)), sharey=True, squeeze=False
+    )
+    for row, protocol in enumerate(protocols):
+        for col, (link, law) in enumerate(columns):
             ax = axes[row][col]
+            res = laws[law].get(protocol)
+            if res is None:
+                ax.set_visible(False)
+                continue
+            end = float(res.links["time_s"].max())
             sh = group_shares(res, PL_PORTS[link], window_s=max(end / 150, 1.0))
             for agg, color in (("long", "C0"), ("local", "C1")):
                 d = sh.filter(pl.col("agg") == agg)
@@ -64,7 +83,8 @@ def figures(
                     lw=1.4,
                     label="per-flow max-min" if i == 0 else None,
                 )
-            ax.set_title(f"{name.upper()} over link {link}")
+            gamma = f", router γ {NS2_GAMMA}" if law == "ns2" else ""
+            ax.set_title(f"{protocol.upper()} over link {link} (ai_law {law}{gamma})", fontsize=9)
             ax.set_xlabel("time (s)")
             ax.set_ylabel("share of link bandwidth (%)")
             ax.set_ylim(0, 105)
@@ -80,12 +100,22 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     per-flow max-min shares (docs/PROTOCOLS.md §15), within 10 points; the issue's comparative form
     (a protocol's long share closer to max-min than VCP's) is judged per phase."""
     out = []
+    for law, sub in by_law(dict(results)).items():
+        out += law_claims(sub, "" if law == "seed001" else f"-{law}")
+    return out + law_comparison(results) + link_table(results)
+
+
+def law_claims(results: Mapping[str, Any], tag: str) -> list[Claim]:
+    """MPCP §4.1's claims for the protocols of one AI law (keyed by protocol), each claim named
+    after its case (`tag`: "" for the seed001 law, "-ns2" for the ns2 law's cases)."""
+    out = []
     gaps: dict[str, tuple[float, float]] = {}  # distance of the L0 long share to max-min, per phase
-    for name, res in results.items():
+    for protocol, res in results.items():
+        name = protocol + tag
         ps = phase_shares(res)
-        gaps[name] = ps.gaps
+        gaps[protocol] = ps.gaps
         ratio = ps.l0_local_after / max(ps.l0_long_after, 1e-9)
-        if name == "vcp":  # the paper's claim for VCP is the bias itself
+        if protocol == "vcp":  # the paper's claim for VCP is the bias itself
             out.append(
                 about_claim(
                     f"{name}: L0 local:long split",
@@ -133,12 +163,12 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
             )
     if "vcp" in gaps:
         v = gaps["vcp"]
-        for name, g in gaps.items():
-            if name == "vcp":
+        for protocol, g in gaps.items():
+            if protocol == "vcp":
                 continue
             out.append(
                 Claim(
-                    f"{name}: L0 long share closer to max-min than VCP's",
+                    f"{protocol}{tag}: L0 long share closer to max-min than VCP's",
                     "much closer (fair vs 15:1)",
                     f"{g[0]:.0%} vs {v[0]:.0%} off before, {g[1]:.0%} vs {v[1]:.0%} after the L2 locals start",
                     verdict(g[0] < v[0] and g[1] < v[1]),
@@ -149,13 +179,74 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     return out
 
 
+def law_comparison(results: Mapping[str, Any]) -> list[Claim]:
+    """Which AI law Fig. 2 matches, per protocol, and at what cost in drops: for VCP the law whose
+    L0 local:long split is nearer the paper's 15:1, for the others the law whose L0 long share is
+    nearer per-flow max-min (mean of the two phases' distances); drops summed over L0..L3."""
+    laws = by_law(dict(results))
+    if set(laws) != {"seed001", "ns2"}:
+        return []
+    out = []
+    for protocol in laws["seed001"]:
+        if protocol not in laws["ns2"]:
+            continue
+        off, drops, seen = {}, {}, {}
+        for law in ("seed001", "ns2"):
+            res = laws[law][protocol]
+            ps = phase_shares(res)
+            drops[law] = sum(int(port_summary(res, port)["drops"]) for port in PL_PORTS.values())
+            if protocol == "vcp":
+                ratio = ps.l0_local_after / max(ps.l0_long_after, 1e-9)
+                off[law], seen[law] = abs(ratio - 15.0), f"{ratio:.1f}:1"
+            else:
+                off[law] = sum(ps.gaps) / 2
+                seen[law] = f"{ps.l0_long_before:.0%} / {ps.l0_long_after:.0%} (off by {off[law]:.0%})"
+        nearer = min(off, key=off.get)
+        out.append(
+            Claim(
+                f"{protocol}: the AI law Fig. 2 matches",
+                "VCP ≈15:1 on L0" if protocol == "vcp" else "fair (per-flow max-min)",
+                f"{nearer} — seed001 {seen['seed001']}, {drops['seed001']} drops; "
+                f"ns2 {seen['ns2']}, {drops['ns2']} drops (L0..L3)",
+                "measured",
+                "the law nearer the paper's figure: VCP's L0 local:long split nearest 15:1; DPCP's and "
+                "the others' L0 long share (before / after the L2 locals) nearest per-flow max-min",
+            )
+        )
+    return out
+
+
+def link_table(results: Mapping[str, Any]) -> list[Claim]:
+    """Beside each share: per case and link, the long and local aggregates' share of capacity and
+    goodput over the steady half of the last phase, the link's drops and the aggregates' timeouts
+    over the whole run (measured rows: the paper gives no such numbers)."""
+    out = []
+    for name, res in results.items():
+        law = split_case(name)[1]
+        t0, t1 = after_window(res)
+        for link in PL_PORTS:
+            s = link_stats(res, link, t0, t1)
+            out.append(
+                Claim(
+                    f"{name} ({law}) {link}: share / goodput, drops, timeouts",
+                    "",
+                    f"long {s.long_share:.0%} / {s.long_goodput_bps / 1e6:.2f} Mb/s, "
+                    f"local {s.local_share:.0%} / {s.local_goodput_bps / 1e6:.2f} Mb/s; "
+                    f"{s.drops} drops; timeouts long {s.long_timeouts}, local {s.local_timeouts}",
+                    "measured",
+                    f"share and goodput over ({t0:.0f}, {t1:.0f}] s; drops and timeouts over the run",
+                )
+            )
+    return out
+
+
 register(
     Experiment(
         name="mpcp-parking-lot",
         source="MPCP §4.1 (Fig. 2)",
         description="4-link parking lot (L2 at 2 Mb/s), 30 long + 4 x 10 local FTP flows, L2 locals from 1000 s: "
-        "long/local split per link, VCP vs DPCP vs TPCP",
-        cases=protocol_cases("mpcp-parking-lot.toml", ["vcp", "dpcp", "tpcp"], 5, PL_LINKS),
+        "long/local split per link, VCP vs DPCP vs TPCP, AI law seed001 vs ns2 (router γ 0.95)",
+        cases=law_cases("mpcp-parking-lot.toml", ["vcp", "dpcp", "tpcp"], 5, PL_LINKS),
         quick={"duration": "300s", "flows.3.start": "100s"},
         figures=figures,
         claims=claims,

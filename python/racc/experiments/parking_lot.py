@@ -90,3 +90,60 @@ def phase_shares(res: Any) -> PhaseShares:
         maxmin_after=maxmin_split(res, PL_PORTS["L0"], end)["long"],
         maxmin_l2=maxmin_split(res, PL_PORTS["L2"], end)["long"],
     )
+
+
+@dataclass(frozen=True)
+class LinkStats:
+    """One link's long and local aggregates over a window: share of capacity and goodput (the
+    aggregate's receivers, bits/s, averaged over the window's samples), with the link's drops and
+    the aggregates' retransmission timeouts over the whole run."""
+
+    long_share: float
+    local_share: float
+    long_goodput_bps: float
+    local_goodput_bps: float
+    drops: int
+    long_timeouts: int
+    local_timeouts: int
+
+
+def link_stats(res: Any, link: str, t0: float, t1: float) -> LinkStats:
+    from racc.experiments.base import port_summary
+
+    share = mean_share(res, link, t0, t1)
+    groups = {"long": "long", f"local-{link}": "local"}
+    info = res.flow_info.select("flow", pl.col("group").cast(pl.Utf8)).filter(pl.col("group").is_in(list(groups)))
+    info = info.with_columns(pl.col("group").replace_strict(groups).alias("agg"))
+    flows = res.flows.join(info, on="flow")
+    win = flows.filter((pl.col("time_s") > t0) & (pl.col("time_s") <= t1))
+    goodput = {
+        r["agg"]: r["goodput_bps"]
+        for r in win.group_by(["time_s", "agg"])
+        .agg(pl.col("goodput_bps").sum())
+        .group_by("agg")
+        .agg(pl.col("goodput_bps").mean())
+        .iter_rows(named=True)
+    }
+    timeouts = {
+        r["agg"]: r["timeouts"]
+        for r in flows.group_by(["flow", "agg"])
+        .agg(pl.col("timeouts").max())
+        .group_by("agg")
+        .agg(pl.col("timeouts").sum())
+        .iter_rows(named=True)
+    }
+    return LinkStats(
+        long_share=share.get("long", 0.0),
+        local_share=share.get("local", 0.0),
+        long_goodput_bps=goodput.get("long", 0.0),
+        local_goodput_bps=goodput.get("local", 0.0),
+        drops=int(port_summary(res, PL_PORTS[link])["drops"]),
+        long_timeouts=int(timeouts.get("long", 0)),
+        local_timeouts=int(timeouts.get("local", 0)),
+    )
+
+
+def after_window(res: Any) -> tuple[float, float]:
+    """The steady half of the phase after the L2 locals start (as :func:`phase_shares`)."""
+    end = float(res.links["time_s"].max())
+    return (l2_locals_start(res) + end) / 2, end
