@@ -180,9 +180,10 @@ def law_claims(results: Mapping[str, Any], tag: str) -> list[Claim]:
 
 
 def law_comparison(results: Mapping[str, Any]) -> list[Claim]:
-    """Which AI law Fig. 2 matches, per protocol, and at what cost in drops: for VCP the law whose
-    L0 local:long split is nearer the paper's 15:1, for the others the law whose L0 long share is
-    nearer per-flow max-min (mean of the two phases' distances); drops summed over L0..L3."""
+    """Which AI law the paper's figure (MPCP Fig. 2, DCP-EW Figs. 4-5) matches, per protocol, and
+    at what cost in drops: for VCP the law whose L0 local:long split is nearer the paper's 15:1,
+    for the others the law whose L0 long share is nearer per-flow max-min (mean of the two
+    phases' distances); drops summed over L0..L3."""
     laws = by_law(dict(results))
     if set(laws) != {"seed001", "ns2"}:
         return []
@@ -204,7 +205,7 @@ def law_comparison(results: Mapping[str, Any]) -> list[Claim]:
         nearer = min(off, key=off.get)
         out.append(
             Claim(
-                f"{protocol}: the AI law Fig. 2 matches",
+                f"{protocol}: the AI law the paper's parking-lot figure matches",
                 "VCP ≈15:1 on L0" if protocol == "vcp" else "fair (per-flow max-min)",
                 f"{nearer} — seed001 {seen['seed001']}, {drops['seed001']} drops; "
                 f"ns2 {seen['ns2']}, {drops['ns2']} drops (L0..L3)",
