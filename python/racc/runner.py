@@ -95,7 +95,12 @@ def finished_results(
         flow_info=res.flow_info,
         window=window,
     )
-    res.summary["run"] = run_info(sc, {"seed": res.summary.get("seed")}, started, wall, int(sim.events))
+    # The seed as the engine ran it: from its own summary, else from a resolved scenario already
+    # parsed (a Resolved text is not parsed just for this; run_info then falls back to the file's).
+    seed = res.summary.get("seed")
+    if seed is None and isinstance(resolved, dict):
+        seed = resolved.get("seed")
+    res.summary["run"] = run_info(sc, {"seed": seed}, started, wall, int(sim.events))
     return res
 
 
