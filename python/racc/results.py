@@ -331,6 +331,16 @@ def _replace_dir(tmp: Path, dest: Path, check: bool = True) -> None:
         os.replace(tmp, dest)
 
 
+def remove_own_temporaries(dest: str | os.PathLike) -> None:
+    """Remove this process's hidden temporaries of ``dest``: a Ctrl-C can land between a
+    temporary's creation and the ``try`` that would remove it, and an interrupted run must leave
+    nothing but its finished folders."""
+    dest = Path(os.path.abspath(dest))
+    for kind in ("tmp", "old"):
+        for p in dest.parent.glob(f".{dest.name}.{kind}-{os.getpid()}-*"):
+            shutil.rmtree(p, ignore_errors=True)
+
+
 def _remove_stale(dest: Path) -> None:
     """Remove temporaries of ``dest`` left by a killed process (their pid no longer exists)."""
     for p in dest.parent.glob(f".{dest.name}.*-*-*"):

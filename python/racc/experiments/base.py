@@ -259,6 +259,11 @@ def reproduce(
                 results[case_name] = _run_case(path, overrides, folder, tracker.at if tracker else False)
                 _finished(case_name, manifest, tracker)
     except KeyboardInterrupt:
+        from racc.results import remove_own_temporaries
+
+        for case_name, _path, _ov, folder in todo:
+            if folder is not None and case_name not in results:
+                remove_own_temporaries(folder)
         raise Interrupted(_interrupted_message(jobs, results, out_dir, hint)) from None
     finally:
         if tracker is not None:
