@@ -43,6 +43,7 @@ def run(
     Raises :class:`racc.ScenarioError` for a bad scenario before anything runs.
     """
     peak_reset = _memory.reset_peak()  # the run's own peak, whatever the process held before
+    t_setup = time.perf_counter()
     sc = _scenario.load(scenario, seed=seed, overrides=overrides)
     text, arrivals = sc.engine_inputs()
     extra = (arrivals,) if arrivals else ()  # trace entries' rows, beside the JSON
@@ -50,18 +51,16 @@ def run(
         check_replaceable(Path(out))  # refuse before spending time on the run
     engine = core()
     try:
-        resolved = engine.validate(text, sc.source, *extra)
+        # Checked and built once: the engine refuses a bad scenario here, before anything runs.
+        sim = engine.Simulation(text, sc.source, *extra)
     except _scenario.ScenarioError as exc:
         raise _scenario.blame_override(exc, sc) from None
-    if isinstance(resolved, bytes):
-        resolved = resolved.decode()
-    if isinstance(resolved, str):  # the engine's JSON text, parsed only if something reads it
-        resolved = Resolved(resolved)
-    sim = engine.Simulation(text, sc.source, *extra)
+    resolved = Resolved(sim.resolved())  # made into text only when read or written
     if pcap is not None:
         sim.capture(str(pcap), None if pcap_ports is None else list(pcap_ports))
     started = _dt.datetime.now(_dt.timezone.utc)
     t0 = time.perf_counter()
+    setup = t0 - t_setup  # read, check and build: a trace's file included
     if callable(progress):
         advance(sim, on_chunk=progress)
     else:
@@ -72,6 +71,7 @@ def run(
         res.summary["run"]["pcap"] = {"file": str(pcap), "packets": dict(counts), "error": error}
     del sim  # the engine's copy of the series is no longer needed
     res.summary["run"]["peak_reset"] = peak_reset
+    res.summary["run"]["setup_s"] = setup
     if out is not None:
         res.save(out, plots=plots)
     return res
@@ -95,10 +95,10 @@ def finished_results(
         flow_info=res.flow_info,
         window=window,
     )
-    # The seed as the engine ran it: from its own summary, else from a resolved scenario already
-    # parsed (a Resolved text is not parsed just for this; run_info then falls back to the file's).
+    # The seed as the engine ran it: from its own summary (the engine always states it), else
+    # from the resolved scenario.
     seed = res.summary.get("seed")
-    if seed is None and isinstance(resolved, dict):
+    if seed is None:
         seed = resolved.get("seed")
     res.summary["run"] = run_info(sc, {"seed": seed}, started, wall, int(sim.events))
     return res

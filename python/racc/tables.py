@@ -148,6 +148,8 @@ def totals_rows(summary: dict) -> list[list[str]]:
     ]
     rows = [[label, f(summary[k])] for label, k, f in keys if k in summary]
     run = summary.get("run", {})
+    if run.get("setup_s") is not None:
+        rows.append(["set-up (read, check, build)", fmt_time(run["setup_s"])])
     if run.get("wall_s") is not None:
         rows.append(["wall-clock time", fmt_time(run["wall_s"])])
     if run.get("events_per_s"):

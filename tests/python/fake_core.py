@@ -42,6 +42,16 @@ def list_loss_models():
     return [{"name": "uniform", "description": "Bernoulli loss"}]
 
 
+class _ResolvedScenario:
+    """The checked scenario, its JSON text on demand (``_core.ResolvedScenario``)."""
+
+    def __init__(self, sc: dict) -> None:
+        self.sc = sc
+
+    def json(self) -> str:
+        return json.dumps(self.sc)
+
+
 class Simulation:
     """Advances a clock; results are synthetic but consistent with the scenario."""
 
@@ -53,6 +63,9 @@ class Simulation:
         self.end_s = float(self.sc["duration"])
         self.events = 0
         Simulation.calls = []
+
+    def resolved(self) -> _ResolvedScenario:
+        return _ResolvedScenario(self.sc)
 
     def run_until(self, t_s: float) -> bool:
         Simulation.calls.append(t_s)

@@ -9,7 +9,7 @@ use racc_proto::registry::{self, Regulation};
 use racc_sim::metrics::{Column as SeriesColumn, ColumnValues, NamedColumn};
 use racc_sim::scenario::{self, ScenarioError as RsScenarioError};
 use racc_sim::{bench as std_bench, Simulator};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 create_exception!(_core, ScenarioError, PyException, "A scenario was refused: names the file, the key and the reason.");
 
@@ -150,12 +150,32 @@ impl<'a> Dict<'a> {
 #[pyfunction]
 #[pyo3(signature = (json_text, source, arrivals = None))]
 fn validate(json_text: &str, source: &str, arrivals: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
-    let spec = from_json(json_text, source, arrivals)?;
+    resolved_lines(&from_json(json_text, source, arrivals)?)
+}
+
+/// The resolved scenario as JSON text in the layout `validate` describes.
+fn resolved_lines(spec: &scenario::Spec) -> PyResult<String> {
     let mut out = Vec::new();
     let mut ser = serde_json::Serializer::with_formatter(&mut out, Lines::default());
-    serde::Serialize::serialize(&spec, &mut ser).map_err(|e| PyException::new_err(e.to_string()))?;
+    serde::Serialize::serialize(spec, &mut ser).map_err(|e| PyException::new_err(e.to_string()))?;
     out.push(b'\n');
     String::from_utf8(out).map_err(|e| PyException::new_err(e.to_string()))
+}
+
+/// A run's checked scenario, kept after the run without a copy: its JSON text (the layout of
+/// `validate`) is made only when asked for, so that a run of a million listed flows neither
+/// checks its scenario twice nor writes hundreds of MB of text before it starts (issue 21).
+#[pyclass(frozen)]
+struct ResolvedScenario {
+    spec: Arc<scenario::Spec>,
+}
+
+#[pymethods]
+impl ResolvedScenario {
+    /// The resolved scenario as JSON text, one top-level key per line.
+    fn json(&self) -> PyResult<String> {
+        resolved_lines(&self.spec)
+    }
 }
 
 /// serde_json's compact output with line breaks at the top two levels and Python's `", "` and
@@ -248,9 +268,14 @@ impl Simulation {
         self.sim.lock().unwrap().events()
     }
 
-    /// The resolved scenario as JSON text.
+    /// The checked scenario this run was built from (its JSON text made on demand).
+    fn resolved(&self) -> ResolvedScenario {
+        ResolvedScenario { spec: Arc::clone(&self.sim.lock().unwrap().spec) }
+    }
+
+    /// The resolved scenario as compact JSON text.
     fn resolved_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.sim.lock().unwrap().spec).map_err(|e| PyException::new_err(e.to_string()))
+        serde_json::to_string(&*self.sim.lock().unwrap().spec).map_err(|e| PyException::new_err(e.to_string()))
     }
 
     /// Advance to simulated time `t_s` (seconds) with the GIL released; True when complete.
@@ -529,6 +554,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_loss_models, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_class::<Simulation>()?;
+    m.add_class::<ResolvedScenario>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

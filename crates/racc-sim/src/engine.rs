@@ -18,6 +18,7 @@ use racc_proto::registry::{PortIdentity, RouterFactory};
 use racc_proto::rng::SimRng;
 use racc_proto::time::{Time, NEVER};
 use racc_proto::wire::ip_packet;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FlowState {
@@ -108,7 +109,9 @@ const SENDER: usize = 0;
 const RECEIVER: usize = 1;
 
 pub struct Simulator {
-    pub spec: Spec,
+    /// The checked scenario, shared with whoever needs it after the run (the resolved
+    /// scenario a front end writes), without a copy of its flow list.
+    pub spec: Arc<Spec>,
     now: Time,
     q: EventQueue,
     ports: Vec<Port>,
@@ -212,7 +215,7 @@ impl Simulator {
             }
         }
         let mut sim = Simulator {
-            spec,
+            spec: Arc::new(spec),
             now: 0,
             q: EventQueue::default(),
             ports,

@@ -6,8 +6,9 @@
 //! - each port's counters add up (arrivals = drops + waiting + sent) and, summed, equal the
 //!   engine's conservation counters;
 //! - time never goes backwards;
-//! and the same scenario and seed give identical results, run whole or in steps.
-//! A failing case shrinks to a small scenario, printed as TOML.
+//!
+//! and the same scenario and seed give identical results, run whole or in steps. A failing
+//! case shrinks to a small scenario, printed as TOML.
 
 mod common;
 use common::sim;

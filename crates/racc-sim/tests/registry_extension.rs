@@ -330,6 +330,7 @@ fn a_router_modules_metric_is_a_column_of_the_links_table() {
     let (bn, back) = (port("r0->r1"), port("r1->r0"));
     let counts = ps.named.counts("toy_forward_arrivals").unwrap();
     let (mut seen, mut arrivals) = (0, 0);
+    #[allow(clippy::needless_range_loop)] // `i` indexes five parallel columns
     for i in 0..ps.time_s.len() {
         assert_eq!(col.present[i], ps.port[i] == bn || ps.port[i] == back, "present exactly on the bottleneck's rows");
         if ps.port[i] == back {
