@@ -88,3 +88,17 @@ def test_shipped_scenarios_validate():
         assert resolved["flows"], f.name
         assert {fl["protocol"] for fl in resolved["flows"]} >= {g["protocol"] for g in s.data.get("flows", [])}, f.name
         assert 0 < resolved["sample_interval"] <= resolved["duration"], f.name
+
+
+def test_a_runs_resolved_scenario_is_what_validate_gives():
+    """A run keeps the engine's checked scenario instead of checking it twice (issue 21): the
+    text it makes on demand is `validate`'s, byte for byte, before and after the run."""
+    from racc import _core
+
+    text = _scenario("vcp", "vcp")
+    sim = _core.Simulation(text, "same.toml")
+    resolved = sim.resolved()
+    assert resolved.json() == _core.validate(text, "same.toml")
+    sim.run_until(1.0)
+    del sim
+    assert json.loads(resolved.json())["flows"][0]["protocol"] == "vcp"

@@ -190,6 +190,7 @@ def _peak(racc_cli, tmp_path, name, text):
     p = racc_cli("run", sc, "--out", out, "--no-plots", "--quiet")
     assert p.returncode == 0, p.stderr
     run = json.loads((out / "summary.json").read_text())["run"]
+    assert isinstance(run["setup_s"], float) and run["setup_s"] >= 0, run  # read, check, build
     return run["peak_memory_bytes"]
 
 
