@@ -35,11 +35,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--flows", type=int, required=True)
     p.add_argument("--simtime", type=float, default=60.0)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--bottleneck-mbps", type=float, default=100.0)
+    p.add_argument("--access-mbps", type=float, default=1000.0)
     a = p.parse_args(argv)
     from racc import _core
 
-    out = dict(_core.bench(a.flows, a.simtime, a.seed))
-    out["peak_rss_kb"] = peak_rss_kb()
+    out = dict(_core.bench(a.flows, a.simtime, a.seed, a.bottleneck_mbps, a.access_mbps))
+    # The engine reads its own peak (and its memory per flow from it); else this process's.
+    if not out.get("peak_rss_kb"):
+        out["peak_rss_kb"] = peak_rss_kb()
     print(json.dumps(out), flush=True)
     return 0
 

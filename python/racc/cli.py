@@ -155,8 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     b = sub.add_parser("bench", help="standard benchmark, one fresh process per flow count")
-    b.add_argument("--flows", type=int, metavar="N", help="flow count (default: 1, 10, 100 and 1000)")
-    b.add_argument("--simtime", type=float, default=60.0, metavar="S", help="simulated seconds (default 60)")
+    b.add_argument(
+        "--flows",
+        type=int,
+        metavar="N",
+        help="flow count (default: 1, 10, 100 and 1000 at 100/1000 Mb/s, then 10,000 at 4000/10,000 Mb/s for 10 s)",
+    )
+    b.add_argument("--simtime", type=float, metavar="S", help="simulated seconds (default 60; 10 for 10,000 flows)")
+    b.add_argument("--bottleneck-mbps", type=float, default=100.0, metavar="M", help="with --flows (default 100)")
+    b.add_argument("--access-mbps", type=float, default=1000.0, metavar="M", help="with --flows (default 1000)")
     b.add_argument("--seed", type=int, default=1, metavar="N")
     b.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     b.add_argument("--kv", action="store_true", help="one key=value line per run (the format of earlier versions)")
@@ -601,7 +608,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     try:
         style = "json" if args.json else "kv" if args.kv else "table"
-        bench.main([args.flows] if args.flows is not None else None, args.simtime, args.seed, style=style)
+        flows = [args.flows] if args.flows is not None else None
+        if flows is None and (args.bottleneck_mbps, args.access_mbps) != (100.0, 1000.0):
+            return _fail(
+                "--bottleneck-mbps and --access-mbps need --flows (the standard set fixes its rates)", EXIT_INPUT
+            )
+        bench.main(
+            flows,
+            args.simtime,
+            args.seed,
+            style=style,
+            bottleneck_mbps=args.bottleneck_mbps,
+            access_mbps=args.access_mbps,
+        )
+    except ValueError as exc:
+        return _fail(str(exc), EXIT_INPUT)
     except bench.BenchError as exc:
         return _fail(str(exc), EXIT_ENV)
     return 0

@@ -191,8 +191,19 @@ class Simulation:
         return {"links": L, "flows": F, "completions": comp, "flow_info": info, "port_info": ports, "summary": summary}
 
 
-def bench(flows: int, simtime_s: float = 60.0, seed: int = 1) -> dict:
+def bench(
+    flows: int, simtime_s: float = 60.0, seed: int = 1, bottleneck_mbps: float = 100.0, access_mbps: float = 1000.0
+) -> dict:
     return {
+        "bottleneck_mbps": bottleneck_mbps,
+        "access_mbps": access_mbps,
+        "packet_hops": 20,
+        "cpu_s": 0.01,
+        "setup_s": 0.001,
+        "mhops_per_cpu_s": 0.002,
+        "ns_per_hop": 500000.0,
+        "events_per_hop": 5.0,
+        "bytes_per_flow": 1000.0,
         "sim": "racc",
         "flows": flows,
         "simtime": simtime_s,

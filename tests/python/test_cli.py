@@ -176,11 +176,29 @@ def test_bench_line_format():
 def test_bench_main_one_line_per_n(monkeypatch, capsys):
     import fake_core
 
-    monkeypatch.setattr(bench, "run_one", lambda n, s, seed: {**fake_core.bench(n, s, seed), "peak_rss_kb": 1})
-    bench.main(None, 60.0, 1)
+    monkeypatch.setattr(
+        bench, "run_one", lambda n, s, seed, b, a: {**fake_core.bench(n, s, seed, b, a), "peak_rss_kb": 1}
+    )
+    bench.main(None, None, 1)
     lines = capsys.readouterr().out.strip().splitlines()
-    assert [ln.split()[1] for ln in lines] == ["flows=1", "flows=10", "flows=100", "flows=1000"]
+    assert [ln.split()[1] for ln in lines] == ["flows=1", "flows=10", "flows=100", "flows=1000", "flows=10000"]
+    # The standard set (issue 19): 60 s at 100 Mb/s, then 10,000 flows at 4 Gb/s for 10 s.
+    assert [ln.split()[2] for ln in lines] == ["simtime=60"] * 4 + ["simtime=10"]
     assert all(ln.startswith("sim=racc ") and ln.endswith("peak_rss_kb=1") for ln in lines)
+
+
+def test_bench_refuses_bad_options(tmp_path, cli_env):
+    """Issue 19: bad benchmark options are refused before anything runs, naming the option."""
+    for args, fragment in (
+        (["--flows", "0"], "--flows"),
+        (["--flows", "10", "--simtime", "-1"], "--simtime"),
+        (["--flows", "10", "--simtime", "nan"], "--simtime"),
+        (["--flows", "10", "--bottleneck-mbps", "0.5"], "--bottleneck-mbps"),
+        (["--flows", "10", "--access-mbps", "inf"], "--access-mbps"),
+        (["--access-mbps", "5000"], "need --flows"),
+        (["--flows", "ten"], "--flows"),
+    ):
+        _assert_clean_error(_racc(["bench", *args], cli_env, tmp_path), fragment)
 
 
 def test_peak_rss_reader():

@@ -223,9 +223,29 @@ def test_bench_table_and_json(racc_cli):
 
     r = racc_cli("bench", "--flows", "1", "--simtime", "1")
     assert r.returncode == 0, r.stderr
-    assert "racc bench" in r.stdout and "goodput Mb/s" in r.stdout and "peak RSS kB" in r.stdout
+    assert "racc bench" in r.stdout and "M hops/CPU-s" in r.stdout and "bytes/flow" in r.stdout
     assert "sim=racc" not in r.stdout
     r = racc_cli("bench", "--flows", "1", "--simtime", "1", "--json")
     assert r.returncode == 0, r.stderr
     (row,) = json.loads(r.stdout)
     assert row["flows"] == 1 and row["events"] > 0 and row["sim"] == "racc"
+
+
+def test_bench_json_has_the_speed_fields(racc_cli):
+    """Issue 19: the table's figures in --json (a tiny run at the options of the 10,000-flow form)."""
+    import json
+
+    r = racc_cli(
+        "bench", "--flows", "20", "--simtime", "1", "--bottleneck-mbps", "400", "--access-mbps", "1000", "--json"
+    )
+    assert r.returncode == 0, r.stderr
+    (row,) = json.loads(r.stdout)
+    fields = ("packet_hops", "cpu_s", "mhops_per_cpu_s", "ns_per_hop", "events_per_hop", "peak_rss_kb")
+    fields += ("bytes_per_flow", "setup_s", "util")
+    for k in fields:
+        assert isinstance(row[k], (int, float)) and row[k] >= 0, (k, row[k])
+    assert row["packet_hops"] == row["link_tx_pkts"] > 0 and row["bottleneck_mbps"] == 400
+    # The figures are the same measurement seen three ways.
+    assert abs(row["mhops_per_cpu_s"] * row["ns_per_hop"] - 1e3) < 1e-6 * 1e3
+    assert abs(row["events_per_hop"] - row["events"] / row["packet_hops"]) < 1e-9
+    assert 0 < row["setup_s"] <= row["cpu_s"] and 0 < row["util"] <= 1

@@ -1,17 +1,60 @@
-//! The standard benchmark (issue 2): N long-lived NewReno flows (no SACK, an ACK per packet,
-//! initial window 10, initial ssthresh = BDP/N) on a dumbbell: senders -> 1 Gb/s 1 ms ->
-//! router -> 100 Mb/s 48 ms -> router -> 1 Gb/s 1 ms -> receivers (RTT 100 ms), DropTail
-//! bottleneck buffer of 1250 packets, 1000-byte packets, seed 1. Shared by `racc bench` and
-//! the bare `racc-bench` binary so both measure the same thing.
+//! The standard benchmark (issue 2, issue 19): N long-lived NewReno flows (no SACK, an ACK per
+//! packet, initial window 10, initial ssthresh = BDP/N) on a dumbbell: senders -> access link
+//! 1 ms -> router -> bottleneck 48 ms -> router -> access link 1 ms -> receivers (RTT 100 ms),
+//! DropTail buffers of one BDP at each link's rate, 1000-byte packets, seed 1. The bottleneck is
+//! 100 Mb/s and the access links 1 Gb/s unless told otherwise (`--bottleneck-mbps`,
+//! `--access-mbps`, as the htsim main of the speed anchor takes them). Shared by `racc bench`
+//! and the bare `racc-bench` binary so both measure the same thing.
 
 use crate::engine::Simulator;
 use crate::scenario::{from_toml, ScenarioError};
 use std::time::Instant;
 
+/// One benchmark run's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BenchConfig {
+    pub flows: u32,
+    pub simtime_s: f64,
+    pub seed: u64,
+    pub bottleneck_mbps: f64,
+    pub access_mbps: f64,
+}
+
+impl BenchConfig {
+    /// The standard form: 100 Mb/s bottleneck, 1 Gb/s access links.
+    pub fn new(flows: u32, simtime_s: f64, seed: u64) -> BenchConfig {
+        BenchConfig { flows, simtime_s, seed, bottleneck_mbps: 100.0, access_mbps: 1000.0 }
+    }
+
+    /// Refuse values the benchmark cannot run, naming the option.
+    pub fn check(&self) -> Result<(), String> {
+        if self.flows == 0 {
+            return Err("--flows must be a positive integer, got 0".into());
+        }
+        if !(self.simtime_s.is_finite() && self.simtime_s > 0.0) {
+            return Err(format!("--simtime must be a positive number of seconds, got {}", self.simtime_s));
+        }
+        for (opt, v) in [("--bottleneck-mbps", self.bottleneck_mbps), ("--access-mbps", self.access_mbps)] {
+            // As the htsim main: link rates of at least 1 Mb/s (a BDP of at least 12.5 packets).
+            if !(v.is_finite() && v >= 1.0) {
+                return Err(format!("{opt} must be a number of Mb/s of at least 1, got {v}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One BDP (RTT 100 ms) at `mbps`, in 1000-byte packets.
+fn bdp_pkts(mbps: f64) -> u64 {
+    (mbps * 1e6 * 0.1 / 8.0 / 1000.0).round().max(1.0) as u64
+}
+
 /// The benchmark scenario as a scenario file, so it goes through the same checks as any run.
-pub fn scenario_toml(flows: u32, simtime_s: f64, seed: u64) -> String {
-    // BDP = 100 Mb/s x 100 ms = 1.25 MB.
-    let ssthresh = 1_250_000 / flows.max(1) as u64;
+pub fn scenario_toml(c: &BenchConfig) -> String {
+    let BenchConfig { flows, simtime_s, seed, bottleneck_mbps, access_mbps } = *c;
+    // BDP = bottleneck rate x 100 ms (1.25 MB at 100 Mb/s); ssthresh BDP / N, as the htsim main.
+    let ssthresh = bdp_pkts(bottleneck_mbps) * 1000 / flows.max(1) as u64;
+    let (bn_buf, acc_buf) = (bdp_pkts(bottleneck_mbps), bdp_pkts(access_mbps));
     format!(
         r#"name = "bench-{flows}"
 duration = {simtime_s}
@@ -22,8 +65,8 @@ handshake = false
 [topology]
 kind = "dumbbell"
 pairs = {flows}
-bottleneck = {{ capacity = "100Mbps", delay = "48ms", buffer = 1250, router = "droptail" }}
-access = {{ capacity = "1Gbps", delay = "1ms" }}
+bottleneck = {{ capacity = "{bottleneck_mbps}Mbps", delay = "48ms", buffer = "{bn_buf}pkt", router = "droptail" }}
+access = {{ capacity = "{access_mbps}Mbps", delay = "1ms", buffer = "{acc_buf}pkt" }}
 
 [[flows]]
 name = "bulk"
@@ -49,14 +92,25 @@ ports = ["r0->r1"]
 pub struct BenchResult {
     pub flows: u32,
     pub simtime: f64,
+    pub bottleneck_mbps: f64,
+    pub access_mbps: f64,
     pub events: u64,
     pub bottleneck_tx_pkts: u64,
     pub bottleneck_drops: u64,
     pub util: f64,
     pub goodput_mbps: f64,
     pub delivered_pkts: u64,
+    /// Packet-hops: packets that started serialisation on any port.
     pub link_tx_pkts: u64,
+    /// Wall time of set-up and run.
     pub wall_s: f64,
+    /// CPU time of the process for set-up (parsing, checking, routes, building) and for the
+    /// whole (set-up and run); wall time where the platform gives no process CPU time.
+    pub setup_cpu_s: f64,
+    pub cpu_s: f64,
+    /// Resident memory before set-up and the process's peak at the end (kB; 0 if unknown).
+    pub base_rss_kb: u64,
+    pub peak_rss_kb: u64,
 }
 
 impl BenchResult {
@@ -66,10 +120,23 @@ impl BenchResult {
     pub fn pkthops_per_s(&self) -> f64 {
         self.link_tx_pkts as f64 / self.wall_s
     }
-    /// The issue's line format, without the memory figure (the caller measures its own).
+    pub fn mhops_per_cpu_s(&self) -> f64 {
+        self.link_tx_pkts as f64 / self.cpu_s / 1e6
+    }
+    pub fn ns_per_hop(&self) -> f64 {
+        self.cpu_s * 1e9 / self.link_tx_pkts.max(1) as f64
+    }
+    pub fn events_per_hop(&self) -> f64 {
+        self.events as f64 / self.link_tx_pkts.max(1) as f64
+    }
+    /// Peak memory above what the process held before set-up, per flow.
+    pub fn bytes_per_flow(&self) -> f64 {
+        self.peak_rss_kb.saturating_sub(self.base_rss_kb) as f64 * 1024.0 / self.flows as f64
+    }
+    /// The issue's line format (the keys of earlier versions first, then issue 19's).
     pub fn line(&self) -> String {
         format!(
-            "sim=racc flows={} simtime={} events={} bottleneck_tx_pkts={} bottleneck_drops={} util={:.4} goodput_mbps={:.3} delivered_pkts={} link_tx_pkts={} wall_s={:.3} events_per_s={:.0} pkthops_per_s={:.0}",
+            "sim=racc flows={} simtime={} events={} bottleneck_tx_pkts={} bottleneck_drops={} util={:.4} goodput_mbps={:.3} delivered_pkts={} link_tx_pkts={} wall_s={:.3} events_per_s={:.0} pkthops_per_s={:.0} peak_rss_kb={} bottleneck_mbps={} access_mbps={} cpu_s={:.3} setup_s={:.4} mhops_per_cpu_s={:.2} ns_per_hop={:.1} events_per_hop={:.3} bytes_per_flow={:.0}",
             self.flows,
             self.simtime,
             self.events,
@@ -81,38 +148,120 @@ impl BenchResult {
             self.link_tx_pkts,
             self.wall_s,
             self.events_per_s(),
-            self.pkthops_per_s()
+            self.pkthops_per_s(),
+            self.peak_rss_kb,
+            self.bottleneck_mbps,
+            self.access_mbps,
+            self.cpu_s,
+            self.setup_cpu_s,
+            self.mhops_per_cpu_s(),
+            self.ns_per_hop(),
+            self.events_per_hop(),
+            self.bytes_per_flow(),
         )
     }
 }
 
-/// Run the standard benchmark with `flows` flows.
+/// Run the standard benchmark with `flows` flows (100 Mb/s bottleneck, 1 Gb/s access).
 pub fn run(flows: u32, simtime_s: f64, seed: u64) -> Result<BenchResult, ScenarioError> {
-    let spec = from_toml(&scenario_toml(flows, simtime_s, seed), "bench")?;
+    run_config(&BenchConfig::new(flows, simtime_s, seed))
+}
+
+/// Run the benchmark as `c` describes it.
+pub fn run_config(c: &BenchConfig) -> Result<BenchResult, ScenarioError> {
+    c.check().map_err(|reason| ScenarioError { source: "bench".into(), key: String::new(), reason })?;
+    let base_rss_kb = status_kb("VmRSS:").unwrap_or(0);
     let t0 = Instant::now();
+    let cpu0 = process_cpu_s();
+    let spec = from_toml(&scenario_toml(c), "bench")?;
     let mut sim = Simulator::new(spec)?;
+    let cpu1 = process_cpu_s();
     sim.run();
+    let cpu2 = process_cpu_s();
     let wall_s = t0.elapsed().as_secs_f64();
+    let (setup_cpu_s, cpu_s) = match (cpu0, cpu1, cpu2) {
+        (Some(a), Some(b), Some(e)) => (b - a, e - a),
+        _ => (f64::NAN, wall_s),
+    };
     let ports = sim.port_summary();
     // The bottleneck is the r0 -> r1 port.
     let bn = ports.iter().find(|p| p.name == "r0->r1").expect("dumbbell has r0->r1");
     let cons = sim.conservation();
     Ok(BenchResult {
-        flows,
-        simtime: simtime_s,
+        flows: c.flows,
+        simtime: c.simtime_s,
+        bottleneck_mbps: c.bottleneck_mbps,
+        access_mbps: c.access_mbps,
         events: sim.events(),
         bottleneck_tx_pkts: bn.counters.tx_pkts,
         bottleneck_drops: bn.counters.drops,
         util: bn.utilisation,
-        goodput_mbps: sim.goodput_bytes() as f64 * 8.0 / simtime_s / 1e6,
+        goodput_mbps: sim.goodput_bytes() as f64 * 8.0 / c.simtime_s / 1e6,
         delivered_pkts: cons.delivered,
         link_tx_pkts: ports.iter().map(|p| p.counters.tx_pkts).sum(),
         wall_s,
+        setup_cpu_s,
+        cpu_s,
+        base_rss_kb,
+        peak_rss_kb: peak_rss_kb().unwrap_or(0),
     })
 }
 
 /// Peak resident set size of this process in kB (Linux VmHWM), if readable.
 pub fn peak_rss_kb() -> Option<u64> {
+    status_kb("VmHWM:")
+}
+
+fn status_kb(key: &str) -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    s.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+    s.lines().find(|l| l.starts_with(key))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// CPU time this process has used, in seconds (`CLOCK_PROCESS_CPUTIME_ID`: nanosecond resolution,
+/// unlike the scheduler-tick counters of /proc), if the platform gives it.
+fn process_cpu_s() -> Option<f64> {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    (r == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_one_bdp_at_each_rate_and_ssthresh_bdp_over_n() {
+        // 4 Gb/s x 100 ms = 50 MB = 50,000 packets; 10 Gb/s: 125,000; ssthresh 50 MB / 10,000.
+        let t = scenario_toml(&BenchConfig {
+            bottleneck_mbps: 4000.0,
+            access_mbps: 10000.0,
+            ..BenchConfig::new(10_000, 10.0, 1)
+        });
+        assert!(t.contains(r#"capacity = "4000Mbps", delay = "48ms", buffer = "50000pkt""#), "{t}");
+        assert!(t.contains(r#"capacity = "10000Mbps", delay = "1ms", buffer = "125000pkt""#), "{t}");
+        assert!(t.contains("initial_ssthresh = 5000\n"), "{t}");
+        // The standard form: 1250 and 12,500 packets, ssthresh 1.25 MB / N.
+        let t = scenario_toml(&BenchConfig::new(10, 60.0, 1));
+        assert!(t.contains(r#"buffer = "1250pkt""#) && t.contains(r#"buffer = "12500pkt""#), "{t}");
+        assert!(t.contains("initial_ssthresh = 125000\n"), "{t}");
+    }
+
+    #[test]
+    fn bad_options_are_refused_by_name() {
+        let ok = BenchConfig::new(1, 1.0, 1);
+        assert_eq!(ok.check(), Ok(()));
+        let bad = [
+            (BenchConfig { flows: 0, ..ok }, "--flows"),
+            (BenchConfig { simtime_s: 0.0, ..ok }, "--simtime"),
+            (BenchConfig { simtime_s: f64::NAN, ..ok }, "--simtime"),
+            (BenchConfig { bottleneck_mbps: 0.5, ..ok }, "--bottleneck-mbps"),
+            (BenchConfig { access_mbps: f64::INFINITY, ..ok }, "--access-mbps"),
+        ];
+        for (c, opt) in bad {
+            let e = c.check().unwrap_err();
+            assert!(e.starts_with(opt), "{e}");
+            assert!(run_config(&c).unwrap_err().to_string().contains(opt));
+        }
+    }
 }

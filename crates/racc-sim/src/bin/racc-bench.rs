@@ -1,35 +1,44 @@
-//! Bare engine benchmark: `racc-bench [--flows N] [--simtime S] [--seed N]`.
+//! Bare engine benchmark:
+//! `racc-bench [--flows N] [--simtime S] [--seed N] [--bottleneck-mbps M] [--access-mbps M]`.
 //! Without --flows it runs N = 1, 10, 100, 1000, each in a fresh process so that the peak
 //! memory figure belongs to that run alone.
 
-use racc_sim::bench;
+use racc_sim::bench::{self, BenchConfig};
 use std::process::{exit, Command};
+
+const USAGE: &str =
+    "usage: racc-bench [--flows N] [--simtime SECONDS] [--seed N] [--bottleneck-mbps M] [--access-mbps M]";
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mut flows: Option<u32> = None;
-    let mut simtime = 60.0;
-    let mut seed = 1u64;
+    let mut c = BenchConfig::new(1, 60.0, 1);
     let mut i = 1;
     while i < args.len() {
-        let val = args.get(i + 1).cloned().unwrap_or_default();
-        match args[i].as_str() {
-            "--flows" => flows = val.parse().ok().or_else(|| usage("--flows needs a positive integer")),
-            "--simtime" => simtime = val.parse().unwrap_or_else(|_| usage("--simtime needs seconds").unwrap()),
-            "--seed" => seed = val.parse().unwrap_or_else(|_| usage("--seed needs an integer").unwrap()),
-            "-h" | "--help" => {
-                println!("usage: racc-bench [--flows N] [--simtime SECONDS] [--seed N]");
-                return;
-            }
-            other => {
-                usage::<()>(&format!("unknown argument '{other}'"));
-            }
+        let opt = args[i].as_str();
+        if matches!(opt, "-h" | "--help") {
+            println!("{USAGE}");
+            return;
+        }
+        let Some(val) = args.get(i + 1) else { usage(&format!("{opt} needs a value")) };
+        let bad = |what: &str| -> ! { usage(&format!("{opt} needs {what}, got '{val}'")) };
+        match opt {
+            "--flows" => flows = Some(val.parse().unwrap_or_else(|_| bad("a positive integer"))),
+            "--simtime" => c.simtime_s = val.parse().unwrap_or_else(|_| bad("seconds")),
+            "--seed" => c.seed = val.parse().unwrap_or_else(|_| bad("an integer")),
+            "--bottleneck-mbps" => c.bottleneck_mbps = val.parse().unwrap_or_else(|_| bad("a rate in Mb/s")),
+            "--access-mbps" => c.access_mbps = val.parse().unwrap_or_else(|_| bad("a rate in Mb/s")),
+            other => usage(&format!("unknown argument '{other}'")),
         }
         i += 2;
     }
+    c.flows = flows.unwrap_or(1);
+    if let Err(e) = c.check() {
+        usage(&e);
+    }
     match flows {
-        Some(n) => match bench::run(n, simtime, seed) {
-            Ok(r) => println!("{} peak_rss_kb={}", r.line(), bench::peak_rss_kb().unwrap_or(0)),
+        Some(_) => match bench::run_config(&c) {
+            Ok(r) => println!("{}", r.line()),
             Err(e) => {
                 eprintln!("error: {e}");
                 exit(2);
@@ -39,7 +48,20 @@ fn main() {
             let me = std::env::current_exe().expect("own path");
             for n in [1, 10, 100, 1000] {
                 let st = Command::new(&me)
-                    .args(["--flows", &n.to_string(), "--simtime", &simtime.to_string(), "--seed", &seed.to_string()])
+                    .args([
+                        "--flows",
+                        &n.to_string(),
+                        "--simtime",
+                        &c.simtime_s.to_string(),
+                        "--seed",
+                        &c.seed.to_string(),
+                    ])
+                    .args([
+                        "--bottleneck-mbps",
+                        &c.bottleneck_mbps.to_string(),
+                        "--access-mbps",
+                        &c.access_mbps.to_string(),
+                    ])
                     .status()
                     .expect("run benchmark child");
                 if !st.success() {
@@ -50,7 +72,7 @@ fn main() {
     }
 }
 
-fn usage<T>(msg: &str) -> Option<T> {
-    eprintln!("error: {msg}\nusage: racc-bench [--flows N] [--simtime SECONDS] [--seed N]");
+fn usage(msg: &str) -> ! {
+    eprintln!("error: {msg}\n{USAGE}");
     exit(2);
 }
