@@ -37,6 +37,8 @@ pub struct RouterStats {
     pub not_ipv4: u64,
     pub not_udp: u64,
     pub not_racc: u64,
+    /// racc datagrams of another wire format version than this build's (`shim::VERSION`).
+    pub bad_version: u64,
     /// racc datagrams of no flow of the run, or not from and to that flow's hosts.
     pub misrouted: u64,
     /// Written to the destination host's device.
@@ -58,7 +60,7 @@ pub struct RouterStats {
 
 impl RouterStats {
     pub fn foreign(&self) -> u64 {
-        self.not_ipv4 + self.not_udp + self.not_racc + self.misrouted
+        self.not_ipv4 + self.not_udp + self.not_racc + self.bad_version + self.misrouted
     }
 }
 
@@ -390,6 +392,7 @@ impl Router {
                     Reject::NotIpv4 => self.stats.not_ipv4 += 1,
                     Reject::NotUdp => self.stats.not_udp += 1,
                     Reject::NotRacc => self.stats.not_racc += 1,
+                    Reject::BadVersion => self.stats.bad_version += 1,
                 }
                 self.free.push(i);
                 return;
