@@ -6,6 +6,7 @@
 use racc_proto::packet::Packet;
 use racc_proto::wire::datagram::{self, IpFields};
 use racc_proto::wire::ipv4::{self, Ipv4Repr, PROTO_UDP};
+use racc_proto::wire::WireError;
 
 pub const UDP_LEN: usize = 8;
 /// IPv4 + UDP header bytes: what a host's datagram is short of its wire size.
@@ -18,8 +19,11 @@ pub enum Reject {
     NotIpv4,
     /// IPv4 but not a whole UDP datagram (another protocol, a fragment, a bad UDP length).
     NotUdp,
-    /// UDP, but not a racc datagram the wire layer accepts.
+    /// UDP, but not a racc datagram the wire layer accepts, or one whose IP total length is not
+    /// what a racc host sends for its modelled size ([`wire_len`]).
     NotRacc,
+    /// A racc datagram of another wire format version (`shim::VERSION`).
+    BadVersion,
 }
 
 /// A packet the router accepted: the protocol's view and where its headers are in the bytes.
@@ -50,16 +54,30 @@ pub fn parse(buf: &[u8]) -> Result<Frame, Reject> {
     if udp_len < UDP_LEN || udp_len > udp.len() {
         return Err(Reject::NotUdp);
     }
-    let fields = IpFields { ecn: ip.ecn(), ip_id: ip.ident, size: total as u32 };
-    let (pkt, racc_len) = datagram::parse(&udp[UDP_LEN..udp_len], fields).map_err(|_| Reject::NotRacc)?;
+    let fields = IpFields { ecn: ip.ecn(), ip_id: ip.ident };
+    let (pkt, racc_len) = datagram::parse(&udp[UDP_LEN..udp_len], fields).map_err(|e| match e {
+        WireError::BadVersion(_) => Reject::BadVersion,
+        _ => Reject::NotRacc,
+    })?;
+    if udp_len != udp.len() || total != wire_len(pkt.size, ihl + UDP_LEN + racc_len) {
+        return Err(Reject::NotRacc);
+    }
     Ok(Frame { pkt, src: ip.src, dst: ip.dst, ihl: ihl as u16, racc_len: racc_len as u16 })
+}
+
+/// The IP total length of a racc packet of modelled size `size` whose headers (IPv4, UDP and
+/// racc) take `headers` bytes: padded up to its size, or its headers where they exceed it (a
+/// pure ACK, modelled at 40 bytes). The router accounts the modelled size (`Packet::size`, from
+/// the shim), never this, so that the emulated ports serialise and queue what the simulator's do.
+pub fn wire_len(size: u32, headers: usize) -> usize {
+    (size as usize).max(headers)
 }
 
 /// Write what a router module changed in `pkt` back into `buf` (the bytes `f` was parsed
 /// from): ECN bits and IP ID with the header checksum fixed, the racc headers re-emitted in
 /// place, and the UDP checksum set to 0 ("none", allowed in IPv4, RFC 768), since the payload
 /// may have changed. Fails if the headers would change length (a module never does that).
-pub fn write_back(buf: &mut [u8], f: &Frame, pkt: &Packet) -> Result<(), racc_proto::wire::WireError> {
+pub fn write_back(buf: &mut [u8], f: &Frame, pkt: &Packet) -> Result<(), WireError> {
     if pkt.ecn != f.pkt.ecn {
         ipv4::set_ecn(buf, pkt.ecn)?;
     }
@@ -71,7 +89,7 @@ pub fn write_back(buf: &mut [u8], f: &Frame, pkt: &Packet) -> Result<(), racc_pr
     if pkt.transport != f.pkt.transport || pkt.cong != f.pkt.cong {
         let n = datagram::emit(pkt, &mut buf[at..end])?;
         if n != f.racc_len as usize {
-            return Err(racc_proto::wire::WireError::BadLength { field: "re-emitted racc headers", value: n });
+            return Err(WireError::BadLength { field: "re-emitted racc headers", value: n });
         }
     }
     buf[f.ihl as usize + 6] = 0;
@@ -82,14 +100,14 @@ pub fn write_back(buf: &mut [u8], f: &Frame, pkt: &Packet) -> Result<(), racc_pr
 /// Write `pkt`'s ECN bits, IP ID and racc headers into `buf` (the bytes `f` was parsed from,
 /// perhaps since rewritten for a later state of the packet), whatever they hold now, for a
 /// capture of the packet as a port sent it; UDP checksum "none" as in [`write_back`].
-pub fn write_tapped(buf: &mut [u8], f: &Frame, pkt: &Packet) -> Result<(), racc_proto::wire::WireError> {
+pub fn write_tapped(buf: &mut [u8], f: &Frame, pkt: &Packet) -> Result<(), WireError> {
     ipv4::set_ecn(buf, pkt.ecn)?;
     ipv4::set_ident(buf, pkt.ip_id)?;
     let at = f.ihl as usize + UDP_LEN;
     let end = at + f.racc_len as usize;
     let n = datagram::emit(pkt, buf.get_mut(at..end).unwrap_or_default())?;
     if n != f.racc_len as usize {
-        return Err(racc_proto::wire::WireError::BadLength { field: "re-emitted racc headers", value: n });
+        return Err(WireError::BadLength { field: "re-emitted racc headers", value: n });
     }
     buf[f.ihl as usize + 6] = 0;
     buf[f.ihl as usize + 7] = 0;
@@ -98,8 +116,9 @@ pub fn write_tapped(buf: &mut [u8], f: &Frame, pkt: &Packet) -> Result<(), racc_
 
 /// A host's datagram for `pkt` into `buf`: racc headers, then zero bytes up to the packet's
 /// wire size less IPv4 and UDP headers, so that the IP total length is `pkt.size` (a packet
-/// whose headers alone exceed that is sent with its headers only). Returns the length.
-pub fn host_datagram(pkt: &Packet, buf: &mut [u8]) -> Result<usize, racc_proto::wire::WireError> {
+/// whose headers alone exceed that is sent with its headers only: [`wire_len`]). Returns the
+/// length.
+pub fn host_datagram(pkt: &Packet, buf: &mut [u8]) -> Result<usize, WireError> {
     let n = datagram::emit(pkt, buf)?;
     let want = (pkt.size as usize).saturating_sub(IP_UDP_LEN).max(n).min(buf.len());
     buf[n..want].fill(0);
@@ -160,6 +179,43 @@ mod tests {
         let g = parse(&buf[..n]).unwrap();
         assert_eq!(g.pkt, q);
         assert_eq!(&buf[26..28], &[0, 0]);
+    }
+
+    #[test]
+    fn a_pure_ack_is_accounted_at_its_modelled_size_not_its_header_bytes() {
+        let mut ack = Packet::tcp(3, Kind::Ack, 40, 0, TcpHeader { ack: 7, ts_ecr: 11, ..Default::default() });
+        ack.dir = racc_proto::packet::Direction::Return;
+        let mut buf = [0u8; 256];
+        let (n, total) = racc_proto::wire::ip_packet::emit(&ack, [[10, 99, 0, 1], [10, 99, 0, 2]], &mut buf).unwrap();
+        // IPv4 20 + UDP 8 + shim 16 + transport header: more than the 40 modelled bytes.
+        assert_eq!(n, total);
+        assert!(total > 40 && total == wire_len(40, n), "{total}");
+        let f = parse(&buf[..n]).unwrap();
+        assert_eq!(f.pkt, ack);
+        assert_eq!(f.pkt.size, 40);
+    }
+
+    #[test]
+    fn another_wire_version_is_refused_as_such() {
+        let mut buf = [0u8; 1500];
+        let (_, n) = ip_packet(&mut buf);
+        for v in [0u8, 1, 3] {
+            let mut b = buf;
+            b[IP_UDP_LEN + 2] = v; // the shim's version byte (not under the IPv4 checksum)
+            assert_eq!(parse(&b[..n]).unwrap_err(), Reject::BadVersion);
+        }
+    }
+
+    #[test]
+    fn an_ip_length_other_than_the_modelled_size_is_not_racc() {
+        let mut buf = [0u8; 1500];
+        let (_, n) = ip_packet(&mut buf);
+        // The shim says 900 bytes, the IPv4 total length 1000 (and the other way round).
+        for size in [900u32, 1001] {
+            let mut b = buf;
+            b[IP_UDP_LEN + 12..IP_UDP_LEN + 16].copy_from_slice(&size.to_be_bytes());
+            assert_eq!(parse(&b[..n]).unwrap_err(), Reject::NotRacc);
+        }
     }
 
     #[test]

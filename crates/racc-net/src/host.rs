@@ -6,7 +6,6 @@
 //! timer slack, so timers fire tens of microseconds late rather than milliseconds.
 
 use crate::clock::Clock;
-use crate::frame::IP_UDP_LEN;
 use crate::sys;
 use crate::udp::{RawSender, UdpEnd};
 use racc_proto::endpoint::{Endpoint, EndpointStats};
@@ -227,8 +226,9 @@ fn receive(e: &mut End, raw: &RawSender, clock: &Clock, spec: &Spec, buf: &mut [
         };
         let now = clock.now();
         e.rep.rx_pkts += 1;
-        // The receiving socket cannot see the IP ID; no endpoint reads it on arrival.
-        let ip = IpFields { ecn: tos & 0b11, ip_id: 0, size: (n + IP_UDP_LEN) as u32 };
+        // The receiving socket cannot see the IP ID; no endpoint reads it on arrival. The
+        // packet's size is its modelled one, from the shim.
+        let ip = IpFields { ecn: tos & 0b11, ip_id: 0 };
         let Ok((pkt, _)) = datagram::parse(&buf[..n], ip) else {
             e.rep.rx_rejected += 1;
             continue;

@@ -229,7 +229,7 @@ impl fmt::Display for LiveReport {
         let per_pkt = if r.rx_pkts > 0 { r.cpu_ns as f64 / r.rx_pkts as f64 } else { 0.0 };
         writeln!(
             f,
-            "router: {} packets read, {} delivered, {} foreign (not IPv4 {}, not UDP {}, not racc {}, misrouted {}), \
+            "router: {} packets read, {} delivered, {} foreign (not IPv4 {}, not UDP {}, not racc {}, other wire version {}, misrouted {}), \
              {} write errors; CPU {:.0} ns per packet read ({:.0} ns in its write, {:.0} ns reads per packet), {} loops; delivery lateness p50 {:.1} us, p99 {:.1} us",
             r.rx_pkts,
             r.delivered,
@@ -237,6 +237,7 @@ impl fmt::Display for LiveReport {
             r.not_ipv4,
             r.not_udp,
             r.not_racc,
+            r.bad_version,
             r.misrouted,
             r.write_errors + r.write_back_errors,
             per_pkt,

@@ -17,7 +17,7 @@ use crate::sys;
 use crate::tun::Tun;
 use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
 use racc_proto::time::{Time, NEVER};
-use racc_sim::metrics::{unsent_bytes, PortMark, PortSeries};
+use racc_sim::metrics::{PortMark, PortSeries};
 use racc_sim::pcap::Capture;
 use racc_sim::port::{Accept, Port, Tapped};
 use racc_sim::Spec;
@@ -37,6 +37,8 @@ pub struct RouterStats {
     pub not_ipv4: u64,
     pub not_udp: u64,
     pub not_racc: u64,
+    /// racc datagrams of another wire format version than this build's (`shim::VERSION`).
+    pub bad_version: u64,
     /// racc datagrams of no flow of the run, or not from and to that flow's hosts.
     pub misrouted: u64,
     /// Written to the destination host's device.
@@ -58,7 +60,7 @@ pub struct RouterStats {
 
 impl RouterStats {
     pub fn foreign(&self) -> u64 {
-        self.not_ipv4 + self.not_udp + self.not_racc + self.misrouted
+        self.not_ipv4 + self.not_udp + self.not_racc + self.bad_version + self.misrouted
     }
 }
 
@@ -303,29 +305,8 @@ impl Router {
             self.port_time[i] = now;
             let p = &mut self.ports[i];
             p.settle(now, &mut self.pkts);
-            let c = p.c;
-            let PortMark { c: pv, unsent: pu } = self.prev[i];
-            let unsent = p.unsent(now);
-            let tx_bytes = c.tx_bytes - pv.tx_bytes;
-            let wire = tx_bytes as f64 + unsent_bytes(pu, None) - unsent_bytes(unsent, None);
-            let s = &mut self.series;
-            s.time_s.push(t as f64 * 1e-9);
-            s.port.push(i as u32);
-            s.tx_bytes.push(tx_bytes);
-            s.tx_pkts.push(c.tx_pkts - pv.tx_pkts);
-            let thr = if dt > 0.0 { wire * 8.0 / dt } else { 0.0 };
-            s.throughput_bps.push(thr);
-            s.utilisation.push(thr / p.capacity_bps);
-            let (qp, qb) = p.queue();
-            s.queue_pkts.push(qp);
-            s.queue_bytes.push(qb);
-            s.drops.push(c.drops - pv.drops);
-            s.losses.push(c.losses - pv.losses);
-            s.marks.push(c.marks - pv.marks);
-            s.arrivals.push(c.arrivals - pv.arrivals);
-            p.module().metrics(&mut s.named);
-            s.named.end_row();
-            self.prev[i] = PortMark { c, unsent };
+            self.prev[i] = self.series.push_port(t as f64 * 1e-9, i as u32, p, self.prev[i], now, dt);
+            self.series.named.end_row();
         }
         self.last_sample = t;
     }
@@ -411,6 +392,7 @@ impl Router {
                     Reject::NotIpv4 => self.stats.not_ipv4 += 1,
                     Reject::NotUdp => self.stats.not_udp += 1,
                     Reject::NotRacc => self.stats.not_racc += 1,
+                    Reject::BadVersion => self.stats.bad_version += 1,
                 }
                 self.free.push(i);
                 return;

@@ -702,34 +702,14 @@ impl Simulator {
         for &i in &self.spec.record_ports {
             let p = &mut self.ports[i];
             p.settle(now, &mut self.slab.pkts);
-            let c = p.c;
-            let PortMark { c: pv, unsent: pu } = self.prev[i];
-            let unsent = p.unsent(now);
-            // Bytes on the wire in the interval: those that started in it, plus what was still to
-            // go of the packet on the wire at the previous sample, less what is still to go now.
-            let tx_bytes = c.tx_bytes - pv.tx_bytes;
-            let wire = tx_bytes as f64 + unsent_bytes(pu, None) - unsent_bytes(unsent, None);
-            let s = &mut self.port_series;
-            s.time_s.push(t_s);
-            s.port.push(i as u32);
-            s.tx_bytes.push(tx_bytes);
-            s.tx_pkts.push(c.tx_pkts - pv.tx_pkts);
-            let thr = if dt > 0.0 { wire * 8.0 / dt } else { 0.0 };
-            s.throughput_bps.push(thr);
-            s.utilisation.push(thr / p.capacity_bps);
-            let (qp, qb) = p.queue();
-            s.queue_pkts.push(qp);
-            s.queue_bytes.push(qb);
-            s.drops.push(c.drops - pv.drops);
-            s.losses.push(c.losses - pv.losses);
-            s.marks.push(c.marks - pv.marks);
-            s.arrivals.push(c.arrivals - pv.arrivals);
-            p.module().metrics(&mut s.named);
+            let prev = self.prev[i];
+            let mark = self.port_series.push_port(t_s, i as u32, p, prev, now, dt);
             if let Some((m, member)) = p.medium() {
-                self.media[m].metrics(member, &mut s.named);
+                self.media[m].metrics(member, &mut self.port_series.named);
             }
-            s.named.end_row();
-            self.prev[i] = PortMark { c, unsent };
+            self.port_series.named.end_row();
+            self.prev[i] = mark;
+            let (pu, unsent) = (prev.unsent, mark.unsent);
             let g = &mut self.group_series;
             for (k, (&now_b, prev_b)) in p.group_tx.iter().zip(self.prev_group_tx[i].iter_mut()).enumerate() {
                 if now_b == 0 {

@@ -1,7 +1,7 @@
 //! Metrics: counters sampled at a fixed interval into column vectors (no per-packet log),
 //! handed to Python as columns for Parquet; plus the end-of-run summary.
 
-use crate::port::PortCounters;
+use crate::port::{Port, PortCounters};
 use racc_proto::endpoint::Endpoint;
 use racc_proto::metrics::{MetricSink, MetricValue};
 use racc_proto::time::Time;
@@ -58,6 +58,39 @@ impl PortSeries {
             ("marks", Column::U64(&self.marks)),
             ("arrivals", Column::U64(&self.arrivals)),
         ]
+    }
+}
+
+impl PortSeries {
+    /// The standard columns and the router module's metrics of port `index`'s row at `now`
+    /// (`t_s` in seconds), covering the `dt_s` seconds since `prev`; the port must be settled
+    /// to `now`. The row stays open for the caller's further metrics (a medium's) and its
+    /// `named.end_row()`. Returns the port's mark for the next row. The one row computation of
+    /// both engines' `links` table.
+    pub fn push_port(&mut self, t_s: f64, index: u32, p: &Port, prev: PortMark, now: Time, dt_s: f64) -> PortMark {
+        let c = p.c;
+        let PortMark { c: pv, unsent: pu } = prev;
+        let unsent = p.unsent(now);
+        // Bytes on the wire in the interval: those that started in it, plus what was still to
+        // go of the packet on the wire at the previous sample, less what is still to go now.
+        let tx_bytes = c.tx_bytes - pv.tx_bytes;
+        let wire = tx_bytes as f64 + unsent_bytes(pu, None) - unsent_bytes(unsent, None);
+        self.time_s.push(t_s);
+        self.port.push(index);
+        self.tx_bytes.push(tx_bytes);
+        self.tx_pkts.push(c.tx_pkts - pv.tx_pkts);
+        let thr = if dt_s > 0.0 { wire * 8.0 / dt_s } else { 0.0 };
+        self.throughput_bps.push(thr);
+        self.utilisation.push(thr / p.capacity_bps);
+        let (qp, qb) = p.queue();
+        self.queue_pkts.push(qp);
+        self.queue_bytes.push(qb);
+        self.drops.push(c.drops - pv.drops);
+        self.losses.push(c.losses - pv.losses);
+        self.marks.push(c.marks - pv.marks);
+        self.arrivals.push(c.arrivals - pv.arrivals);
+        p.module().metrics(&mut self.named);
+        PortMark { c, unsent }
     }
 }
 

@@ -74,10 +74,12 @@ fn a_capture_of_every_port_reads_back_with_the_ports_counts_and_headers() {
                 assert_eq!(u16::from_be_bytes([d[2], d[3]]) as u32, epb.original_len);
                 let (pkt, n) = datagram::parse(
                     &d[IP_UDP_LEN..],
-                    IpFields { ecn: d[1] & 3, ip_id: u16::from_be_bytes([d[4], d[5]]), size: epb.original_len },
+                    IpFields { ecn: d[1] & 3, ip_id: u16::from_be_bytes([d[4], d[5]]) },
                 )
                 .unwrap();
                 assert_eq!(d.len(), IP_UDP_LEN + n, "headers only are kept");
+                // The shim carries the modelled size; the IP length is it, or the headers'.
+                assert_eq!(epb.original_len as usize, racc_proto::wire::ip_packet::total_len(&pkt));
                 // Addresses: the flow's hosts by node number, swapped on the return path.
                 let (src, dst) = ([d[12], d[13], d[14], d[15]], [d[16], d[17], d[18], d[19]]);
                 let [a, b] = hosts[pkt.flow as usize].map(host_addr);

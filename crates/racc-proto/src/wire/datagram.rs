@@ -1,7 +1,8 @@
 //! A whole racc [`Packet`] as a datagram: shim, transport header, congestion header. The
 //! application bytes follow; their count is in the shim, and the live runtime sends that many
-//! (their content is not racc's). The IP layer carries what is not here: the ECN bits, the IP ID
-//! and the packet's size on the wire, which the caller passes to [`parse`].
+//! (their content is not racc's). The packet's modelled size is in the shim too (wire version 2):
+//! the IP total length is that size only where the headers fit in it. The IP layer carries what
+//! is not here, the ECN bits and the IP ID, which the caller passes to [`parse`].
 
 use super::shim::{CongKind, ShimRepr, TransportKind};
 use super::{cong, dccp, shim, tcp, Result, WireError};
@@ -12,13 +13,11 @@ use crate::packet::{Packet, Transport};
 pub struct IpFields {
     pub ecn: u8,
     pub ip_id: u16,
-    /// The packet's size on the wire (the IP total length, or the simulator's modelled size).
-    pub size: u32,
 }
 
 impl IpFields {
     pub fn of(pkt: &Packet) -> IpFields {
-        IpFields { ecn: pkt.ecn, ip_id: pkt.ip_id, size: pkt.size }
+        IpFields { ecn: pkt.ecn, ip_id: pkt.ip_id }
     }
 }
 
@@ -42,8 +41,15 @@ pub fn emit(pkt: &Packet, buf: &mut [u8]) -> Result<usize> {
         Transport::Tcp(_) => TransportKind::Tcp,
         Transport::Dccp(_) => TransportKind::Dccp,
     };
-    let s =
-        ShimRepr { kind: pkt.kind, dir: pkt.dir, transport, cong: cong::kind_of(&pkt.cong), payload, flow: pkt.flow };
+    let s = ShimRepr {
+        kind: pkt.kind,
+        dir: pkt.dir,
+        transport,
+        cong: cong::kind_of(&pkt.cong),
+        payload,
+        flow: pkt.flow,
+        size: pkt.size,
+    };
     let mut at = s.emit(buf)?;
     at += match &pkt.transport {
         Transport::Tcp(h) => tcp::emit(h, buf.get_mut(at..).unwrap_or_default())?,
@@ -88,7 +94,7 @@ pub fn parse(buf: &[u8], ip: IpFields) -> Result<(Packet, usize)> {
         flow: s.flow,
         kind: s.kind,
         dir: s.dir,
-        size: ip.size,
+        size: s.size,
         payload: s.payload as u32,
         ecn: ip.ecn & 0b11,
         ip_id: ip.ip_id,
@@ -164,6 +170,31 @@ mod tests {
                 assert!(parse(&buf[..cut], IpFields::of(&p)).is_err(), "{p:?} cut at {cut}");
             }
         }
+    }
+
+    #[test]
+    fn the_modelled_size_travels_in_the_shim_whatever_the_headers_take() {
+        let mut buf = [0u8; 256];
+        for p in samples() {
+            for size in [0, 40, 1000, 9000, u32::MAX] {
+                let q = Packet { size, ..p };
+                let n = emit(&q, &mut buf).unwrap();
+                assert_eq!(parse(&buf[..n], IpFields::of(&q)), Ok((q, n)), "{q:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_version_1_datagram_is_refused_by_its_version() {
+        // Version 1: the 12-byte shim without the modelled size, then the transport header.
+        let mut buf = [0u8; 256];
+        let p = samples()[1]; // a TCP ACK
+        let n = emit(&p, &mut buf).unwrap();
+        let mut v1 = [0u8; 256];
+        v1[..12].copy_from_slice(&buf[..12]);
+        v1[2] = 1;
+        v1[12..n - 4].copy_from_slice(&buf[16..n]);
+        assert_eq!(parse(&v1[..n - 4], IpFields::of(&p)), Err(WireError::BadVersion(1)));
     }
 
     #[test]

@@ -98,5 +98,9 @@ mod tests {
         ack.dir = Direction::Return;
         let (n, total) = emit(&ack, addrs, &mut buf).unwrap();
         assert_eq!(n, total);
+        assert!(total > 40);
+        // ... and parses back at its modelled size, which the shim carries.
+        let (q, _) = datagram::parse(&buf[IP_UDP_LEN..n], IpFields::of(&ack)).unwrap();
+        assert_eq!((q, q.size), (ack, 40));
     }
 }
