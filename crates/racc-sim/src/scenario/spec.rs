@@ -142,9 +142,31 @@ pub struct MediumSpec {
     pub router_params: serde_json::Value,
     #[serde(skip)]
     pub router_factory: Arc<dyn RouterFactory>,
+    /// One router module per member's port, or one for the whole medium. Left out of the
+    /// resolved scenario when per member (the default), as resolved scenarios were before it.
+    #[serde(skip_serializing_if = "RouterScope::is_member")]
+    pub router_scope: RouterScope,
     /// Per member (same order as `members`): the loss process of its frames.
     #[serde(serialize_with = "debug_str")]
     pub loss: Vec<LossSpec>,
+}
+
+/// `topology.media[].router_scope`: what one router module of a medium manages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RouterScope {
+    /// Each member's port has its own module, which sees that member's queue only.
+    #[default]
+    Member,
+    /// One module for the medium, which every member's packets pass through
+    /// (`crate::shared_router`): it sees the medium's whole queue and both directions.
+    Medium,
+}
+
+impl RouterScope {
+    pub fn is_member(&self) -> bool {
+        *self == RouterScope::Member
+    }
 }
 
 /// DCF timing and backoff parameters (IEEE 802.11-2016 §10.3; defaults are 802.11b DSSS).
