@@ -96,6 +96,24 @@ pub struct TcpParams {
     /// changes of delay or seed (deterministic phase effects, Floyd & Jacobson 1992); a value
     /// near one bottleneck packet time is enough.
     pub send_jitter: f64,
+    /// Which ACKs give RTT samples: `every-ack` (RFC 7323 timestamps, racc's rule before) or
+    /// `once-per-rtt`, one timed segment per round trip as ns-2's `TcpAgent` does without
+    /// timestamps (`rtt_active_`/`rtt_seq_` in `tcp.cc`), the rate RFC 6298's gains were set
+    /// for (RFC 7323 App. G: per-ACK samples shorten the RTTVAR history to a few ACKs).
+    pub rtt_samples: RttSamples,
+}
+
+/// Which ACKs give RTT samples (`TcpParams::rtt_samples`).
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RttSamples {
+    /// Every ACK of new data that covers no retransmission (RFC 7323 timestamps).
+    #[default]
+    EveryAck,
+    /// One segment timed per round trip (ns-2 `TcpAgent`): the first new segment sent while
+    /// none is timed; its ACK gives the sample unless it covers a retransmission (Karn); a
+    /// timeout stops the timing.
+    OncePerRtt,
 }
 
 /// What TCP's halving halves.
@@ -163,6 +181,7 @@ impl Default for TcpParams {
             rto_in_recovery: RtoInRecovery::HalveWindow,
             recover_check: RecoverCheck::Beyond,
             send_jitter: 0.0,
+            rtt_samples: RttSamples::EveryAck,
         }
     }
 }

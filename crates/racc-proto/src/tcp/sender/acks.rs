@@ -75,8 +75,16 @@ impl TcpSender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.consecutive_rtos = 0;
-        // Karn (RFC 6298 §3): sample only from ACKs that cover no retransmitted byte.
-        if old_una >= self.retx_hi {
+        // Karn (RFC 6298 §3): sample only from ACKs that cover no retransmitted byte; with
+        // `once-per-rtt`, only from the ACK that covers the timed segment.
+        if self.once_per_rtt {
+            if let Some((end, sent)) = self.timed.filter(|&(end, _)| ack >= end) {
+                self.timed = None;
+                if old_una >= self.retx_hi && end > self.retx_hi {
+                    self.sample_rtt(now.saturating_sub(sent));
+                }
+            }
+        } else if old_una >= self.retx_hi {
             self.sample_rtt(now.saturating_sub(h.ts_ecr));
         }
         let mut restart = true;

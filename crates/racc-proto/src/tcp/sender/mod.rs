@@ -26,7 +26,9 @@ use super::recovery::FastRecovery;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::seq::SeqSpace;
-use super::{mss_for, PartialAckTimer, RecoverCheck, Recovery, RtoInRecovery, SpuriousRto, SsthreshFrom, TcpParams};
+use super::{
+    mss_for, PartialAckTimer, RecoverCheck, Recovery, RtoInRecovery, RttSamples, SpuriousRto, SsthreshFrom, TcpParams,
+};
 use crate::cc::{CongestionControl, SenderCtx};
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
 use crate::metrics::{MetricSink, MetricValue};
@@ -80,6 +82,10 @@ pub struct TcpSender {
     retx_pending: bool,
     /// One past the highest retransmitted byte (Karn: no RTT sample from ACKs below it).
     retx_hi: u64,
+    /// `once-per-rtt` sampling (`TcpParams::rtt_samples`); `timed`: the end offset and send
+    /// time of the segment being timed.
+    once_per_rtt: bool,
+    timed: Option<(u64, Time)>,
     syn_pending: bool,
     syn_retransmitted: bool,
     rto_deadline: Time,
@@ -186,6 +192,8 @@ impl TcpSender {
             dupacks_covered: 0,
             retx_pending: false,
             retx_hi: 0,
+            once_per_rtt: params.rtt_samples == RttSamples::OncePerRtt,
+            timed: None,
             syn_pending: false,
             syn_retransmitted: false,
             rto_deadline: NEVER,
@@ -359,6 +367,9 @@ impl TcpSender {
             if self.in_recovery() {
                 self.high_rxt = self.high_rxt.max(end);
             }
+        }
+        if self.once_per_rtt && !retx && self.timed.is_none() {
+            self.timed = Some((end, now));
         }
         self.snd_max = self.snd_max.max(end);
         self.data_pkts_sent += 1;

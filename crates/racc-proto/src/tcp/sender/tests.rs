@@ -338,6 +338,49 @@ fn rto_go_back_n_backoff_and_karn() {
     assert_eq!(s.rto(), 300 * MS);
 }
 
+/// `rtt_samples = "once-per-rtt"` (ns-2's `rtt_active_`/`rtt_seq_`): only the ACK covering
+/// the timed segment gives a sample, timed from its send; the next timed segment is the first
+/// new one sent after that; a timeout stops the timing. Hand values (RFC 6298 §2.3): samples
+/// 100 then 150 ms give SRTT 100 → 7/8·100 + 150/8 = 106.25 ms, RTTVAR 50 → 3/4·50 + 50/4 =
+/// 50 ms, RTO 306.25 ms. Every ACK would instead have sampled 120, 130 and 140 ms in between.
+#[test]
+fn once_per_rtt_times_one_segment_per_round_trip() {
+    let p = TcpParams { rtt_samples: RttSamples::OncePerRtt, ..Default::default() };
+    let mut s = TcpSender::new(&cfg(), Recovery::NewReno, &p);
+    s.start(0);
+    assert_eq!(drain(&mut s, 0).len(), 4, "0..4000 at 0; 0..1000 timed");
+    s.on_packet(100 * MS, &ack(1000, 0, 0));
+    assert_eq!((s.stats().srtt, s.rto()), (100 * MS, 300 * MS));
+    assert_eq!(offs(&drain(&mut s, 100 * MS)), vec![4000, 5000], "4000..5000 timed from 100 ms");
+    for (t, a) in [(120, 2000), (130, 3000), (140, 4000)] {
+        s.on_packet(t * MS, &ack(a, 0, 0));
+        drain(&mut s, t * MS);
+        assert_eq!((s.stats().srtt, s.rto()), (100 * MS, 300 * MS), "ACK {a}: not the timed segment");
+    }
+    s.on_packet(250 * MS, &ack(5000, 100 * MS, 0));
+    assert_eq!((s.stats().srtt, s.rto()), (106_250_000, 306_250_000));
+    // Every ACK (the default) samples the ACKs in between: 120 ms moves SRTT at once.
+    let mut e = sender(&cfg(), Recovery::NewReno);
+    drain(&mut e, 0);
+    e.on_packet(100 * MS, &ack(1000, 0, 0));
+    e.on_packet(120 * MS, &ack(2000, 0, 0));
+    assert_eq!(e.stats().srtt, 102_500_000, "7/8·100 + 120/8");
+    // A timeout stops the timing: the ACK of the segment timed before it gives no sample, the
+    // first new segment after it is timed afresh.
+    let mut s = TcpSender::new(&cfg(), Recovery::NewReno, &p);
+    s.start(0);
+    drain(&mut s, 0);
+    s.on_packet(100 * MS, &ack(1000, 0, 0));
+    drain(&mut s, 100 * MS); // 4000..5000 timed
+    s.on_timeout(400 * MS);
+    assert_eq!(offs(&drain(&mut s, 400 * MS)), vec![1000]);
+    s.on_packet(450 * MS, &ack(6000, 400 * MS, 0)); // echoes the retransmission: not spurious
+    assert_eq!(s.stats().srtt, 100 * MS, "covers the retransmission and the timing was stopped");
+    assert_eq!(offs(&drain(&mut s, 450 * MS)), vec![6000, 7000], "6000..7000 timed from 450 ms");
+    s.on_packet(530 * MS, &ack(7000, 450 * MS, 0));
+    assert_eq!(s.stats().srtt, 100 * MS * 7 / 8 + 80 * MS / 8);
+}
+
 /// Ten segments at t = 0, the first ACKed at 100 ms (two more go out), then the RTO at
 /// 400 ms retransmits offset 1000 stamped 400 ms.
 fn after_rto(params: &TcpParams) -> TcpSender {
