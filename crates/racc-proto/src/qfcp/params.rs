@@ -1,11 +1,11 @@
 //! The parameter tables of a QFCP flow and of a QFCP router module (PROTOCOLS.md §9, §16).
 
 use crate::params::{positive, ParamError};
-use crate::tcp::{RecoverCheck, TcpParams};
+use crate::tcp::TcpParams;
 use crate::xcc::CapacitySource;
 
 /// The `params` table of a "qfcp" flow.
-#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[derive(serde::Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct QfcpParams {
     /// The rate the sender asks for, wire bytes per second (seed 002 §II step 1: "the desired
@@ -13,35 +13,7 @@ pub struct QfcpParams {
     pub desired_rate: Option<f64>,
     /// The TCP transport's knobs (dupthresh, RTO bounds, ...). Its RFC 3042 Limited Transmit
     /// (on by default) is what inflates the window by the first two duplicate ACKs (eq. 5).
-    /// `recover_check` defaults to `off` here (see [`qfcp_tcp`], [`with_qfcp_tcp`]).
     pub tcp: TcpParams,
-}
-
-impl Default for QfcpParams {
-    fn default() -> QfcpParams {
-        QfcpParams { desired_rate: None, tcp: qfcp_tcp() }
-    }
-}
-
-/// The transport QFCP runs on: TCP's defaults but `recover_check = "off"`. Seed 002 §II:
-/// "upon reception of 3 duplicate ACKs, the sender should retransmit the packet with the
-/// expected sequence number", with no exception. RFC 6582's `recover` check (no fast
-/// retransmit for duplicates of data sent before the last recovery or timeout) exists so that
-/// TCP does not halve twice for one window; QFCP never halves, and with the check a lost
-/// retransmission after a timeout, whose window the next feedback restores whole (eq. 3),
-/// can only be repaired by another, backed-off timeout.
-pub fn qfcp_tcp() -> TcpParams {
-    TcpParams { recover_check: RecoverCheck::Off, ..TcpParams::default() }
-}
-
-/// A flow's `params` as QFCP reads them: a `tcp` table that leaves `recover_check` out keeps
-/// QFCP's `off` (a missing `tcp` table is [`qfcp_tcp`] whole).
-pub fn with_qfcp_tcp(params: &serde_json::Value) -> serde_json::Value {
-    let mut v = params.clone();
-    if let Some(t) = v.get_mut("tcp").and_then(|t| t.as_object_mut()) {
-        t.entry("recover_check").or_insert_with(|| serde_json::Value::from("off"));
-    }
-    v
 }
 
 impl QfcpParams {

@@ -85,9 +85,7 @@ pub struct TcpParams {
     pub rto_in_recovery: RtoInRecovery,
     /// Fast retransmit after a recovery or a timeout: `beyond` needs an ACK covering more
     /// than `recover` (RFC 6582 §3.2 step 1, ns-2's `highest_ack_ > recover_`); `at`
-    /// accepted an ACK reaching it (racc before); `off` has no such check: every
-    /// dupthresh-th duplicate retransmits (QFCP §II, whose sender does not reduce its window
-    /// on a loss, so has no second reduction to avoid).
+    /// accepted an ACK reaching it (racc before).
     pub recover_check: RecoverCheck,
     /// Random send overhead, s: each window-released segment waits a uniform [0, send_jitter)
     /// before it leaves, one at a time (ns-2's `overhead_`; fast retransmits are not delayed).
@@ -142,7 +140,6 @@ pub enum RecoverCheck {
     #[default]
     Beyond,
     At,
-    Off,
 }
 
 /// What the sender does about a retransmission timeout that turns out spurious.

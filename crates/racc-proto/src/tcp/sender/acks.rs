@@ -178,7 +178,6 @@ impl TcpSender {
         match self.recover_check {
             RecoverCheck::Beyond => !self.recover_set || self.snd_una > self.recover,
             RecoverCheck::At => self.snd_una >= self.recover,
-            RecoverCheck::Off => true,
         }
     }
 
