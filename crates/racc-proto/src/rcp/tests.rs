@@ -155,30 +155,56 @@ fn per_packet_ops_are_counted_on_the_code_that_runs() {
     r.metrics(&mut m);
     assert_eq!((m.get("ops_adds"), m.get("ops_muls")), (Some(MetricValue::Count(22)), Some(MetricValue::Count(20))));
     // PIQI-RCP's data packets cost the same (P7); a newcomer's SYN (rtt 0) costs its 2 additions
-    // plus the room made for it, R·N̂/(N̂+1) and two counts: 4 additions, 1 multiplication, 1 division.
-    let p = PiqiRouterParams { count_ops: true, ..Default::default() };
-    let mut q = PiqiRouter::with_phase(&p, 8e6, 10 * MS);
-    one_interval(&mut q, 0);
-    let mut syn = data(0);
-    syn.kind = Kind::Syn;
-    q.on_arrival(11 * MS, &mut syn, &port(0));
-    let mut m = MetricList::default();
-    q.metrics(&mut m);
-    assert_eq!(m.get("ops_adds"), Some(MetricValue::Count(20 + 4)));
-    assert_eq!(m.get("ops_muls"), Some(MetricValue::Count(20 + 1)));
-    assert_eq!(m.get("ops_divs"), Some(MetricValue::Count(1)));
-    assert_eq!(m.get("ops_packets"), Some(MetricValue::Count(11)));
+    // plus its start share k·F(k) − (k−1)·F(k−1), F = γC·R/(y + k·R): 4 additions,
+    // 6 multiplications, 2 divisions (admission at the request: R·N̂/(N̂+1) and two counts,
+    // 4 additions, 1 multiplication, 1 division).
+    for (on_traffic, adds, muls, divs) in [(true, 6, 6, 2), (false, 4, 1, 1)] {
+        let p = PiqiRouterParams { count_ops: true, admit_on_traffic: on_traffic, ..Default::default() };
+        let mut q = PiqiRouter::with_phase(&p, 8e6, 10 * MS);
+        one_interval(&mut q, 0);
+        let mut syn = data(0);
+        syn.kind = Kind::Syn;
+        q.on_arrival(11 * MS, &mut syn, &port(0));
+        let mut m = MetricList::default();
+        q.metrics(&mut m);
+        assert_eq!(m.get("ops_adds"), Some(MetricValue::Count(20 + adds)));
+        assert_eq!(m.get("ops_muls"), Some(MetricValue::Count(20 + muls)));
+        assert_eq!(m.get("ops_divs"), Some(MetricValue::Count(divs)));
+        assert_eq!(m.get("ops_packets"), Some(MetricValue::Count(11)));
+    }
 }
 
 #[test]
 fn piqi_interval_and_newcomer_by_hand() {
-    let mut r = PiqiRouter::with_phase(&PiqiRouterParams::default(), 8e6, 10 * MS);
+    let on = PiqiRouterParams { admit_on_traffic: true, ..Default::default() };
+    let mut r = PiqiRouter::with_phase(&on, 8e6, 10 * MS);
     one_interval(&mut r, 5000);
     // g = min(1, 0.01/0.2) = 0.05; N̂ = max(1, y/R̄ + J) = 1e6/50 000 = 20;
     // e = (0.95·1e6 − 1e6)/20 = −2500 (the queue plays no part); R = 50 000 + 0.5·0.05·(−2500) = 49 937.5
     assert!((r.rate() - 49_937.5).abs() < 1e-9, "{}", r.rate());
     assert_eq!(r.n_hat(), 20.0);
-    // A newcomer's SYN: R = 49 937.5·20/21, N̂ = 21, and its SYN leaves with that rate.
+    // A newcomer's SYN (admission on traffic): R stays; the SYN leaves with its start share
+    // F(1) = γC·R/(y + R) = 950 000·49 937.5/1 049 937.5 = 45 184.24, one newcomer pending.
+    let mut syn = data(0);
+    syn.kind = Kind::Syn;
+    r.on_arrival(11 * MS, &mut syn, &port(0));
+    assert_eq!((r.rate(), r.pending(), r.newcomers()), (49_937.5, 1.0, 1));
+    r.on_departure(11 * MS, &mut syn, &port(0));
+    assert_eq!(rate_of(&syn), 45_184);
+    // A second one before the first shows: 2·F(2) − F(1) = 2·950 000·49 937.5/1 099 875 − 45 184.24
+    // = 41 081.25 (a burst of k newcomers gets k·F(k) < γC in all).
+    let mut syn = data(0);
+    syn.kind = Kind::Syn;
+    r.on_arrival(11 * MS, &mut syn, &port(0));
+    assert_eq!(rate_of(&syn), 41_081);
+    // Data that already carries an RTT is no newcomer.
+    r.on_arrival(11 * MS, &mut data(100_000), &port(0));
+    assert_eq!(r.newcomers(), 2);
+    // Admission at the request (the previous design): R = 49 937.5·20/21, N̂ = 21, and the SYN
+    // leaves with that rate.
+    let p = PiqiRouterParams { admit_on_traffic: false, ..Default::default() };
+    let mut r = PiqiRouter::with_phase(&p, 8e6, 10 * MS);
+    one_interval(&mut r, 5000);
     let mut syn = data(0);
     syn.kind = Kind::Syn;
     r.on_arrival(11 * MS, &mut syn, &port(0));
@@ -186,9 +212,6 @@ fn piqi_interval_and_newcomer_by_hand() {
     assert_eq!((r.n_hat(), r.newcomers()), (21.0, 1));
     r.on_departure(11 * MS, &mut syn, &port(0));
     assert_eq!(rate_of(&syn), (49_937.5f64 * 20.0 / 21.0) as u32);
-    // Data that already carries an RTT is no newcomer.
-    r.on_arrival(11 * MS, &mut data(100_000), &port(0));
-    assert_eq!(r.newcomers(), 1);
     // The clamp: never above γC.
     let mut r = PiqiRouter::with_phase(&PiqiRouterParams { initial_rate: 1.0, ..Default::default() }, 8e6, 10 * MS);
     r.on_tick(10 * MS, &port(0));
