@@ -30,6 +30,10 @@ def validate(json_text: str, source: str) -> dict:
     return out
 
 
+def check(json_text: str, source: str) -> float:
+    return float(validate(json_text, source)["duration"])
+
+
 def list_protocols():
     return [{"name": "reno", "aliases": ["tcp-reno"], "regulation": "window", "description": "TCP Reno"}]
 

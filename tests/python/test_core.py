@@ -90,6 +90,21 @@ def test_shipped_scenarios_validate():
         assert 0 < resolved["sample_interval"] <= resolved["duration"], f.name
 
 
+def test_check_refuses_as_validate_does_and_gives_the_duration():
+    """`check` is `validate` without the resolved text: the same refusal, and the run's simulated
+    seconds (what sweeps and progress bars need) exactly as the resolved scenario states them."""
+    from racc import _core
+    from racc import scenario as sc
+    from racc.errors import ScenarioError
+
+    for f in sorted((REPO / "scenarios").glob("*.toml"))[:6]:
+        s = sc.load(f)
+        resolved = json.loads(_core.validate(s.to_json(), s.source))
+        assert _core.check(s.to_json(), s.source) == resolved["duration"] / 1e9, f.name
+    with pytest.raises(ScenarioError, match="unknown protocol 'not-listed'"):
+        _core.check(_scenario("not-listed"), "listed.toml")
+
+
 def test_a_runs_resolved_scenario_is_what_validate_gives():
     """A run keeps the engine's checked scenario instead of checking it twice (issue 21): the
     text it makes on demand is `validate`'s, byte for byte, before and after the run."""

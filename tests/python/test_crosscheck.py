@@ -61,7 +61,7 @@ def resolve(text):
 
     sc = _scenario.load(text)
     sim = Simulation(sc.to_json(), sc.source)
-    return sc, json.loads(sim.resolved_json()), sim.results()["port_info"]
+    return sc, json.loads(sim.resolved().json()), sim.results()["port_info"]
 
 
 def script(text, interval_ns=100_000_000):

@@ -153,6 +153,15 @@ fn validate(json_text: &str, source: &str, arrivals: Option<&Bound<'_, PyDict>>)
     resolved_lines(&from_json(json_text, source, arrivals)?)
 }
 
+/// Parse and check a scenario (JSON text), refusing it as `validate` does; return only its
+/// simulated duration in seconds. For callers that need the check and the run's length but not
+/// the resolved text, which for a long flow list is hundreds of MB (sweeps, progress bars).
+#[pyfunction]
+#[pyo3(signature = (json_text, source, arrivals = None))]
+fn check(json_text: &str, source: &str, arrivals: Option<&Bound<'_, PyDict>>) -> PyResult<f64> {
+    Ok(from_json(json_text, source, arrivals)?.duration as f64 / 1e9)
+}
+
 /// The resolved scenario as JSON text in the layout `validate` describes.
 fn resolved_lines(spec: &scenario::Spec) -> PyResult<String> {
     let mut out = Vec::new();
@@ -271,11 +280,6 @@ impl Simulation {
     /// The checked scenario this run was built from (its JSON text made on demand).
     fn resolved(&self) -> ResolvedScenario {
         ResolvedScenario { spec: Arc::clone(&self.sim.lock().unwrap().spec) }
-    }
-
-    /// The resolved scenario as compact JSON text.
-    fn resolved_json(&self) -> PyResult<String> {
-        serde_json::to_string(&*self.sim.lock().unwrap().spec).map_err(|e| PyException::new_err(e.to_string()))
     }
 
     /// Advance to simulated time `t_s` (seconds) with the GIL released; True when complete.
@@ -568,6 +572,7 @@ fn run_bench<'py>(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(list_protocols, m)?)?;
     m.add_function(wrap_pyfunction!(list_router_modules, m)?)?;
     m.add_function(wrap_pyfunction!(list_loss_models, m)?)?;

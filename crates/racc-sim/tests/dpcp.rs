@@ -157,7 +157,7 @@ fn parking_lot_no_drops_no_starvation() {
     for (proto, (d, g, drops)) in ["vcp", "dpcp", "tpcp"].into_iter().zip(lot_100ms()) {
         eprintln!(
             "{proto}: long share of L0 {d:.3} (max-min {MAXMIN_LONG_SHARE}), drops {drops}, goodput {:?} Mb/s",
-            mb(&g)
+            mb(g)
         );
         assert_eq!(*drops, 0, "{proto}: drops");
         assert!(g.iter().all(|&x| x > 0.3 * 0.5e6), "{proto}: a flow starves: {g:?}");

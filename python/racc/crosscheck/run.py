@@ -116,7 +116,7 @@ def prepare(path: str, overrides: Iterable[str], seeds_text: str | None, window_
         sc.data.setdefault("record", {}).update(interval=f"{step / 1e6:g}ms", flows=True)
         cases.append((s, sc, engine.Simulation(sc.to_json(), sc.source)))
     _, sc0, sim0 = cases[0]
-    support.check(sc0.data, json.loads(sim0.resolved_json()), sim0.results()["port_info"], sc0.source)
+    support.check(sc0.data, json.loads(sim0.resolved().json()), sim0.results()["port_info"], sc0.source)
     return {"cases": cases, "window": window, "interval_ns": step, "source": sc0.source, "name": sc0.name}
 
 
@@ -143,7 +143,7 @@ def crosscheck_ns2(
     try:
         pending = []
         for s, sc, sim in plan["cases"]:
-            resolved = json.loads(sim.resolved_json())
+            resolved = json.loads(sim.resolved().json())
             script = tcl.write(resolved, sim.results()["port_info"], step)
             while sum(r.running() for r in runs.values()) >= jobs:
                 time.sleep(0.05)

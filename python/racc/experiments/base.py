@@ -361,10 +361,7 @@ def _tracker(label: str, jobs: list, finished: Mapping[str, Any]):
 
     units = []
     for case_name, path, overrides, _folder in jobs:
-        duration = core().validate(_scenario.load(path, overrides=overrides).to_json(), path)
-        if isinstance(duration, (str, bytes)):
-            duration = json.loads(duration)
-        units.append((case_name, float(duration.get("duration", 0)) / 1e9))
+        units.append((case_name, core().check(_scenario.load(path, overrides=overrides).to_json(), path)))
     return Tracker(label, units, already=list(finished))
 
 
