@@ -380,8 +380,8 @@ impl Port {
         if self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view) {
             self.c.marks += 1;
         }
-        if let Some(tap) = &mut self.tap {
-            tap.push(Tapped { t, slot: slot.pkt, pkt: pkts[slot.pkt as usize] });
+        if self.tap.is_some() {
+            self.tap_push(t, slot.pkt, pkts);
         }
         self.c.tx_pkts += 1;
         self.c.tx_bytes += slot.size as u64;
@@ -391,6 +391,16 @@ impl Port {
         }
         self.departed += 1;
         self.next_departure = self.fifo.get(self.departed).map_or(NEVER, |s| s.tx_start);
+    }
+
+    /// Record a departure on a captured port. Out of line and cold: with capture off (nearly
+    /// every run) the departure path keeps only the `is_some` test.
+    #[cold]
+    #[inline(never)]
+    fn tap_push(&mut self, t: Time, slot: u32, pkts: &[Packet]) {
+        if let Some(tap) = &mut self.tap {
+            tap.push(Tapped { t, slot, pkt: pkts[slot as usize] });
+        }
     }
 
     /// Packet `idx` of the slab arrives at the port at `now`: router module, buffer check,
