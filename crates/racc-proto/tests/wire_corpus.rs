@@ -119,7 +119,7 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
-fn every_corpus_input_parses_or_errs_without_panicking() {
+fn every_wire_corpus_input_parses_or_errs_without_panicking() {
     let mut inputs = 0;
     for entry in std::fs::read_dir(corpus_dir()).expect("the wire fuzz corpus") {
         let bytes = std::fs::read(entry.unwrap().path()).unwrap();
@@ -130,7 +130,7 @@ fn every_corpus_input_parses_or_errs_without_panicking() {
 }
 
 #[test]
-fn the_corpus_holds_a_valid_v2_seed_of_every_packet_shape() {
+fn the_wire_corpus_holds_a_valid_v2_seed_of_every_packet_shape() {
     let seeds = seeds();
     // 5 congestion headers x (6 TCP kinds + 2 DCCP kinds) x (datagram, IPv4), 4 transport
     // headers alone, 4 congestion headers alone.
@@ -168,7 +168,7 @@ fn the_corpus_holds_a_valid_v2_seed_of_every_packet_shape() {
 /// Writes the v2 seeds into `fuzz/corpus/wire` (run after a wire format change).
 #[test]
 #[ignore = "writes the fuzz corpus' v2 seeds; run by hand"]
-fn write_v2_seeds() {
+fn write_v2_wire_seeds() {
     for (name, bytes) in seeds() {
         std::fs::write(corpus_dir().join(&name), bytes).unwrap();
     }
