@@ -91,6 +91,8 @@ pub struct Options {
     /// Capture the packets the router's ports send into this pcapng file: the ports named
     /// (every port if `None`).
     pub pcap: Option<(std::path::PathBuf, Option<Vec<String>>)>,
+    /// How the router's loop waits (the defaults are the measured best).
+    pub loop_cfg: router::LoopConfig,
 }
 
 /// Run `spec` live for its duration; namespaces and devices are removed before this returns.
@@ -132,7 +134,7 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
         router.capture(path, idx.as_deref(), epoch).map_err(|e| LiveError::Io(e.to_string()))?;
     }
     let swept = netns::sweep_stale();
-    let net = netns::Network::create(nodes.len()).map_err(|e| LiveError::Io(e.to_string()))?;
+    let net = netns::Network::create(nodes.len(), opts.loop_cfg.napi).map_err(|e| LiveError::Io(e.to_string()))?;
     let mut plans: Vec<Vec<EndPlan>> = vec![Vec::new(); nodes.len()];
     for (f, &[s, d]) in pairs.iter().enumerate() {
         let port = |side: usize| 10_000 + 2 * f as u16 + side as u16;
@@ -143,23 +145,36 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
     let ready = Barrier::new(nodes.len() + 1);
     let clock_cell = OnceLock::new();
     let tuns: Vec<&tun::Tun> = net.hosts.iter().map(|h| &h.tun).collect();
-    let (host_results, wall) = std::thread::scope(|s| {
+    // The router's CPU, kept free of host threads (only with two CPUs or more).
+    let cpus = sys::cpus();
+    let router_cpu = if opts.loop_cfg.pin && cpus.len() >= 2 { cpus.last().copied() } else { None };
+    let (host_results, wall, routed) = std::thread::scope(|s| {
         let handles: Vec<_> = plans
             .into_iter()
             .enumerate()
             .map(|(h, p)| {
                 let ns = net.hosts[h].ns.clone();
                 let (ready, clock_cell) = (&ready, &clock_cell);
-                s.spawn(move || host::run(&ns, p, spec, ready, clock_cell, &STOP))
+                s.spawn(move || {
+                    if let Some(c) = router_cpu {
+                        sys::avoid_cpu(c);
+                    }
+                    host::run(&ns, p, spec, ready, clock_cell, &STOP)
+                })
             })
             .collect();
         ready.wait();
         let clock = Clock::start();
         clock_cell.set(clock).expect("set once");
         ready.wait();
-        sys::set_timer_slack(1_000);
+        sys::set_timer_slack(opts.loop_cfg.timer_slack_ns);
         let realtime = sys::set_realtime(ROUTER_PRIO);
-        router.run(&tuns, &clock, spec.duration, &STOP);
+        let pinned = router_cpu.is_some_and(|c| sys::set_affinity(&[c]));
+        let routed = router.run(&tuns, &clock, spec.duration, &STOP, &opts.loop_cfg);
+        if pinned {
+            // The main thread goes on with ordinary work, on any CPU.
+            sys::set_affinity(&cpus);
+        }
         if realtime {
             // Back to normal scheduling: the main thread goes on with ordinary work.
             let p = libc::sched_param { sched_priority: 0 };
@@ -168,10 +183,11 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
         }
         let wall = clock.now();
         let results: Vec<_> = handles.into_iter().map(|h| h.join().expect("host thread panicked")).collect();
-        (results, wall)
+        (results, wall, routed)
     });
     drop(tuns);
     drop(net);
+    routed.map_err(|e| LiveError::Io(format!("router: {e}")))?;
     let mut ends = Vec::new();
     for r in host_results {
         ends.extend(r.map_err(|e| LiveError::Io(e.to_string()))?);

@@ -78,8 +78,8 @@ pub struct Network {
 
 impl Network {
     /// Create `n` host namespaces, each with a TUN device addressed `host_addr(i)` routing the
-    /// whole 10.99/16 to the router.
-    pub fn create(n: usize) -> io::Result<Network> {
+    /// whole 10.99/16 to the router (devices with IFF_NAPI if `napi`).
+    pub fn create(n: usize, napi: bool) -> io::Result<Network> {
         let run = RUN.fetch_add(1, Ordering::Relaxed);
         let pid = std::process::id();
         let mut net = Network { hosts: Vec::with_capacity(n) };
@@ -87,7 +87,7 @@ impl Network {
             let ns = format!("{PREFIX}{pid}-{run}-h{i}");
             ip(&["netns", "add", &ns])?;
             // Owned from here on: a failure below still deletes it.
-            let tun = match Tun::create("racc%d") {
+            let tun = match Tun::create("racc%d", napi) {
                 Ok(t) => t,
                 Err(e) => {
                     let _ = ip(&["netns", "delete", &ns]);

@@ -230,7 +230,7 @@ impl fmt::Display for LiveReport {
         writeln!(
             f,
             "router: {} packets read, {} delivered, {} foreign (not IPv4 {}, not UDP {}, not racc {}, other wire version {}, misrouted {}), \
-             {} write errors; CPU {:.0} ns per packet read ({:.0} ns in its write, {:.0} ns reads per packet), {} loops; delivery lateness p50 {:.1} us, p99 {:.1} us",
+             {} write errors; CPU {:.0} ns per packet read ({:.0} ns in its write, {:.0} ns reads per packet), {} loops ({} slept through to a timer, {} polled); delivery lateness p50 {:.1} us, p99 {:.1} us",
             r.rx_pkts,
             r.delivered,
             r.foreign(),
@@ -244,6 +244,8 @@ impl fmt::Display for LiveReport {
             r.write_ns as f64 / r.delivered.max(1) as f64,
             r.read_ns as f64 / r.rx_pkts.max(1) as f64,
             r.loops,
+            r.coalesced,
+            r.spins,
             quantile(&r.lateness_ns, 0.5) * 1e-3,
             quantile(&r.lateness_ns, 0.99) * 1e-3
         )

@@ -28,6 +28,38 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub const MAX_PKT: usize = 2048;
 /// The longest the router sleeps without looking at the stop flag.
 const MAX_WAIT: Time = 20_000_000;
+/// The most packets read from one device in one pass of the loop.
+const BATCH: usize = 64;
+
+/// How the router's loop waits. The defaults are what measured best on the 2-core KVM machine
+/// (`examples/ceiling.rs`; figures in ARCHITECTURE.md's live runtime section): slept-through
+/// short waits and a pinned router cut the CPU per packet and the delivery lateness p99;
+/// polling and IFF_NAPI did not help, and stay off.
+#[derive(Clone, Copy, Debug)]
+pub struct LoopConfig {
+    /// Waits up to this long are spent polling (epoll with no timeout) instead of sleeping.
+    /// Off: on a busy machine a real-time thread that polls starves the ordinary ones, and the
+    /// kernel's share for them then stalls it for tens of milliseconds.
+    pub spin_ns: Time,
+    /// Waits up to this long (and longer than `spin_ns`) sleep until the timer without
+    /// waking for the devices, which are read when it fires: packets from the hosts wait up to
+    /// this long in their device, for one wake-up instead of two.
+    pub coalesce_ns: Time,
+    /// The router thread's timer slack, ns (`PR_SET_TIMERSLACK`).
+    pub timer_slack_ns: u64,
+    /// Pin the router thread to the last CPU the process may use, and keep the host threads
+    /// off it (when there are at least two).
+    pub pin: bool,
+    /// Create the TUN devices with IFF_NAPI (the kernel's receive path of a packet the router
+    /// writes runs in NAPI context).
+    pub napi: bool,
+}
+
+impl Default for LoopConfig {
+    fn default() -> LoopConfig {
+        LoopConfig { spin_ns: 0, coalesce_ns: 50_000, timer_slack_ns: 1, pin: true, napi: false }
+    }
+}
 
 /// What the router saw, beyond the ports' own counters.
 #[derive(Clone, Debug, Default)]
@@ -52,6 +84,10 @@ pub struct RouterStats {
     pub cpu_ns: u64,
     /// Passes of the router's loop (each one wait at most).
     pub loops: u64,
+    /// Waits spent polling rather than sleeping (`LoopConfig::spin_ns`).
+    pub spins: u64,
+    /// Waits slept through without watching the devices (`LoopConfig::coalesce_ns`).
+    pub coalesced: u64,
     /// Wall time spent inside the writes to the hosts' devices (the kernel's receive path
     /// for the packet runs there), and inside the reads, ns.
     pub write_ns: u64,
@@ -212,9 +248,27 @@ impl Router {
 
     /// Run until `end` or until `stop` is set, reading and writing `tuns` (host i's device is
     /// `tuns[i]`).
-    pub fn run(&mut self, tuns: &[&Tun], clock: &Clock, end: Time, stop: &AtomicBool) {
+    ///
+    /// Each pass: the samples and port events due, then the devices epoll reported readable,
+    /// each read until it is empty (at most [`BATCH`] packets a pass, so that due events are not
+    /// held up), then a wait for the next event or a device. A wait shorter than
+    /// `loop_cfg.spin_ns` is spent polling instead of sleeping: a sleep and its wake-up cost
+    /// more CPU (two context switches) than the wait and wake late.
+    pub fn run(
+        &mut self,
+        tuns: &[&Tun],
+        clock: &Clock,
+        end: Time,
+        stop: &AtomicBool,
+        loop_cfg: &LoopConfig,
+    ) -> std::io::Result<()> {
         let cpu0 = sys::thread_cpu_ns();
-        let mut fds: Vec<libc::pollfd> = tuns.iter().map(|t| sys::pollfd(t.fd.as_raw_fd())).collect();
+        let epoll = sys::Epoll::new()?;
+        for (h, t) in tuns.iter().enumerate() {
+            epoll.add(t.fd.as_raw_fd(), h as u64)?;
+        }
+        let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; tuns.len().max(1)];
+        let mut ready = vec![true; tuns.len()];
         loop {
             let now = clock.now();
             if now >= end || stop.load(Ordering::Relaxed) {
@@ -225,9 +279,12 @@ impl Router {
             self.run_due(now, tuns, clock);
             self.write_capture();
             let t = clock.now();
+            let mut more = false;
             for (h, tun) in tuns.iter().enumerate() {
-                // A bounded batch per device, so that due events are not held up.
-                for _ in 0..64 {
+                if !ready[h] {
+                    continue;
+                }
+                for _ in 0..BATCH {
                     let i = self.alloc();
                     let t0 = clock.now();
                     let r = tun.recv(self.buf(i));
@@ -239,19 +296,37 @@ impl Router {
                         }
                         _ => {
                             self.free.push(i);
+                            ready[h] = false;
                             break;
                         }
                     }
                 }
+                more |= ready[h];
             }
             self.write_capture();
             let next = self.next_event().min(self.next_sample()).min(end);
             let now = clock.now();
-            if next > now {
-                for f in fds.iter_mut() {
-                    f.revents = 0;
+            let wait = if more { 0 } else { next.saturating_sub(now).min(MAX_WAIT) };
+            let n = if wait > 0 && wait <= loop_cfg.spin_ns {
+                self.stats.spins += 1;
+                loop {
+                    let n = epoll.wait(&mut events, 0).unwrap_or(0);
+                    if n > 0 || clock.now() >= next {
+                        break n;
+                    }
+                    std::hint::spin_loop();
                 }
-                let _ = sys::ppoll(&mut fds, (next - now).min(MAX_WAIT));
+            } else if wait > 0 && wait <= loop_cfg.coalesce_ns {
+                // Asleep until the timer, deaf to the devices: what they receive meanwhile
+                // is read at the timer, one wake-up for both.
+                self.stats.coalesced += 1;
+                sys::sleep_ns(wait);
+                epoll.wait(&mut events, 0).unwrap_or(0)
+            } else {
+                epoll.wait(&mut events, wait).unwrap_or(0)
+            };
+            for e in &events[..n] {
+                ready[e.u64 as usize] = true;
             }
         }
         if !stop.load(Ordering::Relaxed) {
@@ -269,6 +344,7 @@ impl Router {
             }
         }
         self.stats.cpu_ns = sys::thread_cpu_ns() - cpu0;
+        Ok(())
     }
 
     fn next_sample(&self) -> Time {

@@ -94,3 +94,103 @@ pub fn set_realtime(prio: i32) -> bool {
     // SAFETY: pid 0 is the calling thread; a valid sched_param.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
 }
+
+/// An epoll instance: the devices are registered once, and each wait returns only those ready
+/// (unlike `ppoll`, which queues the thread on every fd's wait queue at every call).
+pub struct Epoll {
+    fd: OwnedFd,
+}
+
+impl Epoll {
+    pub fn new() -> io::Result<Epoll> {
+        // SAFETY: epoll_create1 has no pointer arguments.
+        Ok(Epoll { fd: owned(cvt(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?) })
+    }
+
+    /// Watch `fd` for input (level-triggered), reported with `token`.
+    pub fn add(&self, fd: libc::c_int, token: u64) -> io::Result<()> {
+        let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: token };
+        // SAFETY: a valid epoll fd, a valid fd and event.
+        cvt(unsafe { libc::epoll_ctl(self.fd.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) })?;
+        Ok(())
+    }
+
+    /// Wait until a watched fd is readable or `timeout_ns` passed (0: only look), with
+    /// nanosecond resolution (`epoll_pwait2`, Linux 5.11). Returns the events filled in; an
+    /// interrupted wait returns none.
+    pub fn wait(&self, events: &mut [libc::epoll_event], timeout_ns: u64) -> io::Result<usize> {
+        let ts = libc::timespec {
+            tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+        };
+        // SAFETY: epoll_pwait2(epfd, events, maxevents, timeout, sigmask = NULL, sigsetsize);
+        // `events` is a valid buffer of the length given.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_epoll_pwait2,
+                self.fd.as_raw_fd(),
+                events.as_mut_ptr(),
+                events.len() as libc::c_int,
+                &ts as *const libc::timespec,
+                std::ptr::null::<libc::sigset_t>(),
+                8usize,
+            )
+        };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                return Ok(0);
+            }
+            return Err(e);
+        }
+        Ok(r as usize)
+    }
+}
+
+/// Keep the calling thread off CPU `cpu` (on every other CPU it may use); false where that
+/// leaves none or the kernel refuses.
+pub fn avoid_cpu(cpu: usize) -> bool {
+    // SAFETY: sched_getaffinity fills a valid cpu_set_t; CPU_CLR/CPU_COUNT stay within it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return false;
+        }
+        if cpu < libc::CPU_SETSIZE as usize {
+            libc::CPU_CLR(cpu, &mut set);
+        }
+        libc::CPU_COUNT(&set) > 0 && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
+/// The CPUs this process may run on.
+pub fn cpus() -> Vec<usize> {
+    // SAFETY: sched_getaffinity fills a valid cpu_set_t; CPU_ISSET stays within it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+    }
+}
+
+/// Let the calling thread run on `cpus` (false where the kernel refuses).
+pub fn set_affinity(cpus: &[usize]) -> bool {
+    // SAFETY: a zeroed cpu_set_t is empty; CPU_SET stays within it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
+            libc::CPU_SET(c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
+/// Sleep `ns` nanoseconds (CLOCK_MONOTONIC; an interrupted sleep returns early).
+pub fn sleep_ns(ns: u64) {
+    let ts =
+        libc::timespec { tv_sec: (ns / 1_000_000_000) as libc::time_t, tv_nsec: (ns % 1_000_000_000) as libc::c_long };
+    // SAFETY: a valid timespec; no remainder wanted.
+    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, 0, &ts, std::ptr::null_mut()) };
+}

@@ -14,6 +14,8 @@ pub struct Tun {
 }
 
 const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
+/// `if_tun.h`: the kernel's receive path of a written packet runs through NAPI.
+const IFF_NAPI: libc::c_int = 0x0010;
 
 #[repr(C)]
 struct IfReq {
@@ -24,8 +26,8 @@ struct IfReq {
 
 impl Tun {
     /// A new non-blocking TUN device named from `template` (e.g. "racc%d": the kernel picks the
-    /// number, so concurrent runs never clash).
-    pub fn create(template: &str) -> io::Result<Tun> {
+    /// number, so concurrent runs never clash); with IFF_NAPI if `napi`.
+    pub fn create(template: &str, napi: bool) -> io::Result<Tun> {
         if template.len() >= libc::IFNAMSIZ {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "interface name too long"));
         }
@@ -34,7 +36,7 @@ impl Tun {
         let fd = owned(fd);
         let mut req = IfReq {
             name: [0; libc::IFNAMSIZ],
-            flags: (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short,
+            flags: (libc::IFF_TUN | libc::IFF_NO_PI | if napi { IFF_NAPI } else { 0 }) as libc::c_short,
             _pad: [0; 22],
         };
         req.name[..template.len()].copy_from_slice(template.as_bytes());

@@ -337,7 +337,7 @@ fn a_live_capture_reads_back_with_the_ports_counts() {
     use pcap_file::pcapng::{Block, PcapNgReader};
     use racc_proto::wire::datagram::{self, IpFields};
     let path = std::env::temp_dir().join(format!("racc-live-pcap-{}.pcapng", std::process::id()));
-    let opts = racc_net::Options { pcap: Some((path.clone(), None)) };
+    let opts = racc_net::Options { pcap: Some((path.clone(), None)), ..Default::default() };
     let rep = racc_net::run_with(&spec(&dumbbell(2, 1, "vcp", "1bdp", "vcp", "params = { iw = 16 }")), &opts)
         .expect("live run");
     println!("{rep}");
@@ -391,7 +391,7 @@ fn dcpew_packets_reach_the_router_with_the_endpoints_ip_ids_and_the_chains_decod
     // leaves with the kernel's ID (raw(7)) and is left out of the comparison.
     let toml = dumbbell(4, 1, "dcpew", "1bdp", "dcpew", "params = { iw = 16, ip_id = \"increment\" }");
     let path = std::env::temp_dir().join(format!("racc-live-dcpew-{}.pcapng", std::process::id()));
-    let opts = racc_net::Options { pcap: Some((path.clone(), Some(vec!["s0->r0".into()]))) };
+    let opts = racc_net::Options { pcap: Some((path.clone(), Some(vec!["s0->r0".into()]))), ..Default::default() };
     let rep = racc_net::run_with(&spec(&toml), &opts).expect("live run");
     println!("{rep}");
     // The IDs of the data packets as the router read them at the flow's first port.

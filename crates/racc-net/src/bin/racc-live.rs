@@ -74,7 +74,10 @@ fn main() -> ExitCode {
         spec.duration = d;
     }
     racc_net::install_signal_handlers();
-    let opts = racc_net::Options { pcap: pcap.map(|p| (p, (!pcap_ports.is_empty()).then_some(pcap_ports))) };
+    let opts = racc_net::Options {
+        pcap: pcap.map(|p| (p, (!pcap_ports.is_empty()).then_some(pcap_ports))),
+        ..Default::default()
+    };
     let rep = match racc_net::run_with(&spec, &opts) {
         Ok(r) => r,
         Err(e) => {

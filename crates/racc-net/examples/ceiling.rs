@@ -1,0 +1,111 @@
+//! The live bottleneck's rate ceiling (issue 17's report): one NewReno flow of 1500-byte packets
+//! through a dumbbell whose bottleneck never idles, at each configured rate, printing the rate
+//! delivered at the receiver, the router's delivery lateness and its CPU cost per packet.
+//! Root only. A measuring tool, not a test: the figures depend on the machine and its load.
+//!
+//! `cargo run --release -p racc-net --example ceiling [--secs S] [--spin NS] [--coalesce NS] [--slack NS]
+//! [--no-pin] [--napi] [RATE_MBPS]...` (default rates 100 200 350 500 700 1000, 6 s each; the
+//! flags change the router loop's `LoopConfig` from its defaults, to measure each choice).
+//!
+//! The scenario is the rate test's (`tests/live.rs`) scaled up: a first window (400 packets)
+//! above the path's bandwidth-delay product at every rate swept, slow start capped at 3 MB and a
+//! 20 000-packet buffer, so the window never reaches BDP + buffer (no loss) and the queue never
+//! empties after the first round trips: what the receiver gets is what the emulated link sends.
+
+use racc_net::report::quantile;
+
+fn scenario(rate_mbps: f64, secs: f64) -> String {
+    format!(
+        r#"
+name = "live-ceiling"
+duration = "{secs}s"
+seed = 1
+packet_size = 1500
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = {{ capacity = "{rate_mbps}Mbps", delay = "1ms", buffer = "20000pkts", router = "droptail" }}
+access = {{ capacity = "10Gbps", delay = "100us" }}
+[[flows]]
+protocol = "newreno"
+src = "s0"
+dst = "d0"
+count = 1
+initial_window = 400
+initial_ssthresh = "3MB"
+"#
+    )
+}
+
+/// This process's CPU time (every thread: router and hosts), ns.
+fn process_cpu_ns() -> u64 {
+    // SAFETY: a valid rusage out-pointer.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+fn main() {
+    let mut secs = 6.0;
+    let mut rates = Vec::new();
+    let mut cfg = racc_net::router::LoopConfig::default();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut num = |what: &str| args.next().and_then(|s| s.parse::<f64>().ok()).expect(what);
+        match a.as_str() {
+            "--secs" => secs = num("--secs SECONDS"),
+            "--spin" => cfg.spin_ns = num("--spin NS") as u64,
+            "--coalesce" => cfg.coalesce_ns = num("--coalesce NS") as u64,
+            "--slack" => cfg.timer_slack_ns = num("--slack NS") as u64,
+            "--no-pin" => cfg.pin = false,
+            "--napi" => cfg.napi = true,
+            _ => rates.push(a.parse::<f64>().expect("a rate in Mb/s")),
+        }
+    }
+    println!("router loop: {cfg:?}");
+    let opts = racc_net::Options { loop_cfg: cfg, ..Default::default() };
+    if rates.is_empty() {
+        rates = vec![100.0, 200.0, 350.0, 500.0, 700.0, 1000.0];
+    }
+    if !racc_net::sys::is_root() {
+        eprintln!("{}", racc_net::LiveError::NotRoot);
+        std::process::exit(1);
+    }
+    racc_net::install_signal_handlers();
+    println!(
+        "rate(Mb/s)  delivered(Mb/s)  error   lateness p50/p99 (us)   owd p99-p50 (ms)  router CPU/pkt (us)  process CPU/pkt (us)  pkts/s"
+    );
+    for rate in rates {
+        let spec = racc_sim::scenario::from_toml(&scenario(rate, secs), "<ceiling>").expect("valid scenario");
+        let cpu0 = process_cpu_ns();
+        let rep = match racc_net::run_with(&spec, &opts) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        };
+        let cpu = process_cpu_ns() - cpu0;
+        if racc_net::STOP.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let f = &rep.flows[0];
+        let delivered = f.rx_wire_bps(2.0, secs) * 1e-6;
+        let r = &rep.router;
+        let pkts = r.rx_pkts.max(1) as f64;
+        println!(
+            "{:>10.0}  {:>15.3}  {:>+5.2}%  {:>9.1}/{:<11.1}  {:>16.3}  {:>19.2}  {:>20.2}  {:>6.0}",
+            rate,
+            delivered,
+            (delivered / rate - 1.0) * 100.0,
+            quantile(&r.lateness_ns, 0.5) * 1e-3,
+            quantile(&r.lateness_ns, 0.99) * 1e-3,
+            (quantile(&f.owd_ns, 0.99) - quantile(&f.owd_ns, 0.5)) * 1e-6,
+            r.cpu_ns as f64 / pkts * 1e-3,
+            cpu as f64 / pkts * 1e-3,
+            pkts / (rep.duration as f64 * 1e-9),
+        );
+        eprintln!("{rep}");
+    }
+}
