@@ -88,11 +88,13 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         # have converged (the second half of the run, as `transition_time`'s steady level), not
         # over the whole run, which would credit DPCP with VCP's slower start-up (issue 13).
         u = {n: steady_utilisation(results[n]) for n in ("vcp", "dpcp")}
+        t, _ = port_series(results["dpcp"], BOTTLENECK, "utilisation")
+        end = t[-1] if t else float("nan")
         out.append(
             Claim(
                 "DPCP steady-state utilisation at least VCP's",
                 "slightly better in steady state",
-                f"{u['dpcp']:.1%} vs {u['vcp']:.1%} (second half of the run)",
+                f"{u['dpcp']:.1%} vs {u['vcp']:.1%} over ({end / 2:g}, {end:g}] s (the run's second half)",
                 verdict(u["dpcp"] >= u["vcp"]),
                 rule="DPCP's mean bottleneck utilisation over the second half of the run at least VCP's",
             )

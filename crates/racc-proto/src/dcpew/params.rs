@@ -52,6 +52,8 @@ pub struct DcpewParams {
     pub xi_cap: Option<f64>,
     /// Hold after an MD: "t_p" (default [checked]), "rtt" or seconds.
     pub md_hold: MdHold,
+    /// Only an MSP echo starts an MD (DPCP's `md_on_msp_only`, PROTOCOLS.md §3).
+    pub md_on_msp_only: bool,
     /// Initial window, packets [reconstructed: 2].
     pub iw: f64,
     pub dpcp_growth: Growth,
@@ -89,6 +91,7 @@ impl Default for DcpewParams {
             ai_ns2: Ns2Ai::default(),
             xi_cap: None,
             md_hold: MdHold::Tp,
+            md_on_msp_only: false,
             iw: 2.0,
             dpcp_growth: Growth::MiAi,
             exception_limit: None,
@@ -146,6 +149,7 @@ impl DcpewParams {
             resume_after: self.resume_after,
             max_resumes: self.max_resumes,
             md_hold: md_hold_ns,
+            md_on_msp_only: self.md_on_msp_only,
         }
     }
 }

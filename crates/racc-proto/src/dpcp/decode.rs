@@ -53,11 +53,14 @@ pub struct DecoderParams {
     pub max_resumes: u32,
     /// Hold after an MD during which further overload does nothing [checked: t_p].
     pub md_hold: Dur,
+    /// Only an MSP echo starts an MD; a later digit only refines its own chain's MD
+    /// (`md_on_msp_only`, PROTOCOLS.md §3). Off: any overload echo past the episode cuts.
+    pub md_on_msp_only: bool,
 }
 
 impl DecoderParams {
     pub fn dpcp(md_hold: Dur) -> DecoderParams {
-        DecoderParams { n: 2, exception_limit: 3, resume_after: 8.0, max_resumes: 3, md_hold }
+        DecoderParams { n: 2, exception_limit: 3, resume_after: 8.0, max_resumes: 3, md_hold, md_on_msp_only: false }
     }
 
     pub fn validate(&self) -> Result<(), ParamError> {
@@ -364,6 +367,14 @@ impl Decoder {
         if now < self.ai_until {
             return Action::Ai;
         }
+        if self.p.md_on_msp_only && k != 0 && !vcp {
+            // The chain's MSP was echoed within the episode just ended (or was lost): this
+            // digit completes a code whose overload the episode already answered. Seed 000
+            // §3.3: the MSP regulates, the LSP refines; a chain straddling the episode's end
+            // reports load from before the MD (its MSP crossed the router up to t_p before
+            // the LSP took its digit). No MD, no growth.
+            return Action::Hold;
+        }
         self.start_episode(now, rtt, cwnd);
         self.refine_next = (!vcp && k + 1 < n).then_some(k + 1);
         self.stats.mds += 1;
@@ -550,6 +561,27 @@ mod tests {
         d.on_echo(1, 0b11, L, RTT, 43.0);
         assert_eq!(d.on_echo(250 * MS, 0b11, M, RTT, 43.0), Action::Ai);
         assert_eq!(d.on_echo(300 * MS, 0b01, L, RTT, 40.0), Action::SetCwnd(35.0));
+    }
+
+    /// `md_on_msp_only`: the same straddling chain (MSP in the AI period, LSP after it) starts
+    /// no episode: the LSP neither cuts nor grows; the next chain's MSP cuts as usual. Its
+    /// refinement within the hold is unchanged.
+    #[test]
+    fn md_on_msp_only_a_straddling_lsp_does_not_cut() {
+        let mut d = Decoder::new(DecoderParams { md_on_msp_only: true, ..DecoderParams::dpcp(200 * MS) });
+        assert_eq!(d.on_echo(0, 0b11, M, RTT, 100.0), Action::SetCwnd(43.0));
+        assert_eq!(d.on_echo(1, 0b10, L, RTT, 43.0), Action::SetCwnd(60.0), "refined: 0.6 · 100");
+        assert_eq!(d.on_echo(250 * MS, 0b11, M, RTT, 60.0), Action::Ai);
+        assert_eq!(d.on_echo(300 * MS, 0b01, L, RTT, 60.0), Action::Hold, "the code's MSP was answered");
+        assert_eq!(d.on_echo(301 * MS, 0b11, M, RTT, 60.0), Action::SetCwnd(0.43 * 60.0), "a new MSP cuts");
+        assert_eq!(d.on_echo(302 * MS, 0b01, L, RTT, 25.8), Action::SetCwnd(0.875 * 60.0));
+        assert_eq!(d.stats().mds, 2);
+        // A lone LSP after the episode (its MSP lost) with a saved overload MSP: no cut either.
+        let mut d = Decoder::new(DecoderParams { md_on_msp_only: true, ..DecoderParams::dpcp(200 * MS) });
+        d.on_echo(0, 0b11, M, RTT, 100.0);
+        d.on_echo(1, 0b11, L, RTT, 43.0);
+        assert_eq!(d.on_echo(400 * MS, 0b11, L, RTT, 43.0), Action::Hold);
+        assert_eq!(d.stats().mds, 1);
     }
 
     #[test]

@@ -43,6 +43,9 @@ pub struct DpcpParams {
     pub xi_cap: Option<f64>,
     /// Hold after an MD, as VCP's: "t_p" (default [checked]), "rtt" or seconds.
     pub md_hold: MdHold,
+    /// Only an MSP echo starts an MD; a chain's later digits only refine it (PROTOCOLS.md §3)
+    /// [reconstructed: off].
+    pub md_on_msp_only: bool,
     /// Initial window, packets [reconstructed: 2, as VCP].
     pub iw: f64,
     /// "mi+ai" (default) or "vcp-like".
@@ -70,6 +73,7 @@ impl Default for DpcpParams {
             ai_ns2: Ns2Ai::default(),
             xi_cap: None,
             md_hold: MdHold::Tp,
+            md_on_msp_only: false,
             iw: 2.0,
             dpcp_growth: Growth::MiAi,
             exception_limit: 3,
@@ -110,6 +114,7 @@ impl DpcpParams {
             resume_after: self.resume_after,
             max_resumes: self.max_resumes,
             md_hold: md_hold_ns,
+            md_on_msp_only: self.md_on_msp_only,
         }
     }
 }

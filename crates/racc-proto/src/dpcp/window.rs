@@ -183,10 +183,12 @@ impl ChainLaws {
         AiLaw::new(self.ai_law, self.sigma_ai, self.ai_ns2)
     }
 
-    /// The MD hold before the first RTT sample, ns (a hold of one RTT starts at t_p).
+    /// The MD hold before the first RTT sample, ns (a hold of one RTT starts at t_p, 2·t_p +
+    /// one RTT at 3·t_p: the RTT estimate starts at t_p).
     pub fn initial_hold(&self) -> Dur {
         match self.md_hold {
             MdHold::Tp | MdHold::Rtt => secs(self.t_p),
+            MdHold::TwoTpRtt => secs(3.0 * self.t_p),
             MdHold::Secs(s) => secs(s),
         }
     }
@@ -294,8 +296,10 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
     fn note_rtt(&mut self, ctx: &SenderCtx) {
         if let Some(r) = ctx.srtt.or(ctx.latest_rtt) {
             self.rtt = r.max(1);
-            if self.laws.md_hold == MdHold::Rtt {
-                self.decoder.set_md_hold(self.rtt);
+            match self.laws.md_hold {
+                MdHold::Rtt => self.decoder.set_md_hold(self.rtt),
+                MdHold::TwoTpRtt => self.decoder.set_md_hold(2 * secs(self.laws.t_p) + self.rtt),
+                MdHold::Tp | MdHold::Secs(_) => {}
             }
         }
     }
@@ -622,6 +626,36 @@ mod tests {
         arrive(&mut w, 0, &mut a);
         on_ack(&mut w, 0, &a, &ctx(0, 200));
         assert!((w.cwnd - 43.0).abs() < 1e-9);
+    }
+
+    /// `md_hold = "2t_p+rtt"`: the MD's hold lasts 2·t_p + SRTT (200 ms t_p, 400 ms SRTT:
+    /// 800 ms), then AI for one SRTT. Hand values: chain 11 11 at 0 cuts 100 → 43, overload
+    /// at 799 ms holds, at 800 ms is AI (α(rtt/t_p)²/cwnd = 4/43), at 1200 ms cuts again.
+    #[test]
+    fn md_hold_2tp_rtt_covers_the_stale_echoes() {
+        let p: DpcpParams = crate::params::parse(&serde_json::json!({"md_hold": "2t_p+rtt"})).unwrap();
+        assert_eq!(p.md_hold, MdHold::TwoTpRtt);
+        let mut w = window(&p, 100.0);
+        let at = |w: &mut DpcpWindow, t: Time, off: u32, code: u8, pos: Position| {
+            let mut d = data(off);
+            w.on_send(&mut d, &ctx(t, 400));
+            let mut a = ack(2, off + MSS, code, pos);
+            arrive(w, t, &mut a);
+            on_ack(w, MSS as u64, &a, &ctx(t, 400));
+        };
+        at(&mut w, 0, 0, 0b11, Position::MSP);
+        at(&mut w, MS, MSS, 0b11, Position::LSP); // refines: 0.43 · 100
+        assert!((w.cwnd - 43.0).abs() < 1e-9);
+        at(&mut w, 799 * MS, 2 * MSS, 0b11, Position::MSP);
+        at(&mut w, 799 * MS, 3 * MSS, 0b11, Position::LSP);
+        assert!((w.cwnd - 43.0).abs() < 1e-9, "hold: {}", w.cwnd);
+        at(&mut w, 800 * MS, 4 * MSS, 0b11, Position::MSP);
+        assert!((w.cwnd - (43.0 + 2.0_f64.powi(2) / 43.0)).abs() < 1e-9, "AI (rtt/t_p = 2): {}", w.cwnd);
+        at(&mut w, 800 * MS, 5 * MSS, 0b11, Position::LSP);
+        let c = w.cwnd;
+        at(&mut w, 1200 * MS, 6 * MSS, 0b11, Position::MSP);
+        assert!((w.cwnd - 0.43 * c).abs() < 1e-9, "a new MD: {}", w.cwnd);
+        assert_eq!(w.decoder().stats().mds, 2);
     }
 
     #[test]

@@ -92,6 +92,7 @@ impl VcpLaws {
         match self.md_hold {
             MdHold::Tp => secs(self.t_p_s),
             MdHold::Rtt => secs(rtt_s),
+            MdHold::TwoTpRtt => secs(2.0 * self.t_p_s + rtt_s),
             MdHold::Secs(s) => secs(s),
         }
     }

@@ -13,12 +13,18 @@ pub enum MdHold {
     Tp,
     /// One smoothed RTT (seed 000 §2.2's reading).
     Rtt,
+    /// 2·t_p + one smoothed RTT: until the last echo of a load factor measured before the MD
+    /// has come back (`"2t_p+rtt"`, PROTOCOLS.md §3). A router publishes ρ of [T, T + t_p) at
+    /// T + t_p and stamps it until T + 2·t_p, so the interval holding the MD's instant t0
+    /// reaches packets at the bottleneck up to t0 + 2·t_p, whose echoes return by
+    /// t0 + 2·t_p + rtt [reconstructed from seed 001 A1 and seed 000 §3.3].
+    TwoTpRtt,
     /// A fixed time in seconds; 0 is seed 001's literal wording.
     Secs(f64),
 }
 
 impl<'de> serde::Deserialize<'de> for MdHold {
-    /// `md_hold = "t_p"`, `"rtt"` or a number of seconds.
+    /// `md_hold = "t_p"`, `"rtt"`, `"2t_p+rtt"` or a number of seconds.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MdHold, D::Error> {
         #[derive(serde::Deserialize)]
         #[serde(untagged)]
@@ -30,10 +36,11 @@ impl<'de> serde::Deserialize<'de> for MdHold {
             Ok(Raw::Num(x)) => Ok(MdHold::Secs(x)),
             Ok(Raw::Name(s)) if s == "t_p" => Ok(MdHold::Tp),
             Ok(Raw::Name(s)) if s == "rtt" => Ok(MdHold::Rtt),
-            Ok(Raw::Name(s)) => {
-                Err(serde::de::Error::custom(format!("must be \"t_p\", \"rtt\" or a number of seconds, got \"{s}\"")))
-            }
-            Err(_) => Err(serde::de::Error::custom("must be \"t_p\", \"rtt\" or a number of seconds")),
+            Ok(Raw::Name(s)) if s == "2t_p+rtt" => Ok(MdHold::TwoTpRtt),
+            Ok(Raw::Name(s)) => Err(serde::de::Error::custom(format!(
+                "must be \"t_p\", \"rtt\", \"2t_p+rtt\" or a number of seconds, got \"{s}\""
+            ))),
+            Err(_) => Err(serde::de::Error::custom("must be \"t_p\", \"rtt\", \"2t_p+rtt\" or a number of seconds")),
         }
     }
 }

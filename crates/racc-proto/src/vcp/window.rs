@@ -344,6 +344,13 @@ mod tests {
         let mut w = window(16.0, &p);
         new_ack(&mut w, 1000, &ack(0b11), &ctx(t0, 100));
         assert_eq!((w.hold_until(), w.ai_until()), (t0 + 100 * MS, t0 + 200 * MS));
+        // Until the last echo of a pre-MD load factor (2·t_p + rtt = 500 ms), then AI one rtt.
+        let p: VcpParams = crate::params::parse(&serde_json::json!({"md_hold": "2t_p+rtt"})).unwrap();
+        let mut w = window(16.0, &p);
+        new_ack(&mut w, 1000, &ack(0b11), &ctx(t0, 100));
+        assert_eq!((w.hold_until(), w.ai_until()), (t0 + 500 * MS, t0 + 600 * MS));
+        let e = crate::params::parse::<VcpParams>(&serde_json::json!({"md_hold": "2rtt"})).unwrap_err();
+        assert!(e.reason.contains("2t_p+rtt"), "{}", e.reason);
     }
 
     /// What the transport does with VCP's responses (its own tests check the recovery).
