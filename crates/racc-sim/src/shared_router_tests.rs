@@ -2,9 +2,12 @@ use super::*;
 use racc_proto::packet::{Kind, TcpHeader};
 use std::sync::Mutex as StdMutex;
 
+/// One recorded call: its name, the view's queue packets and bytes, and `idle_since`.
+type Call = (&'static str, u32, u64, Option<Time>);
+
 /// A module that records the views it is called with and ticks every 10 ns.
 struct Recorder {
-    seen: Arc<StdMutex<Vec<(&'static str, u32, u64, Option<Time>)>>>,
+    seen: Arc<StdMutex<Vec<Call>>>,
     next: Time,
 }
 

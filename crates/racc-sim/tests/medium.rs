@@ -472,9 +472,9 @@ fn a_medium_wide_qfcp_module_counts_the_flows_of_both_directions() {
         let racc_sim::metrics::ColumnValues::Gauge(v) = &col.values else { panic!("a gauge") };
         // Per recorded port, its flow estimate after 0.5 s, averaged.
         let mut per_port = std::collections::BTreeMap::<u32, (f64, f64)>::new();
-        for i in 0..ps.port.len() {
+        for (i, &port) in ps.port.iter().enumerate() {
             if col.present[i] && ps.time_s[i] > 0.5 {
-                let e = per_port.entry(ps.port[i]).or_default();
+                let e = per_port.entry(port).or_default();
                 e.0 += v[i];
                 e.1 += 1.0;
             }
