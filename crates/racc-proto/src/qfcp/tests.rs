@@ -7,7 +7,7 @@ use crate::endpoint::FlowConfig;
 use crate::packet::{CongHeader, Direction, Kind, Packet, TcpHeader};
 use crate::registry::{self, keys, ContractValue, Presence, Registry};
 use crate::router::{PortView, RouterModule};
-use crate::tcp::{Recovery, TcpParams, TcpSender};
+use crate::tcp::{RecoverCheck, Recovery, TcpParams, TcpSender};
 use crate::time::{Time, NS_PER_MS};
 use crate::xcc::CapacitySource;
 use crate::xcp::{XcpRouter, XcpRouterParams};
@@ -310,4 +310,67 @@ fn registry_builds_and_checks_qfcp() {
     assert_eq!(registry::check_protocol("qfcp", &json!({"desired_rate": -1})).unwrap_err().key, "desired_rate");
     let (name, f) = r.parse_protocol("xcp-b", &json!(null)).unwrap();
     assert_eq!((name, f.path_requirements()[0].key), ("xcp-b", keys::XCC_XCP));
+}
+
+/// Seed 002 §II: "upon reception of 3 duplicate ACKs, the sender should retransmit the packet
+/// with the expected sequence number". 20 packets in flight time out; the retransmission's
+/// ACK restores the window (eq. 3), then three duplicates report the next packet lost: with
+/// `recover_check = "off"` (the paper read literally) or `"heuristic"` (RFC 6582 §4.2: the
+/// last ACK advanced one packet) QFCP retransmits at once; TCP's RFC 6582 check (`beyond`,
+/// QFCP's default: duplicates of data sent before the timeout) refuses and leaves the loss to
+/// the next, backed-off, timeout.
+#[test]
+fn after_a_timeout_the_third_duplicate_retransmits_unless_the_recover_check_refuses() {
+    let with = |c: RecoverCheck| TcpParams { recover_check: c, limited_transmit: false, ..TcpParams::default() };
+    assert_eq!(QfcpParams::default().tcp.recover_check, RecoverCheck::Beyond);
+    for (check, retransmits) in
+        [(RecoverCheck::Off, true), (RecoverCheck::Heuristic, true), (RecoverCheck::Beyond, false)]
+    {
+        let qfcp = QfcpWindow::new(&cfg(), MSS, &QfcpParams::default());
+        let mut q = TcpSender::with_controller(&cfg(), Recovery::NewReno, &with(check), Box::new(qfcp));
+        q.start(0);
+        assert_eq!(drain(&mut q, 0).len(), 1);
+        q.on_packet(100 * MS, &ack(944, 0, 200_000));
+        assert_eq!(drain(&mut q, 100 * MS).len(), 20);
+        let rto = q.poll_timeout().expect("the RTO is armed");
+        q.on_timeout(rto);
+        assert_eq!(drain(&mut q, rto).len(), 1, "one MSS after the timeout");
+        q.on_packet(rto + 100 * MS, &ack(2 * 944, rto, 200_000));
+        assert!(q.cwnd() >= 19.0 * 944.0, "the feedback restores the window: {}", q.cwnd() / 944.0);
+        drain(&mut q, rto + 100 * MS);
+        for _ in 0..3 {
+            q.on_packet(rto + 101 * MS, &ack(2 * 944, rto, 200_000));
+        }
+        assert_eq!(q.in_recovery(), retransmits, "recover_check {check:?}");
+    }
+}
+
+/// RFC 6582 §4.2's ACK heuristic: after a timeout, duplicates that follow an ACK which advanced
+/// more than 4·SMSS (the receiver already held the data the go-back-N resends, so they answer
+/// retransmissions, not a new loss) start no fast retransmit; `off` starts one. 20 packets time
+/// out; the retransmission's ACK covers 10 packets (the receiver held 2..10), then three
+/// duplicates of it.
+#[test]
+fn after_a_large_advance_the_heuristic_starts_no_fast_retransmit() {
+    let with = |c: RecoverCheck| TcpParams { recover_check: c, limited_transmit: false, ..TcpParams::default() };
+    for (check, retransmits) in [(RecoverCheck::Heuristic, false), (RecoverCheck::Off, true)] {
+        let qfcp = QfcpWindow::new(&cfg(), MSS, &QfcpParams::default());
+        let mut q = TcpSender::with_controller(&cfg(), Recovery::NewReno, &with(check), Box::new(qfcp));
+        q.start(0);
+        drain(&mut q, 0);
+        q.on_packet(100 * MS, &ack(944, 0, 200_000));
+        assert_eq!(drain(&mut q, 100 * MS).len(), 20);
+        let rto = q.poll_timeout().expect("the RTO is armed");
+        q.on_timeout(rto);
+        drain(&mut q, rto);
+        q.on_packet(rto + 100 * MS, &ack(11 * 944, rto, 200_000));
+        drain(&mut q, rto + 100 * MS);
+        for _ in 0..3 {
+            q.on_packet(rto + 101 * MS, &ack(11 * 944, rto, 200_000));
+        }
+        assert_eq!(q.in_recovery(), retransmits, "recover_check {check:?}");
+    }
+    let e = registry::check_protocol("qfcp", &json!({"tcp": {"recover_check": "sometimes"}})).unwrap_err();
+    assert_eq!(e.key, "tcp.recover_check", "{e}");
+    assert!(registry::check_protocol("qfcp", &json!({"tcp": {"recover_check": "heuristic"}})).is_ok());
 }

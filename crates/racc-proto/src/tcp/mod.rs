@@ -85,7 +85,10 @@ pub struct TcpParams {
     pub rto_in_recovery: RtoInRecovery,
     /// Fast retransmit after a recovery or a timeout: `beyond` needs an ACK covering more
     /// than `recover` (RFC 6582 §3.2 step 1, ns-2's `highest_ack_ > recover_`); `at`
-    /// accepted an ACK reaching it (racc before).
+    /// accepted an ACK reaching it (racc before); `off` has no such check: every
+    /// dupthresh-th duplicate retransmits (QFCP §II read literally); `heuristic` is `beyond`
+    /// or else RFC 6582 §4.2's ACK heuristic: duplicates start it when cwnd > SMSS and the
+    /// latest ACK advanced at most 4·SMSS (PROTOCOLS.md §9 weighs them for QFCP).
     pub recover_check: RecoverCheck,
     /// Random send overhead, s: each window-released segment waits a uniform [0, send_jitter)
     /// before it leaves, one at a time (ns-2's `overhead_`; fast retransmits are not delayed).
@@ -140,6 +143,8 @@ pub enum RecoverCheck {
     #[default]
     Beyond,
     At,
+    Off,
+    Heuristic,
 }
 
 /// What the sender does about a retransmission timeout that turns out spurious.

@@ -72,6 +72,7 @@ impl TcpSender {
     fn on_new_ack(&mut self, now: Time, ack: u64, pkt: &Packet, h: &TcpHeader) {
         let acked = ack - self.snd_una;
         let old_una = self.snd_una;
+        self.last_advance = ack - old_una;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.consecutive_rtos = 0;
@@ -178,6 +179,15 @@ impl TcpSender {
         match self.recover_check {
             RecoverCheck::Beyond => !self.recover_set || self.snd_una > self.recover,
             RecoverCheck::At => self.snd_una >= self.recover,
+            RecoverCheck::Off => true,
+            // RFC 6582 §4.2's ACK heuristic: before `recover`, duplicates that follow an ACK
+            // which advanced at most 4·SMSS point at a lost segment; after a larger advance they
+            // are likely the receiver's answers to retransmissions of data it already holds
+            // (a go-back-N after a timeout, a recovery's repairs).
+            RecoverCheck::Heuristic => {
+                let beyond = !self.recover_set || self.snd_una > self.recover;
+                beyond || (self.cwnd() > self.mss as f64 && self.last_advance <= 4 * self.mss as u64)
+            }
         }
     }
 

@@ -80,6 +80,8 @@ pub struct TcpSender {
     dupacks_covered: u64,
     /// Retransmit the segment at `snd_una` at the next poll, whatever the window.
     retx_pending: bool,
+    /// Bytes the latest new ACK covered (RFC 6582 §4.2's highest_ack − prev_highest_ack).
+    last_advance: u64,
     /// One past the highest retransmitted byte (Karn: no RTT sample from ACKs below it).
     retx_hi: u64,
     /// `once-per-rtt` sampling (`TcpParams::rtt_samples`); `timed`: the end offset and send
@@ -191,6 +193,7 @@ impl TcpSender {
             dupacks: 0,
             dupacks_covered: 0,
             retx_pending: false,
+            last_advance: 0,
             retx_hi: 0,
             once_per_rtt: params.rtt_samples == RttSamples::OncePerRtt,
             timed: None,
