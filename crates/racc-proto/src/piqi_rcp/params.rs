@@ -60,7 +60,7 @@ impl Default for PiqiRouterParams {
             initial_rate: 0.05,
             r_min_pkts: 0.01,
             count_newcomers: true,
-            admit_on_traffic: true,
+            admit_on_traffic: false,
             due_cut: true,
             due_lead: 0.002,
             due_window: 0.002,
