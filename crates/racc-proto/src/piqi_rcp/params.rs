@@ -29,7 +29,7 @@ pub struct PiqiRouterParams {
     pub count_newcomers: bool,
     /// Make a counted newcomer's room only once its traffic shows in y (two intervals running):
     /// its first request is answered with its start share and the old flows keep R until then
-    /// [reconstructed: on, for P6; off: room made at the request, R·N̂/(N̂ + 1), xcc-mice quick
+    /// [reconstructed: off (engine P8 fails with it at 12 ms); off: room made at the request, R·N̂/(N̂ + 1), xcc-mice quick
     /// 74.0 % instead of 92.0 %; see router docs].
     pub admit_on_traffic: bool,
     /// With `admit_on_traffic`: from `due_lead` before a newcomer's data is due (its request

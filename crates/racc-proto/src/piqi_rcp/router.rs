@@ -43,7 +43,7 @@
 //!   the rate y reflects; in steady state R̄ = R and N̂ = y/R as in §8, which still counts a
 //!   flow by its usage (mice count for what they send, P6).
 //!
-//! - **Admission on traffic (`admit_on_traffic`, on; for P6).** Room made at the request
+//! - **Admission on traffic (`admit_on_traffic`, off by default: with it the engine P8 test fails at 12 ms; for P6).** Room made at the request
 //!   costs ≥ ½·RTT of the link per mouse (a SYN halves a lone flow's R, and the old flows'
 //!   stamps for the next RTT are out before any evidence): at 5 mice/s and 50 ms, about 25 % of
 //!   the link (xcc-mice quick: 74.0 %, the fluid check 0.749). So a request is answered with its
