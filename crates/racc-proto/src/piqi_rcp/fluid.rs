@@ -147,9 +147,8 @@ fn abrupt(router: &mut dyn RouterModule, spread: f64) -> Trace {
 /// P2, written before measuring: when ten flows join one, PIQI-RCP's peak load and peak
 /// queue are "far smaller" than RCP's (here: at most half), for joins 0.5 s apart in all and for
 /// joins at one instant. Seed 004 reports RCP at 300 % overshoot and ≈11 000 packets.
-/// (With `admit_on_traffic` the queue still holds (3215 vs 14195, 20924 vs 52420 pkts) but the
-/// peak load on 1 ms steps does not: 2.06 vs 3.00 C, 10.45 vs 11.00 C: each joiner is stamped
-/// with the old R for the intervals before its traffic has shown.)
+/// (Admission on traffic without the due cut fails the peak load on 1 ms steps: 2.06 vs 3.00 C,
+/// 10.45 vs 11.00 C: each joiner is stamped with the old R until its traffic has shown.)
 #[test]
 fn p2_ten_joins_overshoot_far_less_than_rcp() {
     for spread in [0.5, 0.0] {
@@ -232,8 +231,10 @@ fn simultaneous_long_rtt_starts_settle() {
 /// P6, written before measuring (XCC-Linux: PIQI-RCP "performs reasonably well" with mice; the
 /// experiments' rule for that is utilisation ≥ 90 %): xcc-mice's load, one long 50 ms flow and
 /// Poisson mice (5/s, Pareto shape 1.4, mean 100 packets) from 1 s, keeps the link at least
-/// 90 % busy over 5-30 s with `admit_on_traffic`. Printed beside RCP's and beside admission at
-/// the request (the default: every mouse's SYN halves the long flow's rate; 0.749).
+/// 90 % busy over 5-30 s with admission on traffic and the due cut (not the default: the
+/// engine's P8 test fails with it at 12 ms). Printed beside
+/// RCP's, admission on traffic without the due cut, and admission at the request (every
+/// mouse's SYN halves the long flow's rate).
 #[test]
 fn p6_mice_do_not_cost_utilisation() {
     let mut rng = SimRng::for_component(1, "fluid-mice");
@@ -249,19 +250,14 @@ fn p6_mice_do_not_cost_utilisation() {
         let served: f64 = (i0..tr.y.len()).map(|i| if tr.q[i] > 0.0 { C } else { tr.y[i].min(C) }).sum();
         served / C / (tr.y.len() - i0) as f64
     };
-    let off = util(&run(&mut piqi(), &f, 30.0));
+    let with = |p: PiqiRouterParams| util(&run(&mut PiqiRouter::with_phase(&p, C_BPS, secs(0.003)), &f, 30.0));
+    let up = with(PiqiRouterParams { admit_on_traffic: true, ..Default::default() });
+    let no_cut = with(PiqiRouterParams { admit_on_traffic: true, due_cut: false, ..Default::default() });
+    let at_request = with(PiqiRouterParams::default());
     let ur = util(&run(&mut rcp(), &f, 30.0));
-    let up = util(&run(
-        &mut PiqiRouter::with_phase(
-            &PiqiRouterParams { admit_on_traffic: true, ..Default::default() },
-            C_BPS,
-            secs(0.003),
-        ),
-        &f,
-        30.0,
-    ));
     eprintln!(
-        "mice ({} of them): utilisation PIQI-RCP {up:.3} (admission at the request: {off:.3}), RCP {ur:.3}",
+        "mice ({} of them): utilisation PIQI-RCP {up:.3} (no due cut {no_cut:.3}, admission at the request \
+         {at_request:.3}), RCP {ur:.3}",
         f.len() - 1
     );
     assert!(up >= 0.90, "{up}");

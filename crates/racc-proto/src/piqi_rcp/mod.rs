@@ -4,8 +4,10 @@
 //! (`rcp::RcpSender`, `xcc::HeaderEcho`).
 //!
 //! - [`router`]: [`PiqiRouter`], the PI rate law and its design notes
+//! - [`due_cut`]: the due cut of admission on traffic ([`due_cut::DueCut`])
 //! - [`params`]: the router's parameters, [`PiqiRouterParams`]
 
+pub mod due_cut;
 pub mod params;
 pub mod router;
 

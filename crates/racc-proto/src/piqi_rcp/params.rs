@@ -28,10 +28,19 @@ pub struct PiqiRouterParams {
     /// handshake: rtt 0 in the header) and make room for it at once [reconstructed: on].
     pub count_newcomers: bool,
     /// Make a counted newcomer's room only once its traffic shows in y (two intervals running):
-    /// its first request is answered with its share and the old flows keep R until then
-    /// [reconstructed: off, room made at the request, R·N̂/(N̂ + 1); on: xcc-mice quick 74.0 % →
-    /// 93.5 %, but xcc-abrupt quick overshoot −3 % → +44 %, queue 9 → 731 pkts; see router docs].
+    /// its first request is answered with its start share and the old flows keep R until then
+    /// [reconstructed: off (engine P8 fails with it at 12 ms); off: room made at the request, R·N̂/(N̂ + 1), xcc-mice quick
+    /// 74.0 % instead of 92.0 %; see router docs].
     pub admit_on_traffic: bool,
+    /// With `admit_on_traffic`: from `due_lead` before a newcomer's data is due (its request
+    /// + d0) until it is admitted, stamp the fair rate with it counted; lifted once its traffic
+    /// stops or never shows, judged on windows of `due_window` (`piqi_rcp::due_cut`)
+    /// [reconstructed: on; without it admission on traffic fails P2's peak load].
+    pub due_cut: bool,
+    /// How long before the data is due the cut begins, s [reconstructed: 2 ms].
+    pub due_lead: f64,
+    /// The presence window, s [reconstructed: 2 ms].
+    pub due_window: f64,
     /// N̂ = y / R̄ with R̄ the rate averaged over the last d0 (the rate y reflects) instead of
     /// the current R [reconstructed: on].
     pub smoothed_count: bool,
@@ -52,6 +61,9 @@ impl Default for PiqiRouterParams {
             r_min_pkts: 0.01,
             count_newcomers: true,
             admit_on_traffic: false,
+            due_cut: true,
+            due_lead: 0.002,
+            due_window: 0.002,
             smoothed_count: true,
             count_ops: false,
         }
@@ -70,6 +82,10 @@ impl PiqiRouterParams {
             return Err(ParamError::new("k_p", format!("must be in [0, 1), got {}", self.k_p)));
         }
         interval("d0", self.d0)?;
+        if !(self.due_lead.is_finite() && self.due_lead >= 0.0) {
+            return Err(ParamError::new("due_lead", format!("must be a finite number >= 0, got {}", self.due_lead)));
+        }
+        interval("due_window", self.due_window)?;
         fraction("initial_rate", self.initial_rate)?;
         positive("r_min_pkts", self.r_min_pkts)?;
         Ok(())

@@ -160,9 +160,16 @@ impl RateCore {
     /// count (false).
     #[inline]
     pub fn depart(&mut self, pkt: &mut Packet, port: &PortView) -> bool {
+        self.depart_under(pkt, port, f64::INFINITY)
+    }
+
+    /// [`RateCore::depart`] with the stamped rate held to at most `ceiling` (PIQI-RCP's due
+    /// cut; R itself is left alone).
+    #[inline]
+    pub fn depart_under(&mut self, pkt: &mut Packet, port: &PortView, ceiling: f64) -> bool {
         self.learn_capacity(port.capacity_bps);
         if self.stamp_at == Stamp::Departure {
-            self.stamp(pkt);
+            self.stamp_with(pkt, self.rate.min(ceiling));
         }
         false
     }
@@ -222,11 +229,17 @@ impl RateCore {
     /// Write min(rate, R) into a SYN, REF or DATA packet of the data path. True if lowered.
     #[inline]
     pub fn stamp(&self, pkt: &mut Packet) -> bool {
+        self.stamp_with(pkt, self.rate)
+    }
+
+    /// Write min(rate, `r`) into a SYN, REF or DATA packet of the data path. True if lowered.
+    #[inline]
+    pub fn stamp_with(&self, pkt: &mut Packet, r: f64) -> bool {
         if !stamped(pkt) {
             return false;
         }
         if let CongHeader::Rcp { rate, .. } = &mut pkt.cong {
-            let r = header_rate(self.rate);
+            let r = header_rate(r);
             if *rate > r {
                 *rate = r;
                 return true;

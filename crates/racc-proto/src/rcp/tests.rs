@@ -155,11 +155,14 @@ fn per_packet_ops_are_counted_on_the_code_that_runs() {
     r.metrics(&mut m);
     assert_eq!((m.get("ops_adds"), m.get("ops_muls")), (Some(MetricValue::Count(22)), Some(MetricValue::Count(20))));
     // PIQI-RCP's data packets cost the same (P7); a newcomer's SYN (rtt 0) costs its 2 additions
-    // plus its start share k·F(k) − (k−1)·F(k−1), F = γC·R/(y + k·R): 4 additions,
-    // 6 multiplications, 2 divisions (admission at the request: R·N̂/(N̂+1) and two counts,
-    // 4 additions, 1 multiplication, 1 division).
-    for (on_traffic, adds, muls, divs) in [(true, 6, 6, 2), (false, 4, 1, 1)] {
-        let p = PiqiRouterParams { count_ops: true, admit_on_traffic: on_traffic, ..Default::default() };
+    // plus its start share k·F(k) − (k−1)·F(k−1), F = γC·R/(y + k·R) (4 additions,
+    // 6 multiplications, 2 divisions), k = pending + 1 and pending shares + its own (2 additions),
+    // and with the due cut its due time, SYN + (d0 − lead) (1 addition; the first cohort needs no
+    // merge bound). Admission at the request: R·N̂/(N̂+1) and two counts, 4 additions,
+    // 1 multiplication, 1 division.
+    for (on_traffic, cut, adds, muls, divs) in [(true, true, 9, 6, 2), (true, false, 8, 6, 2), (false, false, 4, 1, 1)]
+    {
+        let p = PiqiRouterParams { count_ops: true, admit_on_traffic: on_traffic, due_cut: cut, ..Default::default() };
         let mut q = PiqiRouter::with_phase(&p, 8e6, 10 * MS);
         one_interval(&mut q, 0);
         let mut syn = data(0);
