@@ -29,12 +29,12 @@ pub struct PiqiRouterParams {
     pub count_newcomers: bool,
     /// Make a counted newcomer's room only once its traffic shows in y (two intervals running):
     /// its first request is answered with its start share and the old flows keep R until then
-    /// [reconstructed: off (engine P8 fails with it at 12 ms); off: room made at the request, R·N̂/(N̂ + 1), xcc-mice quick
-    /// 74.0 % instead of 92.0 %; see router docs].
+    /// [reconstructed: off (engine P8 fails with it at 12 ms); off: room made at the request,
+    /// R·N̂/(N̂ + 1), xcc-mice quick 74.0 % instead of 92.0 %; see router docs].
     pub admit_on_traffic: bool,
-    /// With `admit_on_traffic`: from `due_lead` before a newcomer's data is due (its request
-    /// + d0) until it is admitted, stamp the fair rate with it counted; lifted once its traffic
-    /// stops or never shows, judged on windows of `due_window` (`piqi_rcp::due_cut`)
+    /// With `admit_on_traffic`: from `due_lead` before a newcomer's data is due (d0 after its
+    /// request) until it is admitted, stamp the fair rate with it counted; lifted once its
+    /// traffic stops or never shows, judged on windows of `due_window` (`piqi_rcp::due_cut`)
     /// [reconstructed: on; without it admission on traffic fails P2's peak load].
     pub due_cut: bool,
     /// How long before the data is due the cut begins, s [reconstructed: 2 ms].
