@@ -13,6 +13,7 @@
 //! empties after the first round trips: what the receiver gets is what the emulated link sends.
 
 use racc_net::report::quantile;
+use racc_sim::bench::process_cpu_s;
 
 fn scenario(rate_mbps: f64, secs: f64) -> String {
     format!(
@@ -35,15 +36,6 @@ initial_window = 400
 initial_ssthresh = "3MB"
 "#
     )
-}
-
-/// This process's CPU time (every thread: router and hosts), ns.
-fn process_cpu_ns() -> u64 {
-    // SAFETY: a valid rusage out-pointer.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 fn main() {
@@ -78,7 +70,7 @@ fn main() {
     );
     for rate in rates {
         let spec = racc_sim::scenario::from_toml(&scenario(rate, secs), "<ceiling>").expect("valid scenario");
-        let cpu0 = process_cpu_ns();
+        let cpu0 = process_cpu_s().unwrap_or(0.0);
         let rep = match racc_net::run_with(&spec, &opts) {
             Ok(r) => r,
             Err(e) => {
@@ -86,7 +78,8 @@ fn main() {
                 std::process::exit(1);
             }
         };
-        let cpu = process_cpu_ns() - cpu0;
+        // Every thread of the process: router and hosts.
+        let cpu_s = process_cpu_s().unwrap_or(0.0) - cpu0;
         if racc_net::STOP.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
@@ -103,7 +96,7 @@ fn main() {
             quantile(&r.lateness_ns, 0.99) * 1e-3,
             (quantile(&f.owd_ns, 0.99) - quantile(&f.owd_ns, 0.5)) * 1e-6,
             r.cpu_ns as f64 / pkts * 1e-3,
-            cpu as f64 / pkts * 1e-3,
+            cpu_s / pkts * 1e6,
             pkts / (rep.duration as f64 * 1e-9),
         );
         eprintln!("{rep}");

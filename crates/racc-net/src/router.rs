@@ -251,9 +251,9 @@ impl Router {
     ///
     /// Each pass: the samples and port events due, then the devices epoll reported readable,
     /// each read until it is empty (at most [`BATCH`] packets a pass, so that due events are not
-    /// held up), then a wait for the next event or a device. A wait shorter than
-    /// `loop_cfg.spin_ns` is spent polling instead of sleeping: a sleep and its wake-up cost
-    /// more CPU (two context switches) than the wait and wake late.
+    /// held up), then a wait for the next event or a device. A wait up to
+    /// `loop_cfg.coalesce_ns` sleeps straight to the timer and reads the devices then (one
+    /// wake-up instead of two); one up to `loop_cfg.spin_ns` (off by default) polls instead.
     pub fn run(
         &mut self,
         tuns: &[&Tun],

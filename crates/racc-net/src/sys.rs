@@ -46,12 +46,19 @@ pub fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
 /// Wait until one of `fds` is readable or `timeout_ns` passed (nanosecond resolution, unlike
 /// poll's milliseconds). Returns how many are ready; an interrupted wait returns 0.
 pub fn ppoll(fds: &mut [libc::pollfd], timeout_ns: u64) -> io::Result<usize> {
-    let ts = libc::timespec {
-        tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
-    };
+    let ts = timespec_ns(timeout_ns);
     // SAFETY: `fds` is a valid slice of pollfd; a null sigmask keeps the thread's own.
     let r = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
+    ready_count(r as i64)
+}
+
+/// A wait's timeout in nanoseconds as the kernel's timespec.
+fn timespec_ns(ns: u64) -> libc::timespec {
+    libc::timespec { tv_sec: (ns / 1_000_000_000) as libc::time_t, tv_nsec: (ns % 1_000_000_000) as libc::c_long }
+}
+
+/// A wait call's result: how many fds are ready; a wait interrupted by a signal counts as none.
+fn ready_count(r: i64) -> io::Result<usize> {
     if r < 0 {
         let e = io::Error::last_os_error();
         if e.kind() == io::ErrorKind::Interrupted {
@@ -119,10 +126,7 @@ impl Epoll {
     /// nanosecond resolution (`epoll_pwait2`, Linux 5.11). Returns the events filled in; an
     /// interrupted wait returns none.
     pub fn wait(&self, events: &mut [libc::epoll_event], timeout_ns: u64) -> io::Result<usize> {
-        let ts = libc::timespec {
-            tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
-            tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
-        };
+        let ts = timespec_ns(timeout_ns);
         // SAFETY: epoll_pwait2(epfd, events, maxevents, timeout, sigmask = NULL, sigsetsize);
         // `events` is a valid buffer of the length given.
         let r = unsafe {
@@ -136,14 +140,7 @@ impl Epoll {
                 8usize,
             )
         };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                return Ok(0);
-            }
-            return Err(e);
-        }
-        Ok(r as usize)
+        ready_count(r as i64)
     }
 }
 

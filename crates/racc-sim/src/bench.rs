@@ -219,7 +219,7 @@ fn status_kb(key: &str) -> Option<u64> {
 
 /// CPU time this process has used, in seconds (`CLOCK_PROCESS_CPUTIME_ID`: nanosecond resolution,
 /// unlike the scheduler-tick counters of /proc), if the platform gives it.
-fn process_cpu_s() -> Option<f64> {
+pub fn process_cpu_s() -> Option<f64> {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid, writable timespec for the call's duration.
     let r = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
