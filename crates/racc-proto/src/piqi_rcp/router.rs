@@ -35,16 +35,16 @@
 //!   flows' rate for one RTT plus the newcomers' share. J keeps the newcomers in N̂ (decaying
 //!   over one d0) until their traffic shows in y. This is feed-forward on a measured event; the
 //!   feedback law stays a PI on the rate error. A FIN needs no such step: the flow's traffic
-//!   leaves y within one interval. (Room made at the request is the `admit_on_traffic = false`
-//!   form; the default answers the request and makes the room when the traffic comes, below.)
+//!   leaves y within one interval. (This is the default, `admit_on_traffic = false`; with the
+//!   option the request is answered and the room made when the traffic comes, below.)
 //! - **N̂ from the rate y reflects.** y measures rates fed back about one RTT earlier; dividing
 //!   by the current R undercounts flows while R rises (N̂ floors at 1 and every flow gets the
 //!   whole spare capacity), so flows that start together overshoot. R̄, R averaged over d0, is
 //!   the rate y reflects; in steady state R̄ = R and N̂ = y/R as in §8, which still counts a
 //!   flow by its usage (mice count for what they send, P6).
 //!
-//! - **Admission on traffic (`admit_on_traffic`, off by default: with it the engine P8 test fails at 12 ms; for P6).** Room made at the request
-//!   costs ≥ ½·RTT of the link per mouse (a SYN halves a lone flow's R, and the old flows'
+//! - **Admission on traffic (`admit_on_traffic`, for P6; off by default: with it the engine's
+//!   P8 test fails at 12 ms).** Room made at the request costs ≥ ½·RTT of the link per mouse (a SYN halves a lone flow's R, and the old flows'
 //!   stamps for the next RTT are out before any evidence): at 5 mice/s and 50 ms, about 25 % of
 //!   the link (xcc-mice quick: 74.0 %, the fluid check 0.749). So a request is answered with its
 //!   start share k·F(k) − (k−1)·F(k−1), F(k) = min(R, γC·R/(y + k·R)) (a burst gets < γC in
@@ -246,16 +246,6 @@ impl PiqiRouter {
     /// Newcomers answered and not yet seen in y.
     pub fn pending(&self) -> f64 {
         self.pend
-    }
-
-    /// The due cut's state.
-    pub fn due_cut(&self) -> &DueCut {
-        &self.due
-    }
-
-    /// The rate stamped now: R, or less under the due cut.
-    pub fn stamp_rate(&self) -> f64 {
-        self.core.rate.min(self.ceiling)
     }
 
     fn cutting(&self) -> bool {
