@@ -176,8 +176,9 @@ impl TcpSender {
     /// (one past the highest byte sent when it was set), so an ACK covering more than
     /// RFC 6582's (inclusive) recover is one beyond it.
     fn past_recover(&self) -> bool {
+        let beyond = !self.recover_set || self.snd_una > self.recover;
         match self.recover_check {
-            RecoverCheck::Beyond => !self.recover_set || self.snd_una > self.recover,
+            RecoverCheck::Beyond => beyond,
             RecoverCheck::At => self.snd_una >= self.recover,
             RecoverCheck::Off => true,
             // RFC 6582 §4.2's ACK heuristic: before `recover`, duplicates that follow an ACK
@@ -185,7 +186,6 @@ impl TcpSender {
             // are likely the receiver's answers to retransmissions of data it already holds
             // (a go-back-N after a timeout, a recovery's repairs).
             RecoverCheck::Heuristic => {
-                let beyond = !self.recover_set || self.snd_una > self.recover;
                 beyond || (self.cwnd() > self.mss as f64 && self.last_advance <= 4 * self.mss as u64)
             }
         }
