@@ -38,6 +38,15 @@ initial_ssthresh = "3MB"
     )
 }
 
+/// The machine's 1-minute load average (`/proc/loadavg`), "?" where unreadable: the figures
+/// depend on what else runs.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
 fn main() {
     let mut secs = 6.0;
     let mut rates = Vec::new();
@@ -66,10 +75,11 @@ fn main() {
     }
     racc_net::install_signal_handlers();
     println!(
-        "rate(Mb/s)  delivered(Mb/s)  error   lateness p50/p99 (us)   owd p99-p50 (ms)  router CPU/pkt (us)  process CPU/pkt (us)  pkts/s"
+        "rate(Mb/s)  delivered(Mb/s)  error   lateness p50/p99 (us)   owd p99-p50 (ms)  router CPU/pkt (us)  hosts CPU/pkt (us)  process CPU/pkt (us)  pkts/s  load avg (1 min, before)"
     );
     for rate in rates {
         let spec = racc_sim::scenario::from_toml(&scenario(rate, secs), "<ceiling>").expect("valid scenario");
+        let load = load_average();
         let cpu0 = process_cpu_s().unwrap_or(0.0);
         let rep = match racc_net::run_with(&spec, &opts) {
             Ok(r) => r,
@@ -88,7 +98,7 @@ fn main() {
         let r = &rep.router;
         let pkts = r.rx_pkts.max(1) as f64;
         println!(
-            "{:>10.0}  {:>15.3}  {:>+5.2}%  {:>9.1}/{:<11.1}  {:>16.3}  {:>19.2}  {:>20.2}  {:>6.0}",
+            "{:>10.0}  {:>15.3}  {:>+5.2}%  {:>9.1}/{:<11.1}  {:>16.3}  {:>19.2}  {:>18.2}  {:>20.2}  {:>6.0}  {}",
             rate,
             delivered,
             (delivered / rate - 1.0) * 100.0,
@@ -96,8 +106,10 @@ fn main() {
             quantile(&r.lateness_ns, 0.99) * 1e-3,
             (quantile(&f.owd_ns, 0.99) - quantile(&f.owd_ns, 0.5)) * 1e-6,
             r.cpu_ns as f64 / pkts * 1e-3,
+            rep.hosts.cpu_ns as f64 / pkts * 1e-3,
             cpu_s / pkts * 1e6,
             pkts / (rep.duration as f64 * 1e-9),
+            load,
         );
         eprintln!("{rep}");
     }

@@ -65,6 +65,22 @@ pub struct EndReport {
     pub samples: Vec<Snapshot>,
 }
 
+/// What a host thread's loop cost, summed over the hosts in a [`crate::report::LiveReport`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostStats {
+    /// The host threads' CPU time, ns.
+    pub cpu_ns: u64,
+    /// Passes of the loop (each one wait at most).
+    pub loops: u64,
+}
+
+impl HostStats {
+    pub fn add(&mut self, o: &HostStats) {
+        self.cpu_ns += o.cpu_ns;
+        self.loops += o.loops;
+    }
+}
+
 /// An endpoint's figures at sample `k` (time `min(k * interval, duration)`).
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
@@ -116,7 +132,9 @@ pub fn run(
     ready: &Barrier,
     clock: &std::sync::OnceLock<Clock>,
     stop: &AtomicBool,
-) -> io::Result<Vec<EndReport>> {
+) -> io::Result<(Vec<EndReport>, HostStats)> {
+    let cpu0 = sys::thread_cpu_ns();
+    let mut hs = HostStats::default();
     sys::set_timer_slack(1_000);
     sys::set_realtime(crate::HOST_PRIO);
     let setup = (|| {
@@ -150,6 +168,7 @@ pub fn run(
         if now >= end_time || stop.load(Ordering::Relaxed) {
             break;
         }
+        hs.loops += 1;
         for e in ends.iter_mut() {
             let fs = &spec.flows[e.plan.flow];
             if e.rep.started_at.is_none() && fs.start <= now {
@@ -206,7 +225,8 @@ pub fn run(
             next_k += 1;
         }
     }
-    Ok(ends
+    hs.cpu_ns = sys::thread_cpu_ns() - cpu0;
+    let reps = ends
         .into_iter()
         .map(|mut e| {
             if let Some(ep) = &e.ep {
@@ -214,7 +234,8 @@ pub fn run(
             }
             e.rep
         })
-        .collect())
+        .collect();
+    Ok((reps, hs))
 }
 
 /// Read every waiting datagram of end `e` into its endpoint.

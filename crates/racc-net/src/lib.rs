@@ -189,8 +189,13 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
     drop(net);
     routed.map_err(|e| LiveError::Io(format!("router: {e}")))?;
     let mut ends = Vec::new();
+    let mut hosts = host::HostStats::default();
     for r in host_results {
-        ends.extend(r.map_err(|e| LiveError::Io(e.to_string()))?);
+        let (reps, hs) = r.map_err(|e| LiveError::Io(e.to_string()))?;
+        ends.extend(reps);
+        hosts.add(&hs);
     }
-    Ok(report::build(spec, router, ends, wall, swept))
+    let mut rep = report::build(spec, router, ends, wall, swept);
+    rep.hosts = hosts;
+    Ok(rep)
 }

@@ -2,7 +2,7 @@
 //! emulated port (utilisation, drops, marks, as the simulator's port summary), and the router's
 //! own figures (foreign packets, lateness, CPU cost per packet).
 
-use crate::host::{EndReport, Snapshot, BIN_NS, RECEIVER, SENDER};
+use crate::host::{EndReport, HostStats, Snapshot, BIN_NS, RECEIVER, SENDER};
 use crate::router::{Router, RouterStats};
 use racc_proto::endpoint::EndpointStats;
 use racc_proto::time::Time;
@@ -80,6 +80,8 @@ pub struct LiveReport {
     pub flows: Vec<FlowReport>,
     pub ports: Vec<PortReport>,
     pub router: RouterStats,
+    /// The host threads' loops, summed.
+    pub hosts: HostStats,
     /// The recorded ports' rows at the sample times (the `links` table).
     pub port_series: PortSeries,
     /// `--pcap`: packets written per port, and the error that stopped the capture, if any.
@@ -176,6 +178,7 @@ pub fn build(spec: &Spec, router: Router, ends: Vec<EndReport>, wall: Time, swep
         flows,
         ports,
         router: router.stats,
+        hosts: HostStats::default(),
         port_series: router.series,
     }
 }
@@ -248,6 +251,13 @@ impl fmt::Display for LiveReport {
             r.spins,
             quantile(&r.lateness_ns, 0.5) * 1e-3,
             quantile(&r.lateness_ns, 0.99) * 1e-3
+        )?;
+        let h = &self.hosts;
+        writeln!(
+            f,
+            "hosts: CPU {:.0} ns per packet the router read, {} loops",
+            h.cpu_ns as f64 / r.rx_pkts.max(1) as f64,
+            h.loops
         )
     }
 }
