@@ -19,6 +19,10 @@ pub const PREFIX: &str = "racc-";
 
 static RUN: AtomicU32 = AtomicU32::new(0);
 
+/// The hosts' next hop towards the router: an address no host has ([`host_addr`] never ends
+/// in .254 or .255).
+const GATEWAY: &str = "10.99.255.254";
+
 /// Host `i`'s address: 10.99.0.0/16, never a .0 host part.
 pub fn host_addr(i: usize) -> Ipv4Addr {
     Ipv4Addr::new(10, 99, (i / 250) as u8, (i % 250 + 1) as u8)
@@ -106,7 +110,11 @@ impl Network {
             // A long device queue: the emulated port's buffer is the router's, not the kernel's.
             ip(&["-n", &ns, "link", "set", &dev, "txqueuelen", "10000", "up"])?;
             ip(&["-n", &ns, "link", "set", "lo", "up"])?;
-            ip(&["-n", &ns, "route", "add", "10.99.0.0/16", "dev", &dev])?;
+            // Through a gateway on the link (no host has its address; TUN has no ARP): the
+            // raw socket's packets (IP_HDRINCL) then use the nexthop's cached route instead of
+            // a route allocated and freed per packet, which the kernel does for a header-included
+            // packet on a route with no gateway (`__mkroute_output`, FLOWI_FLAG_KNOWN_NH).
+            ip(&["-n", &ns, "route", "add", "10.99.0.0/16", "via", GATEWAY, "dev", &dev, "onlink"])?;
         }
         Ok(net)
     }
