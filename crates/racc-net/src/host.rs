@@ -1,13 +1,15 @@
 //! A host: one thread inside the host's network namespace running the endpoints of every flow
 //! end on that host, in real time, with the simulator's endpoint contract (`endpoint.rs`):
 //! deliver each arriving packet with `on_packet`, drain `poll_transmit`, keep one timer at
-//! `poll_timeout` and call `on_timeout` when it is due. Each flow end has its own UDP socket.
+//! `poll_timeout` and call `on_timeout` when it is due. Each flow end has its own UDP socket,
+//! read a batch per `recvmmsg`; what the endpoints send in one pass of the loop leaves through
+//! the host's raw socket a batch per `sendmmsg`, before the thread waits.
 //! The thread sleeps in `ppoll` until a socket is readable or the earliest timer, with a 1 µs
 //! timer slack, so timers fire tens of microseconds late rather than milliseconds.
 
 use crate::clock::Clock;
 use crate::sys;
-use crate::udp::{RawSender, UdpEnd};
+use crate::udp::{RawSender, RecvBatch, SendBatch, UdpEnd};
 use racc_proto::endpoint::{Endpoint, EndpointStats};
 use racc_proto::metrics::MetricList;
 use racc_proto::packet::{Kind, Transport};
@@ -132,6 +134,7 @@ pub fn run(
     ready: &Barrier,
     clock: &std::sync::OnceLock<Clock>,
     stop: &AtomicBool,
+    batch: usize,
 ) -> io::Result<(Vec<EndReport>, HostStats)> {
     let cpu0 = sys::thread_cpu_ns();
     let mut hs = HostStats::default();
@@ -151,11 +154,11 @@ pub fn run(
     ready.wait();
     ready.wait(); // the clock is set between the two
     let (raw, mut ends) = setup?;
-    let raw = &raw;
+    let mut tx = Tx { raw: &raw, batch: SendBatch::new(batch), sent: vec![[0; 2]; ends.len()] };
+    let mut rx = RecvBatch::new(batch);
     let clock = *clock.get().expect("clock set before the second barrier");
     let end_time = spec.duration;
     let mut fds: Vec<libc::pollfd> = ends.iter().map(|e| sys::pollfd(e.sock.fd.as_raw_fd())).collect();
-    let mut buf = vec![0u8; 2048];
     let samples = sample_count(spec);
     let mut next_k = 1u32;
     loop {
@@ -169,7 +172,7 @@ pub fn run(
             break;
         }
         hs.loops += 1;
-        for e in ends.iter_mut() {
+        for (i, e) in ends.iter_mut().enumerate() {
             let fs = &spec.flows[e.plan.flow];
             if e.rep.started_at.is_none() && fs.start <= now {
                 let cfg = racc_sim::engine::flow_config(spec, e.plan.flow);
@@ -177,26 +180,26 @@ pub fn run(
                 ep.start(now);
                 e.ep = Some(ep);
                 e.rep.started_at = Some(now);
-                drain(e, raw, now, &mut buf);
+                drain(e, i, &mut tx, now);
             }
             if e.plan.side == SENDER && !e.stopped && fs.stop.is_some_and(|s| s <= now) {
                 e.stopped = true;
                 if let Some(ep) = e.ep.as_mut() {
                     ep.stop(now);
                 }
-                drain(e, raw, now, &mut buf);
+                drain(e, i, &mut tx, now);
             }
         }
-        for e in ends.iter_mut() {
-            receive(e, raw, &clock, spec, &mut buf);
+        for (i, e) in ends.iter_mut().enumerate() {
+            receive(e, i, &mut rx, &mut tx, &clock, spec);
         }
         let now = clock.now();
         let mut next = if next_k <= samples { sample_time(spec, next_k).min(end_time) } else { end_time };
-        for e in ends.iter_mut() {
+        for (i, e) in ends.iter_mut().enumerate() {
             if let Some(t) = e.ep.as_ref().and_then(|ep| ep.poll_timeout()) {
                 if t <= now {
                     e.ep.as_mut().expect("has a timer").on_timeout(now);
-                    drain(e, raw, now, &mut buf);
+                    drain(e, i, &mut tx, now);
                     check_done(e, spec, now);
                 }
             }
@@ -210,6 +213,8 @@ pub fn run(
                 next = next.min(fs.stop.unwrap_or(NEVER));
             }
         }
+        // What this pass queued goes out before the wait.
+        tx.flush();
         let now = clock.now();
         if next > now {
             for f in fds.iter_mut() {
@@ -225,10 +230,14 @@ pub fn run(
             next_k += 1;
         }
     }
+    tx.flush();
     hs.cpu_ns = sys::thread_cpu_ns() - cpu0;
     let reps = ends
         .into_iter()
-        .map(|mut e| {
+        .zip(tx.sent)
+        .map(|(mut e, [ok, refused])| {
+            e.rep.tx_pkts += ok;
+            e.rep.tx_errors += refused;
             if let Some(ep) = &e.ep {
                 e.rep.stats = ep.stats();
             }
@@ -238,53 +247,87 @@ pub fn run(
     Ok((reps, hs))
 }
 
-/// Read every waiting datagram of end `e` into its endpoint.
-fn receive(e: &mut End, raw: &RawSender, clock: &Clock, spec: &Spec, buf: &mut [u8]) {
-    loop {
-        let (n, tos) = match e.sock.recv(buf) {
-            Ok(Some(x)) => x,
-            _ => return,
-        };
-        let now = clock.now();
-        e.rep.rx_pkts += 1;
-        // The receiving socket cannot see the IP ID; no endpoint reads it on arrival. The
-        // packet's size is its modelled one, from the shim.
-        let ip = IpFields { ecn: tos & 0b11, ip_id: 0 };
-        let Ok((pkt, _)) = datagram::parse(&buf[..n], ip) else {
-            e.rep.rx_rejected += 1;
-            continue;
-        };
-        if pkt.flow as usize != e.plan.flow {
-            e.rep.rx_rejected += 1;
-            continue;
-        }
-        if pkt.kind == Kind::Data {
-            let bin = (now / BIN_NS) as usize;
-            if e.rep.rx_bins.len() <= bin {
-                e.rep.rx_bins.resize(bin + 1, 0);
-            }
-            e.rep.rx_bins[bin] += pkt.size as u64;
-            let sent = match &pkt.transport {
-                Transport::Tcp(h) => h.ts_val,
-                Transport::Dccp(h) => h.ts_val,
-            };
-            e.rep.owd_ns.push(now.saturating_sub(sent).min(u32::MAX as u64) as u32);
-        }
-        let Some(ep) = e.ep.as_mut() else { continue };
-        ep.on_packet(now, &pkt);
-        drain(e, raw, now, buf);
-        check_done(e, spec, now);
+/// The host's sends: packets queued in a [`SendBatch`] and sent together with one system call
+/// when it is full or before the thread waits, and per flow end the packets sent and refused.
+struct Tx<'a> {
+    raw: &'a RawSender,
+    batch: SendBatch,
+    sent: Vec<[u64; 2]>,
+}
+
+impl Tx<'_> {
+    fn flush(&mut self) {
+        let sent = &mut self.sent;
+        self.batch.flush(self.raw, |end, ok| sent[end as usize][usize::from(!ok)] += 1);
     }
 }
 
-/// Send everything the endpoint has to send now, as whole IPv4 packets through the host's raw
+/// Read every waiting datagram of end `e` (the host's end `idx`) into its endpoint, a batch
+/// per system call.
+fn receive(e: &mut End, idx: usize, rx: &mut RecvBatch, tx: &mut Tx, clock: &Clock, spec: &Spec) {
+    loop {
+        let got = match e.sock_recv(rx) {
+            Some(n) => n,
+            None => return,
+        };
+        let now = clock.now();
+        for k in 0..got {
+            let (bytes, tos) = rx.get(k);
+            e.rep.rx_pkts += 1;
+            // The receiving socket cannot see the IP ID; no endpoint reads it on arrival. The
+            // packet's size is its modelled one, from the shim.
+            let ip = IpFields { ecn: tos & 0b11, ip_id: 0 };
+            let Ok((pkt, _)) = datagram::parse(bytes, ip) else {
+                e.rep.rx_rejected += 1;
+                continue;
+            };
+            if pkt.flow as usize != e.plan.flow {
+                e.rep.rx_rejected += 1;
+                continue;
+            }
+            if pkt.kind == Kind::Data {
+                let bin = (now / BIN_NS) as usize;
+                if e.rep.rx_bins.len() <= bin {
+                    e.rep.rx_bins.resize(bin + 1, 0);
+                }
+                e.rep.rx_bins[bin] += pkt.size as u64;
+                let sent = match &pkt.transport {
+                    Transport::Tcp(h) => h.ts_val,
+                    Transport::Dccp(h) => h.ts_val,
+                };
+                e.rep.owd_ns.push(now.saturating_sub(sent).min(u32::MAX as u64) as u32);
+            }
+            let Some(ep) = e.ep.as_mut() else { continue };
+            ep.on_packet(now, &pkt);
+            drain(e, idx, tx, now);
+            check_done(e, spec, now);
+        }
+        if got < rx.size() {
+            // Fewer than asked for: the socket was empty (what arrives since is read next pass).
+            return;
+        }
+    }
+}
+
+impl End {
+    /// One batch from this end's socket: how many, or `None` when none waits.
+    fn sock_recv(&self, rx: &mut RecvBatch) -> Option<usize> {
+        match rx.recv(&self.sock) {
+            Ok(n) if n > 0 => Some(n),
+            _ => None,
+        }
+    }
+}
+
+/// Queue everything the endpoint has to send now, as whole IPv4 packets for the host's raw
 /// socket: the IPv4 header (the endpoint's IP ID and ECN bits), UDP, the racc headers, then zero
 /// bytes up to the packet's wire size (`wire::ip_packet`, the simulator's captures' layout).
-fn drain(e: &mut End, raw: &RawSender, now: Time, buf: &mut [u8]) {
+fn drain(e: &mut End, idx: usize, tx: &mut Tx, now: Time) {
     let Some(ep) = e.ep.as_mut() else { return };
     let (local, peer) = (e.plan.local.ip().octets(), e.plan.peer.ip().octets());
     let addrs = if e.plan.side == SENDER { [local, peer] } else { [peer, local] };
     while let Some(pkt) = ep.poll_transmit(now) {
+        let buf = tx.batch.next_buf();
         let total = match ip_packet::emit(&pkt, addrs, buf) {
             Ok((n, total)) if total <= buf.len() => {
                 buf[n..total].fill(0);
@@ -298,9 +341,9 @@ fn drain(e: &mut End, raw: &RawSender, now: Time, buf: &mut [u8]) {
         if pkt.kind == Kind::Data {
             e.rep.sent_data_ids.push(pkt.ip_id);
         }
-        match raw.send(&buf[..total], *e.plan.peer.ip()) {
-            Ok(()) => e.rep.tx_pkts += 1,
-            Err(_) => e.rep.tx_errors += 1,
+        tx.batch.push(total, *e.plan.peer.ip(), idx as u32);
+        if tx.batch.is_full() {
+            tx.flush();
         }
     }
 }

@@ -53,11 +53,14 @@ pub struct LoopConfig {
     /// Create the TUN devices with IFF_NAPI (the kernel's receive path of a packet the router
     /// writes runs in NAPI context).
     pub napi: bool,
+    /// The most datagrams a host reads with one `recvmmsg` and sends with one `sendmmsg`
+    /// (1: a system call per packet).
+    pub host_batch: usize,
 }
 
 impl Default for LoopConfig {
     fn default() -> LoopConfig {
-        LoopConfig { spin_ns: 0, coalesce_ns: 50_000, timer_slack_ns: 1, pin: true, napi: false }
+        LoopConfig { spin_ns: 0, coalesce_ns: 50_000, timer_slack_ns: 1, pin: true, napi: false, host_batch: 32 }
     }
 }
 
