@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p racc-net --example ceiling [--secs S] [--spin NS] [--coalesce NS] [--slack NS]
 //! [--no-pin] [--napi]
-//! [--host-batch N] [RATE_MBPS]...` (default rates 100 200 350 500 700 1000, 6 s each; the
+//! [--host-batch N] [--host-hold NS] [RATE_MBPS]...` (default rates 100 200 350 500 700 1000, 6 s each; the
 //! flags change the router loop's `LoopConfig` from its defaults, to measure each choice).
 //!
 //! The scenario is the rate test's (`tests/live.rs`) scaled up: a first window (400 packets)
@@ -62,6 +62,7 @@ fn main() {
             "--slack" => cfg.timer_slack_ns = num("--slack NS") as u64,
             "--no-pin" => cfg.pin = false,
             "--host-batch" => cfg.host_batch = num("--host-batch N") as usize,
+            "--host-hold" => cfg.host_hold_ns = num("--host-hold NS") as u64,
             "--napi" => cfg.napi = true,
             _ => rates.push(a.parse::<f64>().expect("a rate in Mb/s")),
         }

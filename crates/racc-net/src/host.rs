@@ -3,7 +3,9 @@
 //! deliver each arriving packet with `on_packet`, drain `poll_transmit`, keep one timer at
 //! `poll_timeout` and call `on_timeout` when it is due. Each flow end has its own UDP socket,
 //! read a batch per `recvmmsg`; what the endpoints send in one pass of the loop leaves through
-//! the host's raw socket a batch per `sendmmsg`, before the thread waits.
+//! the host's raw socket a batch per `sendmmsg`, before the thread waits. After a pass that
+//! received packets the thread sleeps through a short hold (`LoopConfig::host_hold_ns`) deaf to
+//! its sockets, so that a stream of packets wakes it once per hold rather than once per packet.
 //! The thread sleeps in `ppoll` until a socket is readable or the earliest timer, with a 1 µs
 //! timer slack, so timers fire tens of microseconds late rather than milliseconds.
 
@@ -74,12 +76,15 @@ pub struct HostStats {
     pub cpu_ns: u64,
     /// Passes of the loop (each one wait at most).
     pub loops: u64,
+    /// Waits slept through without watching the sockets after a pass that received packets.
+    pub held: u64,
 }
 
 impl HostStats {
     pub fn add(&mut self, o: &HostStats) {
         self.cpu_ns += o.cpu_ns;
         self.loops += o.loops;
+        self.held += o.held;
     }
 }
 
@@ -134,8 +139,9 @@ pub fn run(
     ready: &Barrier,
     clock: &std::sync::OnceLock<Clock>,
     stop: &AtomicBool,
-    batch: usize,
+    loop_cfg: &crate::router::LoopConfig,
 ) -> io::Result<(Vec<EndReport>, HostStats)> {
+    let (batch, hold_ns) = (loop_cfg.host_batch, loop_cfg.host_hold_ns);
     let cpu0 = sys::thread_cpu_ns();
     let mut hs = HostStats::default();
     sys::set_timer_slack(1_000);
@@ -190,8 +196,9 @@ pub fn run(
                 drain(e, i, &mut tx, now);
             }
         }
+        let mut got = 0;
         for (i, e) in ends.iter_mut().enumerate() {
-            receive(e, i, &mut rx, &mut tx, &clock, spec);
+            got += receive(e, i, &mut rx, &mut tx, &clock, spec);
         }
         let now = clock.now();
         let mut next = if next_k <= samples { sample_time(spec, next_k).min(end_time) } else { end_time };
@@ -216,7 +223,13 @@ pub fn run(
         // What this pass queued goes out before the wait.
         tx.flush();
         let now = clock.now();
-        if next > now {
+        if next > now && got > 0 && hold_ns > 0 {
+            // Packets are streaming in: sleep a while without watching the sockets and read
+            // what queued meanwhile in one batch, instead of being woken (from the router's
+            // CPU) for each packet. An idle path's packet finds the thread in `ppoll`.
+            hs.held += 1;
+            sys::sleep_ns((next - now).min(hold_ns));
+        } else if next > now {
             for f in fds.iter_mut() {
                 f.revents = 0;
             }
@@ -264,12 +277,15 @@ impl Tx<'_> {
 
 /// Read every waiting datagram of end `e` (the host's end `idx`) into its endpoint, a batch
 /// per system call.
-fn receive(e: &mut End, idx: usize, rx: &mut RecvBatch, tx: &mut Tx, clock: &Clock, spec: &Spec) {
+/// Returns how many it read.
+fn receive(e: &mut End, idx: usize, rx: &mut RecvBatch, tx: &mut Tx, clock: &Clock, spec: &Spec) -> usize {
+    let mut total = 0;
     loop {
         let got = match e.sock_recv(rx) {
             Some(n) => n,
-            None => return,
+            None => return total,
         };
+        total += got;
         let now = clock.now();
         for k in 0..got {
             let (bytes, tos) = rx.get(k);
@@ -304,7 +320,7 @@ fn receive(e: &mut End, idx: usize, rx: &mut RecvBatch, tx: &mut Tx, clock: &Clo
         }
         if got < rx.size() {
             // Fewer than asked for: the socket was empty (what arrives since is read next pass).
-            return;
+            return total;
         }
     }
 }

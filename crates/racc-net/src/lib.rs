@@ -159,7 +159,7 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
                     if let Some(c) = router_cpu {
                         sys::avoid_cpu(c);
                     }
-                    host::run(&ns, p, spec, ready, clock_cell, &STOP, opts.loop_cfg.host_batch)
+                    host::run(&ns, p, spec, ready, clock_cell, &STOP, &opts.loop_cfg)
                 })
             })
             .collect();

@@ -255,9 +255,10 @@ impl fmt::Display for LiveReport {
         let h = &self.hosts;
         writeln!(
             f,
-            "hosts: CPU {:.0} ns per packet the router read, {} loops",
+            "hosts: CPU {:.0} ns per packet the router read, {} loops ({} held after receiving)",
             h.cpu_ns as f64 / r.rx_pkts.max(1) as f64,
-            h.loops
+            h.loops,
+            h.held
         )
     }
 }

@@ -56,11 +56,24 @@ pub struct LoopConfig {
     /// The most datagrams a host reads with one `recvmmsg` and sends with one `sendmmsg`
     /// (1: a system call per packet).
     pub host_batch: usize,
+    /// After a pass that received packets, a host sleeps this long (or to its next timer)
+    /// without watching its sockets, then reads what queued (0: it waits in `ppoll`). Costs
+    /// up to this much delay at the receiving end of a busy path (the one-way delays measured
+    /// there and the ACK clock), none on an idle one.
+    pub host_hold_ns: Time,
 }
 
 impl Default for LoopConfig {
     fn default() -> LoopConfig {
-        LoopConfig { spin_ns: 0, coalesce_ns: 50_000, timer_slack_ns: 1, pin: true, napi: false, host_batch: 32 }
+        LoopConfig {
+            spin_ns: 0,
+            coalesce_ns: 50_000,
+            timer_slack_ns: 1,
+            pin: true,
+            napi: false,
+            host_batch: 32,
+            host_hold_ns: 100_000,
+        }
     }
 }
 
