@@ -68,6 +68,15 @@ fn main() {
         }
     }
     println!("router loop: {cfg:?}");
+    // A SCHED_FIFO router that needs a whole CPU is throttled for what exceeds this share of
+    // each period (the kernel's RT throttling): at the ceiling it stalls for tens of ms.
+    let rt =
+        |f: &str| std::fs::read_to_string(format!("/proc/sys/kernel/{f}")).map_or("?".into(), |s| s.trim().to_string());
+    println!(
+        "RT throttling: sched_rt_runtime_us {} of sched_rt_period_us {}",
+        rt("sched_rt_runtime_us"),
+        rt("sched_rt_period_us")
+    );
     let opts = racc_net::Options { loop_cfg: cfg, ..Default::default() };
     if rates.is_empty() {
         rates = vec![100.0, 200.0, 350.0, 500.0, 700.0, 1000.0];
