@@ -1,11 +1,12 @@
 //! The live bottleneck's rate ceiling (issue 17's report): one NewReno flow of 1500-byte packets
 //! through a dumbbell whose bottleneck never idles, at each configured rate, printing the rate
-//! delivered at the receiver, the router's delivery lateness and its CPU cost per packet.
+//! delivered at the receiver, the router's delivery lateness, the CPU cost per packet of the
+//! router, the hosts and the whole process, and the load average before each rate.
 //! Root only. A measuring tool, not a test: the figures depend on the machine and its load.
 //!
-//! `cargo run --release -p racc-net --example ceiling [--secs S] [--spin NS] [--coalesce NS] [--slack NS]
-//! [--no-pin] [--napi]
-//! [--host-batch N] [--host-hold NS] [RATE_MBPS]...` (default rates 100 200 350 500 700 1000, 6 s each; the
+//! `cargo run --release -p racc-net --example ceiling [--secs S] [--spin NS] [--coalesce NS]
+//! [--slack NS] [--no-pin] [--napi] [--host-batch N] [--host-hold NS] [--gather NS]
+//! [RATE_MBPS]...` (default rates 100 200 350 500 700 1000, 6 s each; the
 //! flags change the router loop's `LoopConfig` from its defaults, to measure each choice).
 //!
 //! The scenario is the rate test's (`tests/live.rs`) scaled up: a first window (400 packets)
@@ -64,6 +65,7 @@ fn main() {
             "--host-batch" => cfg.host_batch = num("--host-batch N") as usize,
             "--host-hold" => cfg.host_hold_ns = num("--host-hold NS") as u64,
             "--napi" => cfg.napi = true,
+            "--gather" => cfg.gather_ns = num("--gather NS") as u64,
             _ => rates.push(a.parse::<f64>().expect("a rate in Mb/s")),
         }
     }
