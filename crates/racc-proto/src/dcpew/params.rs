@@ -54,6 +54,12 @@ pub struct DcpewParams {
     pub md_hold: MdHold,
     /// Only an MSP echo starts an MD (DPCP's `md_on_msp_only`, PROTOCOLS.md §3).
     pub md_on_msp_only: bool,
+    /// MD factors of the overload levels 11 01, 11 10, 11 11 [seed 000 Table 1: 0.875, 0.6,
+    /// 0.43]; another set is an ablation, not a reading of the seed (PROTOCOLS.md §3).
+    pub md_factors: [f64; 3],
+    /// Pace the window over one smoothed RTT at this gain (`vcp/pacing.rs`); absent: ACK
+    /// clock only [reconstructed].
+    pub pacing_gain: Option<f64>,
     /// Initial window, packets [reconstructed: 2].
     pub iw: f64,
     pub dpcp_growth: Growth,
@@ -92,6 +98,8 @@ impl Default for DcpewParams {
             xi_cap: None,
             md_hold: MdHold::Tp,
             md_on_msp_only: false,
+            md_factors: crate::dpcp::levels::MD_FACTORS,
+            pacing_gain: None,
             iw: 2.0,
             dpcp_growth: Growth::MiAi,
             exception_limit: None,
@@ -150,6 +158,7 @@ impl DcpewParams {
             max_resumes: self.max_resumes,
             md_hold: md_hold_ns,
             md_on_msp_only: self.md_on_msp_only,
+            md_factors: self.md_factors,
         }
     }
 }

@@ -114,7 +114,7 @@ impl LossResponse for LossDifferentiation {
         }
         let f = match self.loss_md {
             LossMd::Half => 0.5,
-            LossMd::Level => decoder.lf().md_factor().unwrap_or(VCP_BETA),
+            LossMd::Level => decoder.md_factor().unwrap_or(VCP_BETA),
         };
         decoder.note_md(now, rtt, cwnd);
         self.stats.loss_mds += 1;

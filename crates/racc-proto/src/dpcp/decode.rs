@@ -56,11 +56,22 @@ pub struct DecoderParams {
     /// Only an MSP echo starts an MD; a later digit only refines its own chain's MD
     /// (`md_on_msp_only`, PROTOCOLS.md §3). Off: any overload echo past the episode cuts.
     pub md_on_msp_only: bool,
+    /// MD factors of the overload levels 11 01, 11 10, 11 11 (`md_factors`) [seed 000
+    /// Table 1: 0.875, 0.6, 0.43].
+    pub md_factors: [f64; 3],
 }
 
 impl DecoderParams {
     pub fn dpcp(md_hold: Dur) -> DecoderParams {
-        DecoderParams { n: 2, exception_limit: 3, resume_after: 8.0, max_resumes: 3, md_hold, md_on_msp_only: false }
+        DecoderParams {
+            n: 2,
+            exception_limit: 3,
+            resume_after: 8.0,
+            max_resumes: 3,
+            md_hold,
+            md_on_msp_only: false,
+            md_factors: super::levels::MD_FACTORS,
+        }
     }
 
     pub fn validate(&self) -> Result<(), ParamError> {
@@ -75,6 +86,9 @@ impl DecoderParams {
                 "resume_after",
                 format!("must be a finite number >= 0, got {}", self.resume_after),
             ));
+        }
+        if let Some(b) = self.md_factors.iter().find(|b| !(**b > 0.0 && **b < 1.0)) {
+            return Err(ParamError::new("md_factors", format!("each must be in (0, 1), got {b}")));
         }
         Ok(())
     }
@@ -179,6 +193,12 @@ impl Decoder {
     /// The saved LF.
     pub fn lf(&self) -> Lf {
         self.lf
+    }
+
+    /// The MD factor of the saved level under this decoder's `md_factors` (`None` outside the
+    /// overload zone).
+    pub fn md_factor(&self) -> Option<f64> {
+        self.lf.md_factor_of(&self.p.md_factors)
     }
 
     pub fn mode(&self) -> Mode {
@@ -353,7 +373,7 @@ impl Decoder {
             return Action::Grow { lf, vcp };
         }
         let n = self.p.n;
-        let beta = if vcp { VCP_BETA } else { lf.md_factor().unwrap_or(VCP_BETA) };
+        let beta = if vcp { VCP_BETA } else { lf.md_factor_of(&self.p.md_factors).unwrap_or(VCP_BETA) };
         if refine {
             // The chain's next digit refines the episode's MD (seed 000 §3.3 "finer adjustment").
             self.refine_next = (k + 1 < n).then_some(k + 1);
@@ -582,6 +602,27 @@ mod tests {
         d.on_echo(1, 0b11, L, RTT, 43.0);
         assert_eq!(d.on_echo(400 * MS, 0b11, L, RTT, 43.0), Action::Hold);
         assert_eq!(d.stats().mds, 1);
+    }
+
+    /// `md_factors` replaces Table 1's cuts level by level: with VCP's 0.875 at every level an
+    /// MSP 11 cuts 100 → 87.5 at once and its LSP 10 refines to 0.875 · 100, not 0.6 · 100;
+    /// a factor outside (0, 1) is refused under its key.
+    #[test]
+    fn md_factors_replace_table_1s_cuts() {
+        let p = DecoderParams { md_factors: [0.875, 0.7, 0.5], ..DecoderParams::dpcp(200 * MS) };
+        let mut d = Decoder::new(p);
+        assert_eq!(d.on_echo(0, 0b11, M, RTT, 100.0), Action::SetCwnd(50.0), "MSP alone: 11 11's factor");
+        assert_eq!(d.md_factor(), Some(0.5));
+        assert_eq!(d.on_echo(1, 0b10, L, RTT, 50.0), Action::SetCwnd(70.0), "refined: 11 10's factor · 100");
+        assert_eq!(d.md_factor(), Some(0.7));
+        let mut d = Decoder::new(DecoderParams { md_factors: [0.875; 3], ..DecoderParams::dpcp(200 * MS) });
+        assert_eq!(d.on_echo(0, 0b11, M, RTT, 100.0), Action::SetCwnd(87.5));
+        assert_eq!(d.on_echo(1, 0b10, L, RTT, 87.5), Action::SetCwnd(87.5));
+        assert_eq!(DecoderParams::dpcp(0).md_factors, [0.875, 0.6, 0.43], "seed 000 Table 1");
+        for bad in [[0.875, 1.0, 0.43], [0.0, 0.6, 0.43], [0.875, 0.6, f64::NAN]] {
+            let e = DecoderParams { md_factors: bad, ..DecoderParams::dpcp(0) }.validate().unwrap_err();
+            assert_eq!(e.key, "md_factors", "{bad:?}");
+        }
     }
 
     #[test]

@@ -200,9 +200,16 @@ impl Lf {
     /// overload zone.
     #[inline]
     pub fn md_factor(self) -> Option<f64> {
+        self.md_factor_of(&MD_FACTORS)
+    }
+
+    /// [`Lf::md_factor`] with the overload levels' factors `f` in place of Table 1's (the
+    /// `md_factors` parameter).
+    #[inline]
+    pub fn md_factor_of(self, f: &[f64; 3]) -> Option<f64> {
         match (self.zone(), self.n) {
             (Zone::Over, 1) => Some(VCP_BETA),
-            (Zone::Over, _) => Some(MD_FACTORS[self.digit(1) as usize - 1]),
+            (Zone::Over, _) => Some(f[self.digit(1) as usize - 1]),
             _ => None,
         }
     }

@@ -46,6 +46,12 @@ pub struct DpcpParams {
     /// Only an MSP echo starts an MD; a chain's later digits only refine it (PROTOCOLS.md §3)
     /// [reconstructed: off].
     pub md_on_msp_only: bool,
+    /// MD factors of the overload levels 11 01, 11 10, 11 11 [seed 000 Table 1: 0.875, 0.6,
+    /// 0.43]; another set is an ablation, not a reading of the seed (PROTOCOLS.md §3).
+    pub md_factors: [f64; 3],
+    /// Pace the window over one smoothed RTT at this gain (`vcp/pacing.rs`); absent: ACK
+    /// clock only [reconstructed].
+    pub pacing_gain: Option<f64>,
     /// Initial window, packets [reconstructed: 2, as VCP].
     pub iw: f64,
     /// "mi+ai" (default) or "vcp-like".
@@ -74,6 +80,8 @@ impl Default for DpcpParams {
             xi_cap: None,
             md_hold: MdHold::Tp,
             md_on_msp_only: false,
+            md_factors: crate::dpcp::levels::MD_FACTORS,
+            pacing_gain: None,
             iw: 2.0,
             dpcp_growth: Growth::MiAi,
             exception_limit: 3,
@@ -115,6 +123,7 @@ impl DpcpParams {
             max_resumes: self.max_resumes,
             md_hold: md_hold_ns,
             md_on_msp_only: self.md_on_msp_only,
+            md_factors: self.md_factors,
         }
     }
 }
@@ -204,5 +213,14 @@ mod tests {
         assert!(r.latch_lsp);
         assert_eq!(r.validate(), Ok(()));
         assert_eq!(parse::<DpcpRouterParams>(&json!({"latch_lsp": 1})).unwrap_err().key, "latch_lsp");
+        // md_factors (Table 1 by default) and pacing_gain (off by default) reach the laws and
+        // the decoder; bad values are refused under their keys.
+        assert_eq!((p.md_factors, p.pacing_gain), ([0.875, 0.6, 0.43], None));
+        let p: DpcpParams = parse(&json!({"md_factors": [0.875, 0.875, 0.875], "pacing_gain": 1.0})).unwrap();
+        assert_eq!(p.validate(), Ok(()));
+        assert_eq!((p.decoder(0).md_factors, crate::chain_laws!(p).pacing_gain), ([0.875; 3], Some(1.0)));
+        assert_eq!(bad(DpcpParams { md_factors: [0.875, 0.6, 1.2], ..Default::default() }), "md_factors");
+        assert_eq!(bad(DpcpParams { pacing_gain: Some(0.5), ..Default::default() }), "pacing_gain");
+        assert!(parse::<DpcpParams>(&json!({"md_factors": [0.875, 0.6]})).is_err());
     }
 }

@@ -124,6 +124,8 @@ pub struct ChainLaws {
     /// Cap on a level's MI factor ξ (`xi_cap`; `None`: ξ as the level gives it).
     pub xi_cap: Option<f64>,
     pub md_hold: MdHold,
+    /// `pacing_gain` (`vcp/pacing.rs`; `None`: ACK clock only).
+    pub pacing_gain: Option<f64>,
     pub iw: f64,
     pub growth: Growth,
 }
@@ -144,6 +146,7 @@ macro_rules! chain_laws {
             ai_ns2: $p.ai_ns2,
             xi_cap: $p.xi_cap,
             md_hold: $p.md_hold,
+            pacing_gain: $p.pacing_gain,
             iw: $p.iw,
             growth: $p.dpcp_growth,
         }
@@ -165,6 +168,7 @@ impl ChainLaws {
         if let Some(c) = self.xi_cap {
             crate::params::positive("xi_cap", c)?;
         }
+        crate::vcp::check_pacing_gain(self.pacing_gain)?;
         crate::vcp::check_ai_law(&self.ai_ns2)
     }
 
@@ -435,6 +439,11 @@ impl<O: ChainOrder, L: LossResponse> CongestionControl for ChainWindow<O, L> {
             self.lsp_echoes += 1;
         }
         self.loss.on_echo(self.decoder.lf().zone() == Zone::Over);
+    }
+
+    /// One window per smoothed RTT times `pacing_gain`, when set (`vcp/pacing.rs`).
+    fn pacing_rate(&self) -> Option<f64> {
+        crate::vcp::window_pacing_rate(self.laws.pacing_gain, self.cwnd, self.mss, self.rtt)
     }
 
     /// Seed 000 §3.4's exception handling, and the loss response's own counters.
@@ -717,5 +726,18 @@ mod tests {
         assert!((w.cwnd - 87.5).abs() < 1e-9);
         round(&mut w, 70 * MS, 2 * MSS, 0b11, Position::MSP);
         assert!((w.cwnd - 87.5).abs() < 1e-9, "hold: {}", w.cwnd);
+    }
+
+    /// `pacing_gain`: off by default; set, one window per SRTT times the gain, in wire bytes
+    /// (IPv4 + TCP + MSS): 50 packets at SRTT 400 ms and gain 1 → 50 · 1040 / 0.4 = 130 000 B/s;
+    /// with no RTT sample yet, over t_p (200 ms).
+    #[test]
+    fn pacing_spreads_the_window_over_srtt() {
+        assert_eq!(window(&DpcpParams::default(), 50.0).pacing_rate(), None);
+        let p = DpcpParams { pacing_gain: Some(1.0), ..Default::default() };
+        let mut w = window(&p, 50.0);
+        assert!((w.pacing_rate().unwrap() - 260_000.0).abs() < 1e-6, "over t_p before any sample");
+        on_ack(&mut w, 0, &Packet::tcp(0, Kind::Ack, 40, 0, TcpHeader::default()), &ctx(MS, 400));
+        assert!((w.pacing_rate().unwrap() - 130_000.0).abs() < 1e-6, "{:?}", w.pacing_rate());
     }
 }

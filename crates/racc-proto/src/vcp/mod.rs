@@ -7,6 +7,7 @@
 //! - [`ai_law`]: [`AiLaw`], A4 as printed or the reference ns-2 sender's AI (`ai_law`)
 //! - [`window`]: [`VcpWindow`], those laws as the TCP transport's congestion controller
 //! - [`params`]: [`VcpParams`], a VCP flow's parameter table and the family's shared checks
+//! - [`pacing`]: the optional window pacing (`pacing_gain`) the family shares
 //! - [`echo`]: [`VcpEcho`], the receiver's echo of the largest code into each ACK
 //!
 //! The 2-bit code travels in the IP ECN bits (01 low, 10 high, 11 overload; 00 = not VCP) and
@@ -16,6 +17,7 @@ pub mod ai_law;
 pub mod echo;
 pub mod laws;
 pub mod load_factor;
+pub mod pacing;
 pub mod params;
 pub mod router;
 pub mod window;
@@ -24,6 +26,7 @@ pub use ai_law::{check_ai_law, AiLaw, AiLawName, Ns2Ai};
 pub use echo::VcpEcho;
 pub use laws::{ai_step, mi_step, MdEpisode, VcpLaws};
 pub use load_factor::{load_factor, queue_ewma, vcp_code, LoadFactor, LoadFactorParams, RHO_HIGH, RHO_OVERLOAD};
+pub use pacing::{check_pacing_gain, window_pacing_rate};
 pub use params::{check_window_laws, MdHold, VcpParams};
 pub use router::{VcpRouter, VcpRouterParams};
 pub use window::VcpWindow;

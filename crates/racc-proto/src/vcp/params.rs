@@ -71,6 +71,9 @@ pub struct VcpParams {
     pub ai_ns2: Ns2Ai,
     /// Hold after an MD: "t_p" (default [checked]), "rtt" (seed 000) or seconds (0 = seed 001).
     pub md_hold: MdHold,
+    /// Pace the window over one smoothed RTT at this gain (`vcp/pacing.rs`); absent: ACK
+    /// clock only (the default: no seed paces) [reconstructed].
+    pub pacing_gain: Option<f64>,
     /// Initial window, packets [reconstructed: 2]; a flow's `initial_window` overrides it.
     pub iw: f64,
     /// Slow start until the first loss (seed 001 Fig. 7's start-up burst) [reconstructed].
@@ -92,6 +95,7 @@ impl Default for VcpParams {
             ai_law: AiLawName::Seed001,
             ai_ns2: Ns2Ai::default(),
             md_hold: MdHold::Tp,
+            pacing_gain: None,
             iw: 2.0,
             initial_slow_start: false,
             tcp: TcpParams::default(),
@@ -113,6 +117,7 @@ impl VcpParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)?;
         check_ai_law(&self.ai_ns2)?;
+        super::check_pacing_gain(self.pacing_gain)?;
         if let Some(mu) = self.mu {
             positive("mu", mu)?;
         }

@@ -17,7 +17,7 @@ use crate::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
 use crate::endpoint::FlowConfig;
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{ecn, Kind, Packet};
-use crate::time::{to_secs, Time};
+use crate::time::{secs, to_secs, Dur, Time};
 
 /// TCP/VCP's controller.
 #[derive(Clone, Debug)]
@@ -33,6 +33,10 @@ pub struct VcpWindow {
     /// for a spurious-timeout undo.
     before_rto: Option<(f64, bool, MdEpisode)>,
     last_code: u8,
+    /// `pacing_gain` (`vcp/pacing.rs`).
+    pacing_gain: Option<f64>,
+    /// SRTT, else the latest sample, else t_p, ns: what pacing spreads the window over.
+    rtt: Dur,
 }
 
 impl VcpWindow {
@@ -49,6 +53,8 @@ impl VcpWindow {
             slow_start: p.initial_slow_start,
             before_rto: None,
             last_code: ecn::NOT_ECT,
+            pacing_gain: p.pacing_gain,
+            rtt: secs(p.t_p),
         }
     }
 
@@ -109,6 +115,9 @@ impl CongestionControl for VcpWindow {
     }
 
     fn on_ack(&mut self, ack: &Ack<'_>, ctx: &SenderCtx) {
+        if let Some(r) = ctx.srtt.or(ctx.latest_rtt) {
+            self.rtt = r.max(1);
+        }
         if ack.is_duplicate() {
             return;
         }
@@ -159,6 +168,11 @@ impl CongestionControl for VcpWindow {
         if pkt.kind == Kind::Data {
             pkt.ecn = ecn::ECT1;
         }
+    }
+
+    /// One window per smoothed RTT times `pacing_gain`, when set (`vcp/pacing.rs`).
+    fn pacing_rate(&self) -> Option<f64> {
+        super::window_pacing_rate(self.pacing_gain, self.cwnd, self.mss, self.rtt)
     }
 
     fn metrics(&self, out: &mut dyn MetricSink) {
@@ -485,5 +499,17 @@ mod tests {
         // Without a timeout there is nothing to undo.
         w.on_spurious_timeout(&ctx(5 * MS, 200));
         assert!(close(w.cwnd_pkts(), 35.0));
+    }
+
+    /// `pacing_gain`: off by default; set, one window per SRTT times the gain in wire bytes:
+    /// 50 packets at SRTT 400 ms, gain 1.2 → 1.2 · 50 · 1040 / 0.4 = 156 000 B/s.
+    #[test]
+    fn pacing_spreads_the_window_over_srtt() {
+        assert_eq!(window(50.0, &VcpParams::default()).pacing_rate(), None);
+        let mut w = window(50.0, &VcpParams { pacing_gain: Some(1.2), ..Default::default() });
+        new_ack(&mut w, 0, &ack(0b10), &ctx(MS, 400));
+        assert!((w.pacing_rate().unwrap() - 156_000.0).abs() < 1e-6, "{:?}", w.pacing_rate());
+        let e = crate::params::parse::<VcpParams>(&serde_json::json!({"pacing_gain": 0.5})).unwrap();
+        assert_eq!(e.validate().unwrap_err().key, "pacing_gain");
     }
 }
