@@ -60,11 +60,7 @@ CLAIMS = [
     ("xcc-xcp-maxmin", "piqi-rcp: max-min fair", None),
     ("xcc-mice", "xcp: performs reasonably well with mice", None),
     ("xcc-mice", "rcp: performs reasonably well with mice", None),
-    (
-        "xcc-mice",
-        "piqi-rcp: performs reasonably well with mice",
-        "PIQI-RCP's utilisation with mice is 74 %, below the 90 % rule (property P6 open)",
-    ),
+    ("xcc-mice", "piqi-rcp: performs reasonably well with mice", None),
     ("xcc-mice", "JetMax loses utilisation under mice", None),
     (
         "xcc-abrupt",

@@ -251,9 +251,9 @@ fn p6_mice_do_not_cost_utilisation() {
         served / C / (tr.y.len() - i0) as f64
     };
     let with = |p: PiqiRouterParams| util(&run(&mut PiqiRouter::with_phase(&p, C_BPS, secs(0.003)), &f, 30.0));
-    let up = with(PiqiRouterParams { admit_on_traffic: true, ..Default::default() });
-    let no_cut = with(PiqiRouterParams { admit_on_traffic: true, due_cut: false, ..Default::default() });
-    let at_request = with(PiqiRouterParams::default());
+    let up = with(PiqiRouterParams::default());
+    let no_cut = with(PiqiRouterParams { due_cut: false, ..Default::default() });
+    let at_request = with(PiqiRouterParams { admit_on_traffic: false, ..Default::default() });
     let ur = util(&run(&mut rcp(), &f, 30.0));
     eprintln!(
         "mice ({} of them): utilisation PIQI-RCP {up:.3} (no due cut {no_cut:.3}, admission at the request \

@@ -29,8 +29,8 @@ pub struct PiqiRouterParams {
     pub count_newcomers: bool,
     /// Make a counted newcomer's room only once its traffic shows in y (two intervals running):
     /// its first request is answered with its start share and the old flows keep R until then
-    /// [reconstructed: off (engine P8 fails with it at 12 ms); off: room made at the request,
-    /// R·N̂/(N̂ + 1), xcc-mice quick 74.0 % instead of 92.0 %; see router docs].
+    /// [reconstructed: on; off: room made at the request, R·N̂/(N̂ + 1), xcc-mice quick 74.0 %
+    /// instead of 92.1 %; see router docs].
     pub admit_on_traffic: bool,
     /// With `admit_on_traffic`: from `due_lead` before a newcomer's data is due (d0 after its
     /// request) until it is admitted, stamp the fair rate with it counted; lifted once its
@@ -60,7 +60,7 @@ impl Default for PiqiRouterParams {
             initial_rate: 0.05,
             r_min_pkts: 0.01,
             count_newcomers: true,
-            admit_on_traffic: false,
+            admit_on_traffic: true,
             due_cut: true,
             due_lead: 0.002,
             due_window: 0.002,

@@ -13,7 +13,7 @@
 //! R̄  += g·(R − R̄) ; J *= 1 − g ; d0 as RCP
 //! on a newcomer (a SYN, or a data packet with rtt 0: a flow's first request), on arrival:
 //!     answered with its start share, admitted on its traffic (below; `admit_on_traffic`), or
-//!     R = R·N̂/(N̂ + 1) ; N̂ += 1 ; J += 1              # room for it before it sends (off)
+//!     R = R·N̂/(N̂ + 1) ; N̂ += 1 ; J += 1              # room for it before it sends (option off)
 //! ```
 //! Why each change to §8's controller (R += K_i·e + K_p·Δe every max(10 ms, d0), N̂ = max(1, y/R)),
 //! each checked by the fluid check in `piqi_rcp::fluid` (this router and RCP's, driven by
@@ -35,16 +35,15 @@
 //!   flows' rate for one RTT plus the newcomers' share. J keeps the newcomers in N̂ (decaying
 //!   over one d0) until their traffic shows in y. This is feed-forward on a measured event; the
 //!   feedback law stays a PI on the rate error. A FIN needs no such step: the flow's traffic
-//!   leaves y within one interval. (This is the default, `admit_on_traffic = false`; with the
-//!   option the request is answered and the room made when the traffic comes, below.)
+//!   leaves y within one interval. (This is `admit_on_traffic = false`; by default the
+//!   request is answered and the room made when the traffic comes, below.)
 //! - **N̂ from the rate y reflects.** y measures rates fed back about one RTT earlier; dividing
 //!   by the current R undercounts flows while R rises (N̂ floors at 1 and every flow gets the
 //!   whole spare capacity), so flows that start together overshoot. R̄, R averaged over d0, is
 //!   the rate y reflects; in steady state R̄ = R and N̂ = y/R as in §8, which still counts a
 //!   flow by its usage (mice count for what they send, P6).
 //!
-//! - **Admission on traffic (`admit_on_traffic`, for P6; off by default: with it the engine's
-//!   P8 test fails at 12 ms).** Room made at the request costs ≥ ½·RTT of the link per mouse (a SYN halves a lone flow's R, and the old flows'
+//! - **Admission on traffic (`admit_on_traffic`, on; P6).** Room made at the request costs ≥ ½·RTT of the link per mouse (a SYN halves a lone flow's R, and the old flows'
 //!   stamps for the next RTT are out before any evidence): at 5 mice/s and 50 ms, about 25 % of
 //!   the link (xcc-mice quick: 74.0 %, the fluid check 0.749). So a request is answered with its
 //!   start share k·F(k) − (k−1)·F(k−1), F(k) = min(R, γC·R/(y + k·R)) (a burst gets < γC in
@@ -59,12 +58,16 @@
 //!   (`due_cut`), until admission takes over; presence checks every `due_window` (2 ms, the
 //!   module's own events, not per packet) lift it once the newcomers' excess over the old
 //!   traffic falls below half their shares (a mouse's data stopped: it leaves pending too) or
-//!   never reached it (no data came: left to admission). A mouse then costs F/R of the link for
-//!   lead + its data + a window or two (≈ 3 ms·C at 50 ms), not an RTT. Measured (fluid, 1 ms
-//!   steps / engine, quick): mice 0.922 / xcc-mice 92.0 %; P2 peak load 1.43 C and 1.81 C (the
-//!   floor of the start share: γC + γC/2 while the first joiner's share runs), queue 2056 and
-//!   3322 pkts (RCP 14 195, 52 420); xcc-abrupt overshoot +18 %, queue 170 pkts (RCP +86 %,
-//!   1171). Without the cut: +44 %, 731 pkts.
+//!   never reached it (no data came: left to admission); windows stretch to hold 8 packets of
+//!   the shares on slow links. Newcomers still present when the checks end (one RTT after the
+//!   cut began, before the old flows' own rates show the cut) are admitted at F(k): at RTTs
+//!   near Δ their excess shows for less than admission's two intervals, and lifting the cut
+//!   with R uncut overshot 2× (engine P8 at 12 ms: 24.8 RTTs, 478 drops; now 6.5 RTTs, none).
+//!   A mouse then costs F/R of the link for lead + its data + a window or two (≈ 3 ms·C at
+//!   50 ms), not an RTT. Measured (fluid, 1 ms steps / engine, quick): mice 0.921 / xcc-mice
+//!   92.1 %; P2 peak load 1.43 C and 1.81 C (the floor of the start share: γC + γC/2 while the
+//!   first joiner's share runs), queue 2202 and 3322 pkts (RCP 14 195, 52 420); xcc-abrupt
+//!   overshoot +18 %, queue 170 pkts (RCP +86 %, 1171). Without the cut: +44 %, 731 pkts.
 //!
 //! Defaults: γ 0.95, K_i 0.5 per d0, K_p 0, Δ 10 ms, R0 = 0.05·C and d0 = 200 ms as RCP.
 
@@ -77,7 +80,7 @@ use crate::router::{PortView, RouterModule, Verdict};
 use crate::time::{secs, Time};
 use crate::xcc::ops::{self, Arith, Counted, OpCounts};
 
-use super::due_cut::DueCut;
+use super::due_cut::{DueCut, Outcome};
 use super::params::PiqiRouterParams;
 
 /// Room for one more flow: (R·N̂/(N̂ + 1), N̂ + 1, J + 1).
@@ -331,6 +334,12 @@ impl PiqiRouter {
 }
 
 impl PiqiRouter {
+    /// `k` newcomers with start shares `share` leave admission's pending.
+    fn unpend(&mut self, k: f64, share: f64) {
+        self.pend = (self.pend - k).max(0.0);
+        self.pend_rate = if self.pend > 0.0 { (self.pend_rate - share).max(0.0) } else { 0.0 };
+    }
+
     /// A control interval ends at `now`: admission on traffic, then the PI law.
     fn interval(&mut self, now: Time, port: &PortView) {
         let Some((t, y, mean)) = self.core.due(now, port) else { return };
@@ -396,10 +405,17 @@ impl RouterModule for PiqiRouter {
         }
         if self.cutting() {
             let (w, lead, d0) = (secs(self.p.due_window), secs(self.p.due_lead), secs(self.core.d0));
-            if let Some((k, share)) = self.due.advance(now, self.core.in_bytes(), self.y1, w, lead, d0) {
+            match self.due.advance(now, self.core.in_bytes(), self.y1, w, lead, d0, f64::from(port.mean_pkt_size)) {
                 // Judged not to last: no longer pending admission either.
-                self.pend = (self.pend - k).max(0.0);
-                self.pend_rate = if self.pend > 0.0 { (self.pend_rate - share).max(0.0) } else { 0.0 };
+                Some(Outcome::Released { k, share }) => self.unpend(k, share),
+                // Present through the checks: admitted at the fair rate the cut stamped.
+                Some(Outcome::Lasting { k, share, y_old }) => {
+                    let cap = self.p.gamma * self.core.capacity();
+                    self.core.rate = fair_with(self.core.rate, y_old, k, cap);
+                    self.admitted += k;
+                    self.unpend(k, share);
+                }
+                None => {}
             }
             self.ceiling = if self.due.k() > 0.0 {
                 self.due.stamp_rate(self.core.rate, self.p.gamma * self.core.capacity())
