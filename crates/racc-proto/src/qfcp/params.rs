@@ -1,11 +1,11 @@
 //! The parameter tables of a QFCP flow and of a QFCP router module (PROTOCOLS.md §9, §16).
 
 use crate::params::{positive, ParamError};
-use crate::tcp::{PartialAckTimer, TcpParams};
+use crate::tcp::TcpParams;
 use crate::xcc::CapacitySource;
 
 /// The `params` table of a "qfcp" flow.
-#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+#[derive(serde::Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct QfcpParams {
     /// The rate the sender asks for, wire bytes per second (seed 002 §II step 1: "the desired
@@ -13,47 +13,7 @@ pub struct QfcpParams {
     pub desired_rate: Option<f64>,
     /// The TCP transport's knobs (dupthresh, RTO bounds, ...). Its RFC 3042 Limited Transmit
     /// (on by default) is what inflates the window by the first two duplicate ACKs (eq. 5).
-    /// TCP's defaults but one ([`qfcp_tcp_defaults`]).
     pub tcp: TcpParams,
-}
-
-impl Default for QfcpParams {
-    fn default() -> QfcpParams {
-        QfcpParams { desired_rate: None, tcp: qfcp_tcp_defaults() }
-    }
-}
-
-/// The partial-ACK timer QFCP's transport defaults to: `sparse`, the first partial ACK and each
-/// that covered more than dupthresh segments restart the RTO. A window that is not halved on
-/// loss (eq. 5) carries several holes per recovery far more often than TCP's, and NewReno
-/// repairs one per RTT: with the `first`-only ("Impatient", RFC 6582) timer such recoveries
-/// ended in timeouts and go-back-N (14 in 30 s at 0.5 % loss on 10 Mb/s, 100 ms: 83 % of the
-/// link; tests/qfcp.rs `forced_losses`); with `every` ("Slow-but-Steady", ns-2's) the bursts of
-/// holes a start-up overflow leaves took hundreds of RTTs to repair and starved the RTT-mixed
-/// dumbbell (6.1, 0.34, 0.11, 0.02 Mb/s). Isolated holes are what random loss makes, bursts
-/// what an overflow makes. With SACK all three agree (every partial ACK restarts it).
-pub const QFCP_PARTIAL_ACK_TIMER: PartialAckTimer = PartialAckTimer::Sparse;
-
-/// TCP's parameter defaults with QFCP's partial-ACK timer.
-pub fn qfcp_tcp_defaults() -> TcpParams {
-    TcpParams { partial_ack_timer: QFCP_PARTIAL_ACK_TIMER, ..TcpParams::default() }
-}
-
-/// A "qfcp" flow's `params` table with QFCP's transport defaults filled in where the table
-/// leaves them out: serde fills a nested table's missing keys from `TcpParams::default`, so
-/// the one QFCP default that differs is written in before parsing.
-pub fn with_qfcp_defaults(params: &serde_json::Value) -> serde_json::Value {
-    let mut v = params.clone();
-    if v.is_null() {
-        v = serde_json::json!({});
-    }
-    if let Some(obj) = v.as_object_mut() {
-        let tcp = obj.entry("tcp").or_insert_with(|| serde_json::json!({}));
-        if let Some(t) = tcp.as_object_mut() {
-            t.entry("partial_ack_timer").or_insert_with(|| "sparse".into());
-        }
-    }
-    v
 }
 
 impl QfcpParams {

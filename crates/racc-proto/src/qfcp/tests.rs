@@ -284,22 +284,6 @@ fn duplicate_acks_keep_the_window_where_reno_halves() {
     assert!(close(q.cwnd(), 30.0 * 944.0), "{}", q.cwnd() / 944.0);
 }
 
-/// QFCP's transport defaults to the `sparse` partial-ACK timer
-/// (`params::QFCP_PARTIAL_ACK_TIMER`), also when the table sets other TCP keys; an explicit
-/// value wins.
-#[test]
-fn qfcp_s_partial_ack_timer_defaults_to_sparse() {
-    use crate::params::parse;
-    use crate::tcp::PartialAckTimer;
-    let p = |v: serde_json::Value| parse::<QfcpParams>(&params::with_qfcp_defaults(&v)).unwrap();
-    assert_eq!(p(json!(null)), QfcpParams::default());
-    assert_eq!(QfcpParams::default().tcp.partial_ack_timer, PartialAckTimer::Sparse);
-    assert_eq!(p(json!({"tcp": {"dupthresh": 4}})).tcp.partial_ack_timer, PartialAckTimer::Sparse);
-    assert_eq!(p(json!({"desired_rate": 1e6})).tcp.partial_ack_timer, PartialAckTimer::Sparse);
-    assert_eq!(p(json!({"tcp": {"partial_ack_timer": "first"}})).tcp.partial_ack_timer, PartialAckTimer::First);
-    assert_eq!(TcpParams::default().partial_ack_timer, PartialAckTimer::First, "TCP's own default");
-}
-
 // ---- registry ----
 
 #[test]
