@@ -64,7 +64,9 @@ pub struct TcpParams {
     pub rto_rule: RtoRule,
     /// NewReno partial ACKs restart the RTO timer on the `first` one only (RFC 6582 §3.2,
     /// the "Impatient" variant of RFC 3782 §4; PROTOCOLS.md §10) or on `every` one
-    /// ("Slow-but-Steady", ns-2's and Linux's behaviour).
+    /// ("Slow-but-Steady", ns-2's and Linux's behaviour), or `sparse`: the first and each that
+    /// covered more than dupthresh segments (racc's own rule, measured for QFCP in PROTOCOLS.md §9;
+    /// no protocol's default).
     pub partial_ack_timer: PartialAckTimer,
     /// Spurious retransmission timeouts: `eifel` detects them by the echoed timestamp (RFC
     /// 3522) and undoes the timeout's reduction without a go-back-N, as Linux does; `off` is
@@ -166,6 +168,10 @@ pub enum PartialAckTimer {
     #[default]
     First,
     Every,
+    /// The first, and every one that covered more than dupthresh segments: an isolated hole,
+    /// whose repair is worth the round trip the restart allows, unlike a burst of holes (a
+    /// queue overflow), which a timeout's go-back-N repairs faster [racc's; an option, not a default].
+    Sparse,
 }
 
 impl Default for TcpParams {

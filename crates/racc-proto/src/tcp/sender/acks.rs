@@ -103,7 +103,13 @@ impl TcpSender {
                 // snd_una still goes at once if this recovery has not resent it (fewer than
                 // DupThresh segments may have been SACKed above it).
                 self.retx_pending = !self.sack || self.snd_una >= self.high_rxt;
-                restart = !self.partial_seen || self.partial_ack_timer == PartialAckTimer::Every || self.sack;
+                restart = !self.partial_seen
+                    || self.sack
+                    || match self.partial_ack_timer {
+                        PartialAckTimer::First => false,
+                        PartialAckTimer::Every => true,
+                        PartialAckTimer::Sparse => acked > self.dupthresh as u64 * self.mss as u64,
+                    };
                 self.partial_seen = true;
                 fr.on_partial_ack(acked);
                 self.fast_recovery = Some(fr);

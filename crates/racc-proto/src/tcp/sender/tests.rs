@@ -878,3 +878,27 @@ fn a_rate_change_moves_the_next_departure_at_once() {
     assert_eq!(fin.iter().map(|p| p.kind).collect::<Vec<_>>(), vec![Kind::Fin]);
     assert!(drain(&mut s, 5 * MS).is_empty());
 }
+
+/// RFC 6582 §3.2 step 4's timer restart on partial ACKs: `first` (Impatient) restarts it on the
+/// first only, `every` (Slow-but-Steady) on each, `sparse` on the first and on each that
+/// covered more than dupthresh segments (an isolated hole). Partial ACKs covering 1, 1 and 5
+/// segments.
+#[test]
+fn partial_ack_timer_restarts() {
+    for (rule, want) in [
+        (PartialAckTimer::First, [true, false, false]),
+        (PartialAckTimer::Every, [true, true, true]),
+        (PartialAckTimer::Sparse, [true, false, true]),
+    ] {
+        let params = TcpParams { limited_transmit: false, partial_ack_timer: rule, ..Default::default() };
+        let mut s = into_recovery_with(Recovery::NewReno, &params);
+        drain(&mut s, 102 * MS);
+        for (i, (t, a)) in [(200, 2000), (300, 3000), (400, 8000)].into_iter().enumerate() {
+            let before = s.poll_timeout();
+            s.on_packet(t * MS, &ack(a, 0, 0));
+            assert!(s.in_recovery());
+            assert_eq!(s.poll_timeout() != before, want[i], "{rule:?}, partial ACK {i}");
+            drain(&mut s, t * MS);
+        }
+    }
+}
