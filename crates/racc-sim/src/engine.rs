@@ -304,19 +304,15 @@ impl Simulator {
     /// Returns true once the run is complete.
     pub fn run_until(&mut self, t: Time) -> bool {
         let t = t.min(self.spec.duration);
-        while let Some(et) = self.q.peek_time() {
-            if et > t {
-                break;
-            }
-            let ev = self.q.pop().expect("peeked");
+        while let Some(ev) = self.q.pop_due(t) {
             // Causality: checked on every event (one compare), reported by `time_reversals`.
             if ev.time < self.now {
                 self.time_reversals += 1;
             }
             self.now = ev.time;
             self.events += 1;
-            let i = ev.idx as usize;
-            match ev.what {
+            let i = ev.idx() as usize;
+            match ev.what() {
                 What::PortHead => self.port_head(i),
                 What::SenderTimer => self.timer(i, SENDER),
                 What::ReceiverTimer => self.timer(i, RECEIVER),

@@ -52,16 +52,17 @@ pub struct Slot {
 /// warm-up, and idle access ports cost nothing.
 #[derive(Default)]
 struct Ring {
-    /// Empty or a power of two long.
-    buf: Vec<Slot>,
-    head: usize,
-    len: usize,
+    /// Empty or a power of two long. A boxed slice and 32-bit positions keep the ring to 16
+    /// bytes of the port's hot lines.
+    buf: Box<[Slot]>,
+    head: u32,
+    len: u32,
 }
 
 impl Ring {
     #[inline]
     fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     #[inline]
@@ -77,13 +78,13 @@ impl Ring {
     /// The `i`-th slot from the front; `i < len`.
     #[inline]
     fn at(&self, i: usize) -> &Slot {
-        debug_assert!(i < self.len);
-        &self.buf[(self.head + i) & self.mask()]
+        debug_assert!(i < self.len());
+        &self.buf[(self.head as usize + i) & self.mask()]
     }
 
     #[inline]
     fn get(&self, i: usize) -> Option<&Slot> {
-        (i < self.len).then(|| self.at(i))
+        (i < self.len()).then(|| self.at(i))
     }
 
     #[inline]
@@ -93,10 +94,10 @@ impl Ring {
 
     #[inline]
     fn push_back(&mut self, s: Slot) {
-        if self.len == self.buf.len() {
+        if self.len() == self.buf.len() {
             self.grow();
         }
-        let i = (self.head + self.len) & self.mask();
+        let i = (self.head as usize + self.len()) & self.mask();
         self.buf[i] = s;
         self.len += 1;
     }
@@ -105,8 +106,8 @@ impl Ring {
     #[inline]
     fn pop_front(&mut self) -> Slot {
         assert!(self.len > 0, "pop_head on an empty port");
-        let s = self.buf[self.head];
-        self.head = (self.head + 1) & self.mask();
+        let s = self.buf[self.head as usize];
+        self.head = ((self.head as usize + 1) & self.mask()) as u32;
         self.len -= 1;
         s
     }
@@ -114,10 +115,11 @@ impl Ring {
     #[cold]
     fn grow(&mut self) {
         let cap = (2 * self.buf.len()).max(8);
+        assert!(cap <= u32::MAX as usize, "a port's FIFO outgrew 2^32 packets");
         let mut buf = Vec::with_capacity(cap);
-        buf.extend((0..self.len).map(|i| *self.at(i)));
+        buf.extend((0..self.len()).map(|i| *self.at(i)));
         buf.resize(cap, Slot::default());
-        self.buf = buf;
+        self.buf = buf.into_boxed_slice();
         self.head = 0;
     }
 }
@@ -185,47 +187,56 @@ impl PortRole {
     }
 }
 
+/// Fields in the order the per-hop path touches them (`repr(C)` keeps that order; the
+/// compiler's own order scattered them over the whole struct): first what `catch_up`,
+/// `enqueue`, `depart` and `pop_head` read and write on every packet, then what they only
+/// test, then what only set-up, ticks, samples and summaries read. At 10,000 flows the
+/// ports outgrow the data cache, and each hop then costs the lines it touches.
+#[repr(C, align(64))]
 pub struct Port {
-    pub name: String,
-    /// Node at the far end of the link.
-    pub to_node: usize,
-    pub capacity_bps: f64,
-    /// Nanoseconds per byte at the capacity (the serialisation time is rounded up per packet).
-    ns_per_byte: f64,
-    pub delay: Time,
-    pub limit_pkts: u32,
-    pub limit_bytes: u64,
-    pub mean_pkt_size: u32,
-    module: Box<dyn RouterModule>,
-    loss: LossProcess,
-    fifo: Ring,
-    /// A medium port's waiting packets (their times are not known yet); empty otherwise.
-    wait: Ring,
-    /// fifo[..departed] are on the wire, fifo[departed..] are waiting.
-    departed: usize,
     /// `tx_start` of fifo[departed] (the next departure), `NEVER` if none waits: lets
     /// `catch_up`, called before everything, decide with one compare that nothing is due.
     next_departure: Time,
-    /// The last serialisation time computed and the size it was for: a port sees almost
-    /// only one packet size, and the float-to-integer ceil is not free.
-    tx_memo: (u32, Time),
-    /// What the router module sees, kept up to date in place: its queue figures are the
-    /// port's own (the single source of truth), only `idle_since` is set per call. Handing
-    /// the module a reference to it saves building a 64-byte view twice per packet-hop.
-    view: PortView,
     /// End of the last accepted packet's serialisation: when the link falls idle.
     busy_until: Time,
     last_change: Time,
-    next_tick: Option<Time>,
+    /// fifo[..departed] are on the wire, fifo[departed..] are waiting.
+    departed: u32,
+    /// The last serialisation time computed (`memo_tx`) and the size it was for: a port sees
+    /// almost only one packet size, and the float-to-integer ceil is not free.
+    memo_bytes: u32,
+    memo_tx: Time,
+    /// What the router module sees, kept up to date in place: its queue figures are the
+    /// port's own (the single source of truth), only `idle_since` is set per call. Handing
+    /// the module a reference to it saves building a 64-byte view twice per packet-hop.
+    /// The hot path reads the capacity, delay and limits from here too.
+    view: PortView,
+    fifo: Ring,
+    module: Box<dyn RouterModule>,
     pub c: PortCounters,
-    /// Bytes sent per flow group (sized to the group count on recorded ports, else empty).
-    pub group_tx: Vec<u64>,
     /// Set on a tunnel gateway's ports and on ports onto a shared medium.
     pub role: Option<PortRole>,
+    /// Bytes sent per flow group (sized to the group count on recorded ports, else empty).
+    pub group_tx: Vec<u64>,
     /// A capture of the port (`--pcap`): every packet that starts serialisation, as it then
     /// is (after the router module's `on_departure`), for the engine to write out. `None` on
     /// ports not captured: one untaken branch per departure.
     pub tap: Option<Vec<Tapped>>,
+    loss: LossProcess,
+    // Cold: per size change, per tick, per medium frame, set-up and results.
+    /// Nanoseconds per byte at the capacity (the serialisation time is rounded up per packet).
+    ns_per_byte: f64,
+    next_tick: Option<Time>,
+    /// A medium port's waiting packets (their times are not known yet); empty otherwise.
+    wait: Ring,
+    pub name: String,
+    /// Node at the far end of the link.
+    pub to_node: usize,
+    pub capacity_bps: f64,
+    pub delay: Time,
+    pub limit_pkts: u32,
+    pub limit_bytes: u64,
+    pub mean_pkt_size: u32,
 }
 
 /// A packet a captured port started sending.
@@ -267,7 +278,8 @@ impl Port {
             wait: Ring::default(),
             departed: 0,
             next_departure: NEVER,
-            tx_memo: (0, 0),
+            memo_bytes: 0,
+            memo_tx: 0,
             view: PortView {
                 queue_pkts: 0,
                 queue_bytes: 0,
@@ -305,10 +317,11 @@ impl Port {
 
     #[inline]
     fn tx_time(&mut self, bytes: u32) -> Time {
-        if self.tx_memo.0 != bytes {
-            self.tx_memo = (bytes, self.compute_tx_time(bytes));
+        if self.memo_bytes != bytes {
+            self.memo_tx = self.compute_tx_time(bytes);
+            self.memo_bytes = bytes;
         }
-        self.tx_memo.1
+        self.memo_tx
     }
 
     fn compute_tx_time(&self, bytes: u32) -> Time {
@@ -365,7 +378,7 @@ impl Port {
         while self.next_departure <= now {
             let t = self.next_departure;
             self.account_queue(t);
-            let size = self.fifo.at(self.departed).size;
+            let size = self.fifo.at(self.departed as usize).size;
             self.view.queue_pkts -= 1;
             self.view.queue_bytes -= size as u64;
             self.depart(t, pkts);
@@ -376,7 +389,7 @@ impl Port {
     #[inline]
     fn depart(&mut self, t: Time, pkts: &mut [Packet]) {
         self.refresh_view(t);
-        let slot = *self.fifo.at(self.departed);
+        let slot = *self.fifo.at(self.departed as usize);
         if self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view) {
             self.c.marks += 1;
         }
@@ -390,7 +403,7 @@ impl Port {
             *g += slot.size as u64;
         }
         self.departed += 1;
-        self.next_departure = self.fifo.get(self.departed).map_or(NEVER, |s| s.tx_start);
+        self.next_departure = self.fifo.get(self.departed as usize).map_or(NEVER, |s| s.tx_start);
     }
 
     /// Record a departure on a captured port. Out of line and cold: with capture off (nearly
@@ -429,14 +442,14 @@ impl Port {
         let link_idle = now >= self.busy_until;
         // A packet that goes straight onto an idle link never waits, so it needs no space.
         let v = &self.view;
-        if !link_idle && (v.queue_pkts + 1 > self.limit_pkts || v.queue_bytes + size as u64 > self.limit_bytes) {
+        if !link_idle && (v.queue_pkts + 1 > v.limit_pkts || v.queue_bytes + size as u64 > v.limit_bytes) {
             self.module.on_buffer_drop(now, pkt, &self.view);
             self.c.drops += 1;
             return Accept::Dropped;
         }
         let tx_start = if link_idle { now } else { self.busy_until };
         self.busy_until = tx_start + self.tx_time(size);
-        let arrive = self.busy_until + self.delay;
+        let arrive = self.busy_until + self.view.delay;
         let lost = self.loss.lose();
         let was_empty = self.fifo.is_empty();
         self.fifo.push_back(Slot { pkt: idx, size, hop, lost, group, tx_start, arrive });
@@ -552,8 +565,8 @@ impl Port {
     /// packet to depart can still be on the wire, and the next slot (or `busy_until`) says
     /// when it ends.
     pub fn unsent(&self, now: Time) -> Option<(u16, f64)> {
-        let cur = self.fifo.get(self.departed.checked_sub(1)?)?;
-        let end = self.fifo.get(self.departed).map_or(self.busy_until, |s| s.tx_start);
+        let cur = self.fifo.get((self.departed as usize).checked_sub(1)?)?;
+        let end = self.fifo.get(self.departed as usize).map_or(self.busy_until, |s| s.tx_start);
         (now < end).then(|| (cur.group, cur.size as f64 * (end - now) as f64 / (end - cur.tx_start) as f64))
     }
 

@@ -209,3 +209,21 @@ fn a_lost_packet_still_takes_its_time_on_the_wire() {
     assert_eq!((b.tx_start, b.arrive), (MS, 7 * MS));
     assert_eq!((p.c.tx_pkts, p.c.losses), (2, 2));
 }
+
+/// The fields `catch_up`, `depart`, `pop_head` and `head_arrival` use on every packet (times,
+/// FIFO position, view, FIFO) lie in the port's first two cache lines, and everything the
+/// per-hop path touches before the cold tail lies in its first six: the layout the
+/// `repr(C)` order is for.
+#[test]
+fn per_packet_fields_lie_in_the_first_lines() {
+    use std::mem::{align_of, offset_of, size_of};
+    assert_eq!(align_of::<Port>(), 64);
+    assert!(
+        offset_of!(Port, fifo) + size_of::<Ring>() <= 128,
+        "fifo ends at {}",
+        offset_of!(Port, fifo) + size_of::<Ring>()
+    );
+    let hot_end = offset_of!(Port, loss) + size_of::<LossProcess>();
+    assert!(hot_end <= 6 * 64, "hot part ends at {hot_end}");
+    assert!(offset_of!(Port, ns_per_byte) >= hot_end);
+}
