@@ -351,13 +351,16 @@ impl Router {
                 ready[e.u64 as usize] = true;
             }
         }
-        if !stop.load(Ordering::Relaxed) {
-            // The run's last samples, at its end.
-            self.sample_due(NEVER, tuns, clock);
-        }
+        // Departures due by now are settled before the last samples, so that the samples'
+        // per-port rows add up to the port counters (a wake-up can land up to the gather
+        // window past the end).
         let end = clock.now();
         for (p, port) in self.ports.iter_mut().enumerate() {
             port.settle(end.max(self.port_time[p]), &mut self.pkts);
+        }
+        if !stop.load(Ordering::Relaxed) {
+            // The run's last samples, at its end.
+            self.sample_due(NEVER, tuns, clock);
         }
         self.write_capture();
         if let Some(cap) = self.capture.as_mut() {
