@@ -264,16 +264,7 @@ impl EventQueue {
             unsafe { *h.get_unchecked_mut(i) = if right { b } else { a } };
             i = l + right as usize;
         }
-        let k = e.key();
-        while i > 1 {
-            let p = i / 2;
-            if h[p].key() <= k {
-                break;
-            }
-            h[i] = h[p];
-            i = p;
-        }
-        h[i] = e;
+        self.sift_up(i, e);
     }
 
     /// Give the queued events the sequence numbers 1, 2, ... in their (time, seq) order, so
