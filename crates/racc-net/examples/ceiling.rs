@@ -5,9 +5,12 @@
 //! Root only. A measuring tool, not a test: the figures depend on the machine and its load.
 //!
 //! `cargo run --release -p racc-net --example ceiling [--secs S] [--spin NS] [--coalesce NS]
-//! [--slack NS] [--no-pin] [--napi] [--host-batch N] [--host-hold NS] [--gather NS]
+//! [--slack NS] [--no-pin] [--napi] [--host-batch N] [--host-hold NS] [--gather NS] [--uring|--no-uring] [--veth|--tun]
+//! [--delayed-ack]
 //! [RATE_MBPS]...` (default rates 100 200 350 500 700 1000, 6 s each; the
-//! flags change the router loop's `LoopConfig` from its defaults, to measure each choice).
+//! flags change the router loop's `LoopConfig` from its defaults, to measure each choice;
+//! `--delayed-ack` has the receiver acknowledge every second packet, RFC 1122, as Linux TCP does,
+//! instead of every packet: a third fewer packets for the same rate).
 //!
 //! The scenario is the rate test's (`tests/live.rs`) scaled up: a first window (400 packets)
 //! above the path's bandwidth-delay product at every rate swept, slow start capped at 3 MB and a
@@ -17,7 +20,7 @@
 use racc_net::report::quantile;
 use racc_sim::bench::process_cpu_s;
 
-fn scenario(rate_mbps: f64, secs: f64) -> String {
+fn scenario(rate_mbps: f64, secs: f64, delayed_ack: bool) -> String {
     format!(
         r#"
 name = "live-ceiling"
@@ -36,6 +39,7 @@ dst = "d0"
 count = 1
 initial_window = 400
 initial_ssthresh = "3MB"
+delayed_ack = {delayed_ack}
 "#
     )
 }
@@ -51,6 +55,7 @@ fn load_average() -> String {
 
 fn main() {
     let mut secs = 6.0;
+    let mut delayed_ack = false;
     let mut rates = Vec::new();
     let mut cfg = racc_net::router::LoopConfig::default();
     let mut args = std::env::args().skip(1);
@@ -66,6 +71,11 @@ fn main() {
             "--host-hold" => cfg.host_hold_ns = num("--host-hold NS") as u64,
             "--napi" => cfg.napi = true,
             "--gather" => cfg.gather_ns = num("--gather NS") as u64,
+            "--delayed-ack" => delayed_ack = true,
+            "--uring" => cfg.uring = true,
+            "--no-uring" => cfg.uring = false,
+            "--veth" => cfg.veth = true,
+            "--tun" => cfg.veth = false,
             _ => rates.push(a.parse::<f64>().expect("a rate in Mb/s")),
         }
     }
@@ -89,10 +99,11 @@ fn main() {
     }
     racc_net::install_signal_handlers();
     println!(
-        "rate(Mb/s)  delivered(Mb/s)  error   lateness p50/p99 (us)   owd p99-p50 (ms)  router CPU/pkt (us)  hosts CPU/pkt (us)  process CPU/pkt (us)  pkts/s  load avg (1 min, before)"
+        "rate(Mb/s)  delivered(Mb/s)  error   lateness p50/p99 (us)   owd p99-p50 (ms)  router CPU/pkt (us)  hosts CPU/pkt (us)  process CPU/pkt (us)  pkts/s  router runnable-not-running (%)  load avg (1 min, before)"
     );
     for rate in rates {
-        let spec = racc_sim::scenario::from_toml(&scenario(rate, secs), "<ceiling>").expect("valid scenario");
+        let spec =
+            racc_sim::scenario::from_toml(&scenario(rate, secs, delayed_ack), "<ceiling>").expect("valid scenario");
         let load = load_average();
         let cpu0 = process_cpu_s().unwrap_or(0.0);
         let rep = match racc_net::run_with(&spec, &opts) {
@@ -112,7 +123,7 @@ fn main() {
         let r = &rep.router;
         let pkts = r.rx_pkts.max(1) as f64;
         println!(
-            "{:>10.0}  {:>15.3}  {:>+5.2}%  {:>9.1}/{:<11.1}  {:>16.3}  {:>19.2}  {:>18.2}  {:>20.2}  {:>6.0}  {}",
+            "{:>10.0}  {:>15.3}  {:>+5.2}%  {:>9.1}/{:<11.1}  {:>16.3}  {:>19.2}  {:>18.2}  {:>20.2}  {:>6.0}  {:>31.2}  {}",
             rate,
             delivered,
             (delivered / rate - 1.0) * 100.0,
@@ -123,6 +134,7 @@ fn main() {
             rep.hosts.cpu_ns as f64 / pkts * 1e-3,
             cpu_s / pkts * 1e6,
             pkts / (rep.duration as f64 * 1e-9),
+            r.run_delay_ns as f64 / rep.duration as f64 * 100.0,
             load,
         );
         eprintln!("{rep}");

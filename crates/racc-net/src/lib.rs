@@ -13,15 +13,18 @@
 
 pub mod check;
 pub mod clock;
+pub mod device;
 pub mod frame;
 pub mod host;
 pub mod netns;
+pub mod packet;
 pub mod report;
 pub mod results;
 pub mod router;
 pub mod sys;
 pub mod tun;
 pub mod udp;
+pub mod uring;
 
 use clock::Clock;
 use host::{EndPlan, RECEIVER, SENDER};
@@ -134,7 +137,8 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
         router.capture(path, idx.as_deref(), epoch).map_err(|e| LiveError::Io(e.to_string()))?;
     }
     let swept = netns::sweep_stale();
-    let net = netns::Network::create(nodes.len(), opts.loop_cfg.napi).map_err(|e| LiveError::Io(e.to_string()))?;
+    let net = netns::Network::create(nodes.len(), opts.loop_cfg.napi, opts.loop_cfg.veth)
+        .map_err(|e| LiveError::Io(e.to_string()))?;
     let mut plans: Vec<Vec<EndPlan>> = vec![Vec::new(); nodes.len()];
     for (f, &[s, d]) in pairs.iter().enumerate() {
         let port = |side: usize| 10_000 + 2 * f as u16 + side as u16;
@@ -144,7 +148,7 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
     }
     let ready = Barrier::new(nodes.len() + 1);
     let clock_cell = OnceLock::new();
-    let tuns: Vec<&tun::Tun> = net.hosts.iter().map(|h| &h.tun).collect();
+    let tuns: Vec<&device::Device> = net.hosts.iter().map(|h| &h.dev).collect();
     // The router's CPU, kept free of host threads (only with two CPUs or more).
     let cpus = sys::cpus();
     let router_cpu = if opts.loop_cfg.pin && cpus.len() >= 2 { cpus.last().copied() } else { None };

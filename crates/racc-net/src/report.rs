@@ -233,7 +233,8 @@ impl fmt::Display for LiveReport {
         writeln!(
             f,
             "router: {} packets read, {} delivered, {} foreign (not IPv4 {}, not UDP {}, not racc {}, other wire version {}, misrouted {}), \
-             {} write errors; CPU {:.0} ns per packet read ({:.0} ns in its write, {:.0} ns reads per packet), {} loops ({} slept through to a timer, {} polled); delivery lateness p50 {:.1} us, p99 {:.1} us",
+             {} write errors; CPU {:.0} ns per packet read ({:.0} ns in its write, {:.0} ns reads per packet), {} loops ({} slept through to a timer, {} polled); delivery lateness p50 {:.1} us, p99 {:.1} us; \
+             {:.1} ms runnable but not running; {} lost in full receive rings",
             r.rx_pkts,
             r.delivered,
             r.foreign(),
@@ -250,7 +251,9 @@ impl fmt::Display for LiveReport {
             r.coalesced,
             r.spins,
             quantile(&r.lateness_ns, 0.5) * 1e-3,
-            quantile(&r.lateness_ns, 0.99) * 1e-3
+            quantile(&r.lateness_ns, 0.99) * 1e-3,
+            r.run_delay_ns as f64 * 1e-6,
+            r.ring_drops
         )?;
         let h = &self.hosts;
         writeln!(

@@ -12,16 +12,16 @@
 //! clock reading later than every event already run, so that no port sees time go back.
 
 use crate::clock::Clock;
+use crate::device::Device;
 use crate::frame::{self, Frame, Reject};
 use crate::sys;
-use crate::tun::Tun;
+use crate::uring::Uring;
 use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
 use racc_proto::time::{Time, NEVER};
 use racc_sim::metrics::{PortMark, PortSeries};
 use racc_sim::pcap::Capture;
 use racc_sim::port::{Accept, Port, Tapped};
 use racc_sim::Spec;
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Largest packet the router takes (the devices' MTU is 1500).
@@ -30,6 +30,12 @@ pub const MAX_PKT: usize = 2048;
 const MAX_WAIT: Time = 20_000_000;
 /// The most packets read from one device in one pass of the loop.
 const BATCH: usize = 64;
+/// With io_uring or packet rings and at most this many devices, the loop tries every device
+/// after a timer sleep rather than asking epoll which are readable.
+const TRY_ALL: usize = 8;
+/// The fewest reads an io_uring pass asks of a readable device: an empty one answers each at
+/// once, in the same system call, and asking too few makes the loop go round again.
+const URING_MIN_READS: usize = 8;
 
 /// How the router's loop waits. The defaults are what measured best on the 2-core KVM machine
 /// (`examples/ceiling.rs`; figures in ARCHITECTURE.md's live runtime section): slept-through
@@ -65,6 +71,12 @@ pub struct LoopConfig {
     /// the same wake-up (each up to this much later than due: the delivery lateness). At
     /// 600 Mb/s 20 µs halved the wake-ups and cut the router's CPU per packet by 1-2 µs.
     pub gather_ns: Time,
+    /// The devices' reads and writes of a pass go to the kernel in one `io_uring_enter`
+    /// ([`crate::uring`]) instead of a system call each.
+    pub uring: bool,
+    /// Veth pairs instead of TUN devices, the router reading its ends through AF_PACKET
+    /// receive rings (no system call per packet read; [`crate::packet`]).
+    pub veth: bool,
 }
 
 impl Default for LoopConfig {
@@ -78,6 +90,8 @@ impl Default for LoopConfig {
             host_batch: 32,
             host_hold_ns: 100_000,
             gather_ns: 20_000,
+            uring: false,
+            veth: false,
         }
     }
 }
@@ -103,6 +117,9 @@ pub struct RouterStats {
     pub lateness_ns: Vec<u32>,
     /// The router thread's CPU time, ns.
     pub cpu_ns: u64,
+    /// How long the router thread waited runnable but not running, ns: pinned alone on its
+    /// CPU at SCHED_FIFO, this is the kernel's RT throttling (`sched_rt_runtime_us`).
+    pub run_delay_ns: u64,
     /// Passes of the router's loop (each one wait at most).
     pub loops: u64,
     /// Waits spent polling rather than sleeping (`LoopConfig::spin_ns`).
@@ -113,6 +130,8 @@ pub struct RouterStats {
     /// for the packet runs there), and inside the reads, ns.
     pub write_ns: u64,
     pub read_ns: u64,
+    /// Packets a veth's receive ring had no room for (lost before the router saw them).
+    pub ring_drops: u64,
 }
 
 impl RouterStats {
@@ -151,6 +170,13 @@ pub struct Router {
     /// `--pcap`: the capture file, the tapped packets being put in time order, a scratch
     /// buffer, and the first write error (the capture stops there, the run goes on).
     capture: Option<Box<LiveCapture>>,
+    /// The devices' I/O through io_uring (`LoopConfig::uring`), for the length of a run.
+    io: Option<Box<Uring>>,
+    /// Per device: how many reads the next io_uring pass asks for (twice what came last time,
+    /// at least [`URING_MIN_READS`]).
+    io_want: Vec<usize>,
+    /// Per pass: the reads' slots, then the packets each device gave.
+    io_scratch: Vec<usize>,
 }
 
 pub struct LiveCapture {
@@ -185,6 +211,9 @@ impl Router {
             next_k: 1,
             last_sample: 0,
             capture: None,
+            io: None,
+            io_want: Vec::new(),
+            io_scratch: Vec::new(),
             port_time: vec![0; ports.len()],
             ports,
             pkts: Vec::new(),
@@ -277,23 +306,35 @@ impl Router {
     /// wake-up instead of two); one up to `loop_cfg.spin_ns` (off by default) polls instead.
     pub fn run(
         &mut self,
-        tuns: &[&Tun],
+        tuns: &[&Device],
         clock: &Clock,
         end: Time,
         stop: &AtomicBool,
         loop_cfg: &LoopConfig,
     ) -> std::io::Result<()> {
         let cpu0 = sys::thread_cpu_ns();
+        let delay0 = sys::thread_run_delay_ns();
         let epoll = sys::Epoll::new()?;
         for (h, t) in tuns.iter().enumerate() {
-            epoll.add(t.fd.as_raw_fd(), h as u64)?;
+            epoll.add(t.fd(), h as u64)?;
         }
         let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; tuns.len().max(1)];
         let mut ready = vec![true; tuns.len()];
+        if loop_cfg.uring {
+            let fds: Vec<_> = tuns.iter().map(|t| t.fd()).collect();
+            self.io = Some(Box::new(Uring::new(&fds)?));
+            // A ring device's reads are loads, not system calls: they stay out of io_uring.
+            self.io_want = tuns.iter().map(|t| if t.reads_by_syscall() { URING_MIN_READS } else { 0 }).collect();
+            self.io_scratch = vec![0; tuns.len()];
+        }
         loop {
             let now = clock.now();
             if now >= end || stop.load(Ordering::Relaxed) {
                 break;
+            }
+            if let Some(e) = self.io.as_mut().and_then(|io| io.error.take()) {
+                self.io = None;
+                return Err(e);
             }
             self.stats.loops += 1;
             self.sample_due(now, tuns, clock);
@@ -301,8 +342,11 @@ impl Router {
             self.write_capture();
             let t = clock.now();
             let mut more = false;
+            if self.io.is_some() {
+                more = self.read_uring(t, &mut ready, clock);
+            }
             for (h, tun) in tuns.iter().enumerate() {
-                if !ready[h] {
+                if !ready[h] || (self.io.is_some() && tun.reads_by_syscall()) {
                     continue;
                 }
                 for _ in 0..BATCH {
@@ -343,7 +387,14 @@ impl Router {
                 // is read at the timer, one wake-up for both.
                 self.stats.coalesced += 1;
                 sys::sleep_ns(wait);
-                epoll.wait(&mut events, 0).unwrap_or(0)
+                if tuns.len() <= TRY_ALL && (self.io.is_some() || tuns.iter().all(|d| !d.reads_by_syscall())) {
+                    // A few devices: trying each (in the next submission, or in its ring)
+                    // costs less than a system call to ask which are readable.
+                    ready.fill(true);
+                    0
+                } else {
+                    epoll.wait(&mut events, 0).unwrap_or(0)
+                }
             } else {
                 epoll.wait(&mut events, wait).unwrap_or(0)
             };
@@ -358,6 +409,10 @@ impl Router {
         for (p, port) in self.ports.iter_mut().enumerate() {
             port.settle(end.max(self.port_time[p]), &mut self.pkts);
         }
+        if let Some(mut io) = self.io.take() {
+            // The last pass's writes.
+            io.submit(clock, &mut self.stats);
+        }
         if !stop.load(Ordering::Relaxed) {
             // The run's last samples, at its end.
             self.sample_due(NEVER, tuns, clock);
@@ -369,7 +424,68 @@ impl Router {
             }
         }
         self.stats.cpu_ns = sys::thread_cpu_ns() - cpu0;
+        self.stats.run_delay_ns = sys::thread_run_delay_ns().saturating_sub(delay0);
+        self.stats.ring_drops = tuns.iter().map(|d| d.drops()).sum();
         Ok(())
+    }
+
+    /// The devices marked `ready` read through io_uring, in one submission with the writes
+    /// queued since the last: up to `io_want[h]` packets each, straight into slots, accepted
+    /// at `t` in the order read. Returns whether a device gave all that was asked (it may
+    /// hold more: the loop reads again before it waits).
+    fn read_uring(&mut self, t: Time, ready: &mut [bool], clock: &Clock) -> bool {
+        let Some(mut io) = self.io.take() else { return false };
+        io.clear_reads();
+        // Every slot first: the slots' storage may grow (and move) while they are taken.
+        let mut slots = std::mem::take(&mut self.io_scratch);
+        slots.clear();
+        for (h, &r) in ready.iter().enumerate() {
+            let n = if r { self.io_want[h] } else { 0 };
+            for _ in 0..n {
+                let i = self.alloc();
+                slots.push(i as usize);
+            }
+        }
+        let mut k = 0;
+        for (h, &r) in ready.iter().enumerate() {
+            let n = if r { self.io_want[h] } else { 0 };
+            for _ in 0..n {
+                let i = slots[k] as u32;
+                k += 1;
+                let at = i as usize * MAX_PKT;
+                let buf = &mut self.bytes[at..at + MAX_PKT];
+                // SAFETY: no slot is taken or freed (nor the storage grown) until `submit`
+                // has read every completion.
+                unsafe { io.read(h as u16, i, buf, clock, &mut self.stats) };
+            }
+        }
+        io.submit(clock, &mut self.stats);
+        slots.clear();
+        slots.resize(ready.len(), 0);
+        for k in 0..io.reads.len() {
+            let (i, h) = io.reads[k];
+            let r = io.results[k];
+            if r > 0 {
+                self.lens[i as usize] = r as u16;
+                self.accept(t, h as usize, i);
+                slots[h as usize] += 1;
+            } else {
+                self.free.push(i);
+            }
+        }
+        let mut more = false;
+        for (h, r) in ready.iter_mut().enumerate() {
+            if !*r || self.io_want[h] == 0 {
+                continue;
+            }
+            let got = slots[h];
+            *r = got == self.io_want[h];
+            more |= *r;
+            self.io_want[h] = (got * 2).clamp(URING_MIN_READS, BATCH);
+        }
+        self.io_scratch = slots;
+        self.io = Some(io);
+        more
     }
 
     fn next_sample(&self) -> Time {
@@ -381,7 +497,7 @@ impl Router {
     }
 
     /// Every sample due by `now`: the events before it first, then the recorded ports' rows.
-    fn sample_due(&mut self, now: Time, tuns: &[&Tun], clock: &Clock) {
+    fn sample_due(&mut self, now: Time, tuns: &[&Device], clock: &Clock) {
         loop {
             let t = self.next_sample();
             if t > now || t == NEVER {
@@ -422,7 +538,7 @@ impl Router {
     }
 
     /// Every port event due by `now`, in time order.
-    fn run_due(&mut self, now: Time, tuns: &[&Tun], clock: &Clock) {
+    fn run_due(&mut self, now: Time, tuns: &[&Device], clock: &Clock) {
         loop {
             let mut best = (NEVER, usize::MAX, false);
             for (p, port) in self.ports.iter().enumerate() {
@@ -453,7 +569,7 @@ impl Router {
 
     /// Port `p`'s FIFO head reaches the far end of its link at `t`: the next port of its path,
     /// or its destination host (as the simulator's `port_head`).
-    fn head(&mut self, p: usize, t: Time, tuns: &[&Tun], clock: &Clock) {
+    fn head(&mut self, p: usize, t: Time, tuns: &[&Device], clock: &Clock) {
         let slot = self.ports[p].pop_head(t, &mut self.pkts);
         if slot.lost {
             self.free.push(slot.pkt);
@@ -516,7 +632,7 @@ impl Router {
     }
 
     /// Write slot `i` to host `to`'s device: the modules' rewrites put back into its bytes.
-    fn deliver(&mut self, i: u32, to: usize, due: Time, tuns: &[&Tun], clock: &Clock) {
+    fn deliver(&mut self, i: u32, to: usize, due: Time, tuns: &[&Device], clock: &Clock) {
         let hosts = self.flow_hosts[self.pkts[i as usize].flow as usize];
         let n = self.lens[i as usize] as usize;
         let at = i as usize * MAX_PKT;
@@ -524,6 +640,12 @@ impl Router {
         let buf = &mut self.bytes[at..at + n];
         if frame::write_back(buf, &fr, &pkt).is_err() {
             self.stats.write_back_errors += 1;
+            self.free.push(i);
+            return;
+        }
+        if let Some(io) = self.io.as_mut() {
+            // Written with the pass's next submission (which counts it delivered).
+            io.write(tuns[hosts[to]].header(), buf, hosts[to] as u16, due, clock, &mut self.stats);
             self.free.push(i);
             return;
         }

@@ -81,6 +81,17 @@ pub fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// How long the calling thread has waited on a run queue, runnable but not running, ns (the
+/// second field of `/proc/thread-self/schedstat`); 0 where unreadable. For a SCHED_FIFO thread
+/// alone on its CPU this is the kernel's RT throttling (and the rare higher-priority kernel
+/// thread).
+pub fn thread_run_delay_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
 /// Wrap a raw fd returned by a successful call.
 pub fn owned(fd: libc::c_int) -> OwnedFd {
     // SAFETY: callers pass an fd they just obtained and own.

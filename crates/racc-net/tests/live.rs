@@ -3,6 +3,7 @@
 //! are rates and delays at 20 Mb/s, where two cores leave the router room to keep time.
 
 use racc_net::report::{quantile, LiveReport};
+use racc_net::router::LoopConfig;
 use racc_net::{netns, sys};
 use racc_sim::Spec;
 use std::sync::Mutex;
@@ -141,6 +142,39 @@ fn measured_bottleneck_rate_is_the_configured_rate_within_2_percent() {
     println!("bottleneck: configured 20 Mb/s, measured at the receiver {:.4} Mb/s", rate * 1e-6);
     assert!((rate / 20e6 - 1.0).abs() <= 0.02, "measured {rate} b/s");
     assert_clean();
+}
+
+/// The rate test's scenario, shorter, with the router's other device and I/O choices: TUN
+/// devices read and written through io_uring, and veth pairs read from packet rings. Scale:
+/// 6 s, the rate measured over seconds 2-6 (the queue stands from the first round trips).
+fn rate_holds_with(loop_cfg: LoopConfig) {
+    let toml = dumbbell(6, 1, "droptail", "2000pkts", "newreno", "initial_window = 300\ninitial_ssthresh = \"1.5MB\"");
+    let rep =
+        racc_net::run_with(&spec(&toml), &racc_net::Options { loop_cfg, ..Default::default() }).expect("live run");
+    println!("{rep}");
+    let rate = rx_rate(&rep, 2.0, 6.0);
+    println!("bottleneck ({loop_cfg:?}): configured 20 Mb/s, measured {:.4} Mb/s", rate * 1e-6);
+    assert!((rate / 20e6 - 1.0).abs() <= 0.02, "measured {rate} b/s");
+    assert_eq!(rep.router.foreign(), 0);
+    assert_clean();
+}
+
+#[test]
+fn the_rate_holds_within_2_percent_through_io_uring() {
+    if !root_or_skip("rate_io_uring") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    rate_holds_with(LoopConfig { uring: true, ..Default::default() });
+}
+
+#[test]
+fn the_rate_holds_within_2_percent_through_veth_packet_rings() {
+    if !root_or_skip("rate_veth") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    rate_holds_with(LoopConfig { veth: true, ..Default::default() });
 }
 
 #[test]
@@ -386,12 +420,28 @@ fn dcpew_packets_reach_the_router_with_the_endpoints_ip_ids_and_the_chains_decod
         return;
     }
     let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    dcpew_ip_ids_arrive_and_chains_decode(LoopConfig::default());
+}
+
+/// The same through veth pairs read from packet rings, writes and reads batched through
+/// io_uring (`LoopConfig::veth`, `LoopConfig::uring`): the IP IDs and the rewritten
+/// congestion headers stay exact per packet.
+#[test]
+fn dcpew_ip_ids_and_chains_through_veth_and_io_uring() {
+    if !root_or_skip("dcpew_ip_ids_veth_uring") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    dcpew_ip_ids_arrive_and_chains_decode(LoopConfig { veth: true, uring: true, ..Default::default() });
+}
+
+fn dcpew_ip_ids_arrive_and_chains_decode(loop_cfg: LoopConfig) {
     use pcap_file::pcapng::{Block, PcapNgReader};
     // Incrementing IDs from 0 (DCP-EW's default order: chains pair cleanly); the first, ID 0,
     // leaves with the kernel's ID (raw(7)) and is left out of the comparison.
     let toml = dumbbell(4, 1, "dcpew", "1bdp", "dcpew", "params = { iw = 16, ip_id = \"increment\" }");
     let path = std::env::temp_dir().join(format!("racc-live-dcpew-{}.pcapng", std::process::id()));
-    let opts = racc_net::Options { pcap: Some((path.clone(), Some(vec!["s0->r0".into()]))), ..Default::default() };
+    let opts = racc_net::Options { pcap: Some((path.clone(), Some(vec!["s0->r0".into()]))), loop_cfg };
     let rep = racc_net::run_with(&spec(&toml), &opts).expect("live run");
     println!("{rep}");
     // The IDs of the data packets as the router read them at the flow's first port.
