@@ -99,6 +99,12 @@
 //! | `md_factors` all 0.875 (ablation) | 0.941 (0) | 0.970 (1) | 0.993 (4) |
 //! | same, paced 1 | 0.939 (0) | 0.987 (0) | 0.998 (0) |
 //!
+//! | router `queue_term = "ns2"` (the reference router's) | 0.885 (0) | 0.870 (38, 225 drops) | 0.877 (26, 603 drops) |
+//! | VCP, router `queue_term = "ns2"` | 0.939 (0) | 0.966 (0) | 0.999 (0) |
+//! | reference profile (below) | 0.909 (0) | 0.989 (0) | 0.959 (0) |
+//! | same, router γ = 0.95 (the reference router's) | 0.881 (0) | 0.957 (0) | 0.936 (0) |
+//! | VCP, reference profile | 1.000 (0, 219 drops) | 1.000 (0, 556 drops) | 1.000 (0, 63 drops) |
+//!
 //! (utilisation over (45, 90] s, timeouts in brackets, all spurious; seed 1.) Seeds 2 and 3
 //! agree: VCP 0.929 / 0.967 / 0.979 and 0.935 / 0.965 / 0.990; DPCP default 0.889 / 0.824 /
 //! 0.818 and 0.836 / 0.822 / 0.805 (0 / 52 / 27 and 0 / 18 / 31 timeouts); paced 0.938 /
@@ -109,6 +115,28 @@
 //! The VCP authors' ns-2 sender paces only windows of at most 64 packets whose spacing
 //! RTT/2^⌈log₂ cwnd⌉ exceeds t_p/2 (`vcp-src.cc`, `send_much`, `pacing_for_big_rtt_`), never
 //! the 100–300-packet windows here, so it does not ground `pacing_gain` as a default either.
+//!
+//! **The reference code (issue 13 item 4, lead 1).** The VCP authors' ns-2 router
+//! (`vcp-queue.cc`, `VcpQueueLoadMeasurementTimer::expire`) computes A1 with λ counted at
+//! enqueue, γ = 0.95 (`dynamic_target_utilization_`; the adjusting code is commented out) and a
+//! queue term built from the mean of the interval's 10 ms samples by `moving_avg_int`
+//! (`vcp-queue.h`), which C's precedence turns into mean >> 4: k_q·q̄/16, no memory
+//! (`queue_term = "ns2"`, `vcp/queue_term.rs`). It rounds ρ up to a whole per cent
+//! (`lfi = (unsigned short)(lfd + 1.0)`) before comparing with 80 and 100, so its codes switch
+//! at ρ = 0.79 and 0.99. Its sender (`vcp-src.cc`) is racc's VCP sender: on a first overload
+//! echo one MD of β = 0.875, overload echoes then frozen for t_ρ (`md_wait_interval_1_`) and
+//! answered by AI for one RTT (`md_wait_interval_2_`); its AI law is `ai_law = "ns2"` and its
+//! only multi-bit mode (`encode_load_factor_ = 0`) caps MI at 1/16 below ρ = 0.8 and has no
+//! MD at all. No DPCP/MPCP code is published with it. Run with all of it (router queue term,
+//! ns-2 AI, ξ ≤ 1/16, ns-2's one timed segment per RTT: the *reference profile*) DPCP takes no
+//! timeout and drops nothing, meets VCP at 400 ms and not at 300 or 900 ms; VCP under the
+//! same profile fills the link and drops. What is left is Table 1 itself: the MI/AI overshoot
+//! that carries a flow into overload (ρ of one t_p rises 0.96 → 1.18 within one interval at
+//! 300 ms, traced) is read from arrivals alone as level 11 10, and the synchronised 0.6 cuts
+//! leave the link at 0.65 for two intervals; VCP's 0.875 leaves it near 1.
+//! The reference router's queue term is therefore a labelled variant, default unchanged
+//! (seed 000 does not say which router it ran, and its γ 0.95 makes a full link read
+//! 1/0.95 = 1.053, level 11 10, for DPCP: worse, as the table shows).
 
 mod common;
 use common::sim;
@@ -156,6 +184,18 @@ fn timeouts(s: &Simulator) -> (u64, u64) {
 /// (utilisation over (45, 90] s, timeouts, spurious timeouts, drops).
 fn steady(proto: &str, (n, c, r): (u32, u32, u32), params: &str) -> (f64, u64, u64, u64) {
     let mut s = sim(&text(proto, n, c, r, 90, params));
+    s.run();
+    let drops = s.port_summary().iter().map(|p| p.counters.drops).sum();
+    let (to, sp) = timeouts(&s);
+    (utilisation(&s, 45.0, 90.0), to, sp, drops)
+}
+
+/// As `steady`, on routers with `router_params` (a TOML inline table's body) on every port.
+fn steady_routed(proto: &str, (n, c, r): (u32, u32, u32), params: &str, router: &str) -> (f64, u64, u64, u64) {
+    let t = text(proto, n, c, r, 90, params)
+        .replace(&format!("router = \"{proto}\""), &format!("router = \"{proto}\", router_params = {{ {router} }}"));
+    assert!(t.contains(router));
+    let mut s = sim(&t);
     s.run();
     let drops = s.port_summary().iter().map(|p| p.counters.drops).sum();
     let (to, sp) = timeouts(&s);
@@ -293,5 +333,68 @@ fn dpcp_with_vcps_cut_at_every_overload_level_meets_vcp() {
         eprintln!("{d:?}: VCP {vu:.3}; DPCP with 0.875 cuts {c:?}, paced {p:?}");
         assert!(c.0 >= vu, "{d:?}: {c:?} vs VCP {vu:.3}");
         assert!(p.0 >= vu && (p.1, p.3) == (0, 0), "{d:?}: paced {p:?} vs VCP {vu:.3}");
+    }
+}
+
+/// The reference router's queue term (`queue_term = "ns2"`, `vcp/queue_term.rs`): the VCP
+/// authors' ns-2 router weighs each t_p's mean queue by k_q/16 and keeps no memory, so a
+/// standing queue no longer reads as the 0.6/0.43 levels of Table 1. Acceptance as issue 13's
+/// (seed 000 §4.1, written before measuring): on each dumbbell DPCP on those routers uses the
+/// link at least as well as VCP on the same routers and as VCP on A2's, and takes no timeout.
+#[test]
+#[ignore = "shortfall: DPCP on queue_term = ns2 routers 0.885/0.870/0.877 with 0/38/26 timeouts and 0/225/603 drops vs VCP 0.939/0.966/0.999 on the same routers, 0.933/0.963/0.988 on A2's; the remaining deep cuts answer rho of 1.05-1.4 from arrivals alone (module docs)"]
+fn dpcp_on_the_reference_routers_queue_term_meets_vcp() {
+    let ns2 = "queue_term = \"ns2\"";
+    for d in DUMBBELLS {
+        let (va, ..) = steady("vcp", d, "");
+        let v = steady_routed("vcp", d, "", ns2);
+        let p = steady_routed("dpcp", d, "", ns2);
+        eprintln!("{d:?}: DPCP on ns2 routers {p:?}; VCP on ns2 routers {v:?}; VCP on A2 routers {va:.3}");
+        assert!(p.0 >= v.0 && p.0 >= va, "{d:?}: DPCP {p:?} vs VCP {v:?} / {va:.3}");
+        assert_eq!(p.1, 0, "{d:?}: DPCP {p:?}");
+    }
+}
+
+/// Everything the VCP authors' ns-2 code does differently, on both sides (module docs): the
+/// router's queue term (`queue_term = "ns2"`), the sender's AI law (`ai_law = "ns2"`), its
+/// multi-bit MI cap 1/16 (`xi_cap`, `vcp-src.cc` LF_BOUND) and ns-2's one timed segment per
+/// RTT (`tcp.rtt_samples`).
+const NS2_ROUTER: &str = "queue_term = \"ns2\"";
+const NS2_FLOWS: &str = "\nparams = { ai_law = \"ns2\", xi_cap = 0.0625, tcp = { rtt_samples = \"once-per-rtt\" } }";
+const NS2_VCP_FLOWS: &str = "\nparams = { ai_law = \"ns2\", tcp = { rtt_samples = \"once-per-rtt\" } }";
+
+/// Issue 13's acceptance (seed 000 §4.1, written before measuring) with DPCP run as the
+/// reference code runs it: at least VCP's utilisation, VCP run either way, and no timeout.
+#[test]
+#[ignore = "shortfall: DPCP as the reference code runs it 0.909/0.989/0.959 (no timeout, no drop) vs VCP 0.933/0.963/0.988 (defaults) and 1.000/1.000/1.000 with 219/556/63 drops (the same reference profile)"]
+fn dpcp_as_the_reference_code_runs_it_meets_vcp() {
+    for d in DUMBBELLS {
+        let (va, ..) = steady("vcp", d, "");
+        let v = steady_routed("vcp", d, NS2_VCP_FLOWS, NS2_ROUTER);
+        let p = steady_routed("dpcp", d, NS2_FLOWS, NS2_ROUTER);
+        eprintln!("{d:?}: DPCP (reference profile) {p:?}; VCP (reference profile) {v:?}; VCP {va:.3}");
+        assert!(p.0 >= v.0 && p.0 >= va, "{d:?}: DPCP {p:?} vs VCP {v:?} / {va:.3}");
+        assert_eq!(p.1, 0, "{d:?}: DPCP {p:?}");
+    }
+}
+
+/// What the reference profile does, pinned (module docs): DPCP takes no timeout and drops
+/// nothing on any dumbbell and meets VCP's defaults at 400 ms, but stays below them at 300
+/// and 900 ms (measured 0.909 / 0.989 / 0.959 against 0.933 / 0.963 / 0.988).
+#[test]
+fn dpcp_as_the_reference_code_runs_it_meets_vcp_at_400_ms_only() {
+    for d in DUMBBELLS {
+        let (va, ..) = steady("vcp", d, "");
+        let p = steady_routed("dpcp", d, NS2_FLOWS, NS2_ROUTER);
+        eprintln!("{d:?}: DPCP (reference profile) {p:?}; VCP {va:.3}");
+        assert_eq!((p.1, p.3), (0, 0), "{d:?}: DPCP {p:?}");
+        if d.2 == 400 {
+            assert!(p.0 >= va, "{d:?}: {p:?} vs VCP {va:.3}");
+        } else {
+            assert!(
+                p.0 < va,
+                "{d:?}: {p:?} now meets VCP {va:.3}: un-ignore dpcp_as_the_reference_code_runs_it_meets_vcp"
+            );
+        }
     }
 }

@@ -7,7 +7,7 @@ use crate::dpcp::decode::DecoderParams;
 use crate::dpcp::Growth;
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
-use crate::vcp::{AiLawName, LoadFactorParams, MdHold, Ns2Ai};
+use crate::vcp::{AiLawName, LoadFactorParams, MdHold, Ns2Ai, QueueTerm};
 
 /// How a DCP-EW host fills the IP ID (seed 003 §III.B).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -173,6 +173,10 @@ pub struct DcpewRouterParams {
     pub k_q: f64,
     pub a: f64,
     pub gamma: f64,
+    /// A1's queue term: "a2" (default [seed 001]) or "ns2" (the reference router's;
+    /// `vcp/queue_term.rs`), with its shift.
+    pub queue_term: QueueTerm,
+    pub ns2_queue_shift: u32,
     /// A flow (or tunnel) idle this long, s, has its flag reset to MSP_EQ [reconstructed: 10 s].
     pub evict_after: f64,
     /// SM: saved LFs per (tunnel, inner flow) instead of per tunnel [reconstructed: off].
@@ -191,6 +195,8 @@ impl Default for DcpewRouterParams {
             k_q: lf.k_q,
             a: lf.a,
             gamma: lf.gamma,
+            queue_term: lf.queue_term,
+            ns2_queue_shift: lf.ns2_queue_shift,
             evict_after: 10.0,
             per_inner_flow: false,
             latch_lsp: false,
@@ -200,7 +206,15 @@ impl Default for DcpewRouterParams {
 
 impl DcpewRouterParams {
     pub fn load_factor(&self) -> LoadFactorParams {
-        LoadFactorParams { t_p: self.t_p, t_q: self.t_q, k_q: self.k_q, a: self.a, gamma: self.gamma }
+        LoadFactorParams {
+            t_p: self.t_p,
+            t_q: self.t_q,
+            k_q: self.k_q,
+            a: self.a,
+            gamma: self.gamma,
+            queue_term: self.queue_term,
+            ns2_queue_shift: self.ns2_queue_shift,
+        }
     }
 
     pub fn validate(&self) -> Result<(), ParamError> {

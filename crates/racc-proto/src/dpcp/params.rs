@@ -6,7 +6,7 @@ use super::decode::DecoderParams;
 use super::levels::MAX_CHAIN;
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
-use crate::vcp::{AiLawName, LoadFactorParams, MdHold, Ns2Ai};
+use crate::vcp::{AiLawName, LoadFactorParams, MdHold, Ns2Ai, QueueTerm};
 
 /// Growth law in the low and high zones (PROTOCOLS.md §3 `dpcp_growth`).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -141,6 +141,10 @@ pub struct DpcpRouterParams {
     pub k_q: f64,
     pub a: f64,
     pub gamma: f64,
+    /// A1's queue term: "a2" (default [seed 001]) or "ns2" (the reference router's;
+    /// `vcp/queue_term.rs`), with its shift.
+    pub queue_term: QueueTerm,
+    pub ns2_queue_shift: u32,
     /// A flow idle this long (s) has its flag reset to MSP_EQ [reconstructed: 10 s].
     pub evict_after: f64,
     /// Encode a chain's later positions with the code current at its MSP, so that a t_p tick
@@ -158,6 +162,8 @@ impl Default for DpcpRouterParams {
             k_q: lf.k_q,
             a: lf.a,
             gamma: lf.gamma,
+            queue_term: lf.queue_term,
+            ns2_queue_shift: lf.ns2_queue_shift,
             evict_after: 10.0,
             latch_lsp: false,
         }
@@ -170,7 +176,15 @@ impl DpcpRouterParams {
     }
 
     pub fn load_factor(&self) -> LoadFactorParams {
-        LoadFactorParams { t_p: self.t_p, t_q: self.t_q, k_q: self.k_q, a: self.a, gamma: self.gamma }
+        LoadFactorParams {
+            t_p: self.t_p,
+            t_q: self.t_q,
+            k_q: self.k_q,
+            a: self.a,
+            gamma: self.gamma,
+            queue_term: self.queue_term,
+            ns2_queue_shift: self.ns2_queue_shift,
+        }
     }
 
     pub fn validate(&self) -> Result<(), ParamError> {

@@ -7,6 +7,9 @@
 //! every t_p:          ρ = (λ + k_q·q_l)/(γ·C·t_p) ; λ = 0      (A1; C in B/s)
 //! ```
 //!
+//! `queue_term = "ns2"` replaces A2 by the VCP authors' ns-2 router's term: at every t_p the
+//! mean of that interval's t_q samples, shifted right by `ns2_queue_shift` (`queue_term.rs`).
+//!
 //! Schedule. Both timers start at `start + φ`, where the phase φ is drawn uniformly in
 //! [0, t_p) from the port's random stream so that routers do not synchronise (PROTOCOLS.md §1,
 //! [checked: ns-2 XCP]). The t_p boundary at `start + φ` only opens the first measurement
@@ -16,6 +19,7 @@
 //! sample and a t_p boundary fall on the same instant the sample is taken first, so ρ uses the
 //! freshest q_l.
 
+use super::queue_term::{IntervalQueue, QueueTerm, NS2_QUEUE_SHIFT};
 use crate::packet::ecn;
 use crate::params::{positive, ParamError};
 use crate::rng::SimRng;
@@ -66,16 +70,30 @@ pub struct LoadFactorParams {
     pub a: f64,
     /// Target utilisation γ [seed 001: 0.98; reference code 0.95].
     pub gamma: f64,
+    /// The queue term: "a2" (A2's EWMA, default [seed 001]) or "ns2" (the reference router's
+    /// interval mean, shifted; `queue_term.rs`).
+    pub queue_term: QueueTerm,
+    /// The `"ns2"` term's right shift, bits [checked: 4, `vcp-queue.h` `moving_avg_int`].
+    pub ns2_queue_shift: u32,
 }
 
 impl Default for LoadFactorParams {
     fn default() -> LoadFactorParams {
-        LoadFactorParams { t_p: 0.2, t_q: 0.01, k_q: 0.5, a: 0.875, gamma: 0.98 }
+        LoadFactorParams {
+            t_p: 0.2,
+            t_q: 0.01,
+            k_q: 0.5,
+            a: 0.875,
+            gamma: 0.98,
+            queue_term: QueueTerm::A2,
+            ns2_queue_shift: NS2_QUEUE_SHIFT,
+        }
     }
 }
 
 impl LoadFactorParams {
-    /// t_p, t_q > 0 (at least 1 µs, so the timers advance), k_q ≥ 0, 0 ≤ a < 1, 0 < γ ≤ 1.
+    /// t_p, t_q > 0 (at least 1 µs, so the timers advance), k_q ≥ 0, 0 ≤ a < 1, 0 < γ ≤ 1,
+    /// ns2_queue_shift < 64.
     pub fn validate(&self) -> Result<(), ParamError> {
         positive("t_p", self.t_p)?;
         positive("t_q", self.t_q)?;
@@ -93,6 +111,9 @@ impl LoadFactorParams {
         if !(self.gamma > 0.0 && self.gamma <= 1.0) {
             return Err(ParamError::new("gamma", format!("must be in (0, 1], got {}", self.gamma)));
         }
+        if self.ns2_queue_shift >= 64 {
+            return Err(ParamError::new("ns2_queue_shift", format!("must be below 64, got {}", self.ns2_queue_shift)));
+        }
         Ok(())
     }
 }
@@ -107,6 +128,8 @@ pub struct LoadFactor {
     lambda: u64,
     /// Persistent queue q_l, bytes.
     q_l: f64,
+    /// The running interval's t_q samples (`queue_term = "ns2"`).
+    interval_q: IntervalQueue,
     rho: f64,
     code: u8,
     next_q: Time,
@@ -134,6 +157,7 @@ impl LoadFactor {
             t_q: secs(p.t_q).max(1),
             lambda: 0,
             q_l: 0.0,
+            interval_q: IntervalQueue::default(),
             rho: 0.0,
             code: ecn::ECT1,
             next_q: first,
@@ -164,9 +188,15 @@ impl LoadFactor {
     pub fn on_tick(&mut self, now: Time, queue_bytes: u64, capacity_bps: f64) {
         loop {
             if self.next_q <= now && self.next_q <= self.next_p {
-                self.q_l = queue_ewma(self.q_l, self.p.a, queue_bytes as f64);
+                match self.p.queue_term {
+                    QueueTerm::A2 => self.q_l = queue_ewma(self.q_l, self.p.a, queue_bytes as f64),
+                    QueueTerm::Ns2 => self.interval_q.sample(queue_bytes),
+                }
                 self.next_q = self.next_q.saturating_add(self.t_q);
             } else if self.next_p <= now {
+                if self.p.queue_term == QueueTerm::Ns2 {
+                    self.q_l = self.interval_q.close(self.p.ns2_queue_shift) as f64;
+                }
                 if self.opened {
                     let t_p_s = self.t_p as f64 * 1e-9;
                     self.rho = load_factor(self.lambda as f64, self.q_l, self.p.k_q, self.p.gamma, capacity_bps, t_p_s);
@@ -194,7 +224,7 @@ impl LoadFactor {
         self.code
     }
 
-    /// The persistent queue q_l, bytes.
+    /// The persistent queue q_l, bytes (with `"ns2"`, the term of the last closed interval).
     #[inline]
     pub fn q_l(&self) -> f64 {
         self.q_l
@@ -235,7 +265,7 @@ mod tests {
     /// k_q = 0.5, γ = 1, C = 8 Mb/s (1e6 B/s), so γ·C·t_p = 100 000 B; phase 30 ms.
     #[test]
     fn hand_computed_trace() {
-        let p = LoadFactorParams { t_p: 0.1, t_q: 0.05, k_q: 0.5, a: 0.5, gamma: 1.0 };
+        let p = LoadFactorParams { t_p: 0.1, t_q: 0.05, k_q: 0.5, a: 0.5, gamma: 1.0, ..Default::default() };
         p.validate().unwrap();
         let c = 8e6;
         let mut lf = LoadFactor::with_phase(&p, 0, 30 * MS);
@@ -294,7 +324,7 @@ mod tests {
     #[test]
     fn hand_computed_gamma() {
         for (gamma, rho, code) in [(0.8, 0.993_75, 0b10), (1.0, 0.795, 0b01)] {
-            let p = LoadFactorParams { t_p: 0.1, t_q: 0.05, k_q: 0.5, a: 0.5, gamma };
+            let p = LoadFactorParams { t_p: 0.1, t_q: 0.05, k_q: 0.5, a: 0.5, gamma, ..Default::default() };
             let mut lf = LoadFactor::with_phase(&p, 0, 0);
             lf.on_tick(0, 8000, 8e6);
             lf.on_arrival(76_000);
@@ -303,6 +333,41 @@ mod tests {
             assert_eq!(lf.q_l(), 7000.0);
             assert!((lf.rho() - rho).abs() < 1e-12, "γ {gamma}: ρ {}", lf.rho());
             assert_eq!(lf.code(), code, "γ {gamma}");
+        }
+    }
+
+    /// `queue_term = "ns2"` by hand (reference router, `queue_term.rs`): t_q = 50 ms, t_p =
+    /// 100 ms, k_q = 0.5, γ = 1, C = 8 Mb/s (γ·C·t_p = 100 000 B), phase 30 ms. The samples at
+    /// 80 and 130 ms (8000, 6000 B) give the mean 7000 B, 7000 >> 4 = 437 B, so
+    /// ρ = (60 000 + 0.5·437)/100 000 = 0.602 185; with the shift 0, 7000 B and ρ = 0.635. The
+    /// sample at 30 ms belongs to the interval the opening boundary closes, not to the next.
+    #[test]
+    fn hand_computed_ns2_queue_term() {
+        for (shift, q_l, rho) in [(4, 437.0, 0.602_185), (0, 7000.0, 0.635)] {
+            let p = LoadFactorParams {
+                t_p: 0.1,
+                t_q: 0.05,
+                k_q: 0.5,
+                gamma: 1.0,
+                queue_term: QueueTerm::Ns2,
+                ns2_queue_shift: shift,
+                ..Default::default()
+            };
+            p.validate().unwrap();
+            let mut lf = LoadFactor::with_phase(&p, 0, 30 * MS);
+            lf.on_tick(30 * MS, 4000, 8e6);
+            assert_eq!((lf.q_l(), lf.estimates()), ((4000u64 >> shift) as f64, 0));
+            lf.on_arrival(60_000);
+            lf.on_tick(80 * MS, 8000, 8e6);
+            lf.on_tick(130 * MS, 6000, 8e6);
+            assert_eq!(lf.q_l(), q_l, "shift {shift}");
+            assert!((lf.rho() - rho).abs() < 1e-12, "shift {shift}: ρ {}", lf.rho());
+            // An interval with an empty queue throughout: no memory, the term is 0.
+            lf.on_arrival(60_000);
+            lf.on_tick(180 * MS, 0, 8e6);
+            lf.on_tick(230 * MS, 0, 8e6);
+            assert_eq!(lf.q_l(), 0.0);
+            assert!((lf.rho() - 0.6).abs() < 1e-12);
         }
     }
 
@@ -372,6 +437,11 @@ mod tests {
         assert_eq!(bad(LoadFactorParams { k_q: -1.0, ..Default::default() }), "k_q");
         assert_eq!(bad(LoadFactorParams { a: 1.0, ..Default::default() }), "a");
         assert_eq!(bad(LoadFactorParams { gamma: 1.2, ..Default::default() }), "gamma");
+        assert_eq!(bad(LoadFactorParams { ns2_queue_shift: 64, ..Default::default() }), "ns2_queue_shift");
+        let p: LoadFactorParams = crate::params::parse(&serde_json::json!({"queue_term": "ns2"})).unwrap();
+        assert_eq!((p.queue_term, p.ns2_queue_shift), (QueueTerm::Ns2, 4));
+        let e = crate::params::parse::<LoadFactorParams>(&serde_json::json!({"queue_term": "ewma"})).unwrap_err();
+        assert_eq!(e.key, "queue_term");
         let e = crate::params::parse::<LoadFactorParams>(&serde_json::json!({"tp": 0.1})).unwrap_err();
         assert!(e.reason.contains("tp"), "{e}");
         let p: LoadFactorParams = crate::params::parse(&serde_json::json!({"gamma": 0.95})).unwrap();

@@ -2,6 +2,7 @@
 //! (TCP/VCP; seed 001 App. A1–A5, seed 000 §2; PROTOCOLS.md §2).
 //!
 //! - [`load_factor`]: the per-port load-factor estimator (A1, A2), reusable by DPCP and DCP-EW
+//! - [`queue_term`]: A1's queue term, A2's EWMA or the reference ns-2 router's (`queue_term`)
 //! - [`router`]: [`VcpRouter`], the router module (counts arrivals, marks at dequeue)
 //! - [`laws`]: [`VcpLaws`], MI/AI/MD (A3–A5) on a window in packets, for any transport
 //! - [`ai_law`]: [`AiLaw`], A4 as printed or the reference ns-2 sender's AI (`ai_law`)
@@ -19,6 +20,7 @@ pub mod laws;
 pub mod load_factor;
 pub mod pacing;
 pub mod params;
+pub mod queue_term;
 pub mod router;
 pub mod window;
 
@@ -28,6 +30,7 @@ pub use laws::{ai_step, mi_step, MdEpisode, VcpLaws};
 pub use load_factor::{load_factor, queue_ewma, vcp_code, LoadFactor, LoadFactorParams, RHO_HIGH, RHO_OVERLOAD};
 pub use pacing::{check_pacing_gain, window_pacing_rate};
 pub use params::{check_window_laws, MdHold, VcpParams};
+pub use queue_term::{QueueTerm, NS2_QUEUE_SHIFT};
 pub use router::{VcpRouter, VcpRouterParams};
 pub use window::VcpWindow;
 
