@@ -141,7 +141,7 @@ impl Medium {
                     airtime_ns: 0,
                 });
             }
-            if m.router_scope == RouterScope::Medium {
+            if m.router_scope != RouterScope::Member {
                 share_router(spec, mi, &mut member_ports);
             }
             ports.extend(member_ports);
@@ -318,7 +318,8 @@ impl Medium {
 
 /// `router_scope = "medium"`: one module of the medium's router for all of medium `mi`'s
 /// member ports (built from the medium's identity and its own stream `router/medium{mi}`), each
-/// port holding a handle on it in place of its own module.
+/// port holding a handle on it in place of its own module; `"both"`: the handle sits behind the
+/// port's own module.
 fn share_router(spec: &Spec, mi: usize, ports: &mut [Port]) {
     let m = &spec.media[mi];
     let limit_pkts = ports.iter().fold(0u32, |s, p| s.saturating_add(p.limit_pkts));
@@ -345,7 +346,10 @@ fn share_router(spec: &Spec, mi: usize, ports: &mut [Port]) {
     };
     let shared = SharedRouter::new(module, ports.len(), base);
     for (j, p) in ports.iter_mut().enumerate() {
-        p.replace_module(Box::new(shared.member(j)));
+        let own = p.replace_module(Box::new(shared.member(j)));
+        if m.router_scope == RouterScope::Both {
+            p.replace_module(Box::new(shared.member_with(j, own)));
+        }
     }
 }
 

@@ -305,10 +305,11 @@ impl Port {
         self.module.as_ref()
     }
 
-    /// Put `module` in place of the port's own (a medium's shared module, `crate::shared_router`).
-    pub fn replace_module(&mut self, module: Box<dyn RouterModule>) {
+    /// Put `module` in place of the port's own (a medium's shared module, `crate::shared_router`);
+    /// returns the port's own.
+    pub fn replace_module(&mut self, module: Box<dyn RouterModule>) -> Box<dyn RouterModule> {
         self.next_tick = module.next_tick();
-        self.module = module;
+        std::mem::replace(&mut self.module, module)
     }
 
     pub fn module_name(&self) -> &'static str {

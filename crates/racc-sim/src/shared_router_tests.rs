@@ -112,3 +112,87 @@ fn one_interval_ticks_the_module_once() {
     a.on_tick(20, &view(0, 0, Some(0)));
     assert_eq!(seen.lock().unwrap().iter().filter(|s| s.0 == "tick").count(), 2);
 }
+
+/// A module that lowers a packet's size field to its cap (a stand-in for a rate stamp: the
+/// lower of two caps survives), counts its calls and reports one metric.
+struct Cap {
+    cap: u32,
+    calls: Arc<StdMutex<Vec<(&'static str, u32)>>>,
+    next: Time,
+}
+
+impl RouterModule for Cap {
+    fn name(&self) -> &'static str {
+        "cap"
+    }
+    fn on_arrival(&mut self, _now: Time, pkt: &mut Packet, port: &PortView) -> Verdict {
+        self.calls.lock().unwrap().push(("arrival", port.queue_pkts));
+        pkt.size = pkt.size.min(self.cap);
+        Verdict::Forward
+    }
+    fn on_buffer_drop(&mut self, _now: Time, _pkt: &Packet, port: &PortView) {
+        self.calls.lock().unwrap().push(("drop", port.queue_pkts));
+    }
+    fn on_departure(&mut self, _now: Time, _pkt: &mut Packet, port: &PortView) -> bool {
+        self.calls.lock().unwrap().push(("departure", port.queue_pkts));
+        false
+    }
+    fn next_tick(&self) -> Option<Time> {
+        Some(self.next)
+    }
+    fn on_tick(&mut self, now: Time, port: &PortView) {
+        self.calls.lock().unwrap().push(("tick", port.queue_pkts));
+        self.next = now + self.cap as Time;
+    }
+    fn metrics(&self, out: &mut dyn MetricSink) {
+        out.put("cap", "bytes", MetricValue::Count(self.cap as u64));
+    }
+}
+
+/// `router_scope = "both"`: a packet passes the member's own module (with the port's own view)
+/// and then the medium's (with the medium's view), so the lower cap survives whichever module
+/// holds it; drops and departures reach both; each module ticks on its own schedule; the row
+/// reports the member's module under its names and the medium's with a `medium_` prefix.
+#[test]
+fn a_member_s_own_module_sits_in_front_of_the_medium_s() {
+    let own_calls = Arc::new(StdMutex::new(Vec::new()));
+    let med_calls = Arc::new(StdMutex::new(Vec::new()));
+    let shared =
+        SharedRouter::new(Box::new(Cap { cap: 700, calls: med_calls.clone(), next: 30 }), 2, PortView::default());
+    let own = |cap, next| Box::new(Cap { cap, calls: own_calls.clone(), next });
+    let mut a = shared.member_with(0, own(500, 20));
+    let mut b = shared.member(1);
+    assert_eq!(a.name(), "cap");
+    let mut p = pkt(1000);
+    a.on_arrival(1, &mut p, &view(3, 3000, None));
+    assert_eq!(p.size, 500, "the member's cap is the lower");
+    let mut p = pkt(1000);
+    b.on_arrival(2, &mut p, &view(0, 0, Some(0)));
+    assert_eq!(p.size, 700, "a member without its own module has the medium's only");
+    // a's next arrival finds its buffer full.
+    a.on_arrival(3, &mut pkt(1000), &view(4, 4000, None));
+    a.on_buffer_drop(3, &pkt(1000), &view(4, 4000, None));
+    a.on_departure(4, &mut pkt(1000), &view(3, 3000, None));
+    // The member's own module sees its port's queue, the medium's the members' summed.
+    assert_eq!(*own_calls.lock().unwrap(), vec![("arrival", 3), ("arrival", 4), ("drop", 4), ("departure", 3)]);
+    assert_eq!(
+        *med_calls.lock().unwrap(),
+        vec![("arrival", 3), ("arrival", 4), ("arrival", 5), ("drop", 5), ("departure", 4)],
+        "a 3; a 4 (its arrival queued) + b 0; a 4 + b 1; the refused one not added; a 3 + b 1"
+    );
+    // Ticks: the earlier of the two, each module only when its own is due.
+    assert_eq!((a.next_tick(), b.next_tick()), (Some(20), Some(30)));
+    a.on_tick(20, &view(2, 2000, None));
+    assert_eq!(a.next_tick(), Some(30), "own ticked (next 520), the medium's at 30 is next");
+    a.on_tick(30, &view(2, 2000, None));
+    let ticks =
+        |c: &Arc<StdMutex<Vec<(&'static str, u32)>>>| c.lock().unwrap().iter().filter(|x| x.0 == "tick").count();
+    assert_eq!((ticks(&own_calls), ticks(&med_calls)), (1, 1));
+    let mut m = racc_proto::metrics::MetricList::default();
+    a.metrics(&mut m);
+    let names: Vec<_> = m.0.iter().map(|x| x.0).collect();
+    assert_eq!(names, vec!["cap", "medium_cap"]);
+    let mut m = racc_proto::metrics::MetricList::default();
+    b.metrics(&mut m);
+    assert_eq!(m.0.iter().map(|x| x.0).collect::<Vec<_>>(), vec!["cap"], "the medium's module alone: its own names");
+}

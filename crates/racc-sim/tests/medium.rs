@@ -435,7 +435,7 @@ dst = "d0"
 }
 
 /// Same run, counter for counter, with `router_scope` absent, "member" (the default: a module
-/// per member's port), or "medium" under DropTail (one module that decides nothing, the buffer
+/// per member's port), "both" or "medium" under DropTail (one module that decides nothing, the buffer
 /// check being each port's own): sharing the module changes no packet's fate. A module shared
 /// across the medium uses no random stream of the ports' own (`router/medium{i}`).
 #[test]
@@ -452,6 +452,8 @@ fn a_shared_droptail_module_changes_nothing() {
     assert!(a.0.iter().any(|p| p.2.drops > 0), "the 20-packet queues overflow: {:?}", a.0);
     assert_eq!(a, counters(&text.replace("buffer = 20", "buffer = 20\nrouter_scope = \"member\"")));
     assert_eq!(a, counters(&text.replace("buffer = 20", "buffer = 20\nrouter_scope = \"medium\"")));
+    // "both": each member's own DropTail in front of the medium's: still the same run.
+    assert_eq!(a, counters(&text.replace("buffer = 20", "buffer = 20\nrouter_scope = \"both\"")));
 }
 
 /// QFCP over the medium with one download and one upload (QFCP §III.B: the controller "takes

@@ -138,12 +138,14 @@ fn medium(
     let router_scope = match m.router_scope.as_deref() {
         None | Some("member") => RouterScope::Member,
         Some("medium") => RouterScope::Medium,
+        Some("both") => RouterScope::Both,
         Some(s) => {
             return Err(cx.err(
                 format!("{key}.router_scope"),
                 format!(
-                "unknown router scope '{s}' (known: member, a module per member's port; medium, one for the medium)"
-            ),
+                    "unknown router scope '{s}' (known: member, a module per member's port; medium, one for the \
+                 medium; both, each member's own and the medium's)"
+                ),
             ))
         }
     };

@@ -161,6 +161,8 @@ pub enum RouterScope {
     /// One module for the medium, which every member's packets pass through
     /// (`crate::shared_router`): it sees the medium's whole queue and both directions.
     Medium,
+    /// Each member's own module and, behind it, the medium's one.
+    Both,
 }
 
 impl RouterScope {
