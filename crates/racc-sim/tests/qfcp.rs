@@ -176,10 +176,10 @@ fn dumbbell_converges_with_the_heuristic_recover_check() {
 
 /// The same when the router must probe its capacity from a wrong 1 Mb/s (seed 002 §III.B:
 /// "its effect is alleviated shortly ... since the probing algorithm finds the correct
-/// bandwidth value. Then the bandwidth is allocated equally among flows"). Same window.
+/// bandwidth value. Then the bandwidth is allocated equally among flows"). Same window. Before
+/// the probe waited for a building queue (PROTOCOLS.md §9) it rose in consecutive intervals,
+/// overflowed the buffer and measured a worst deviation of 0.62 (Jain 0.92).
 #[test]
-#[ignore = "shortfall: measured worst deviation 0.62 (Jain 0.92; 370 ms flow 1.9 of 5 Mb/s) vs claim ±10 %: \
-            the probe's ×1.1 steps and the lagging N = y/R(t − T) make R swing between R_min and C"]
 fn dumbbell_with_a_probed_capacity_converges_to_equal_shares() {
     let routes = [(0, 0, 1, 9), (0, 0, 1, 39), (0, 0, 1, 89), (0, 0, 1, 174)];
     let (worst, got, want) =
@@ -232,7 +232,8 @@ fn on_a_lossy_link_qfcp_holds_twice_the_throughput_of_xcp_b() {
 /// can fairly allocate the bandwidth resource between them" (seed 002 §III.C). Window: each
 /// flow within ±10 % of half the bottleneck (the issue's tolerance for fair shares).
 #[test]
-#[ignore = "shortfall: measured lossy/lossless 2.95 / 6.27 Mb/s (wire) of 10 vs claim equal shares ±10 %"]
+#[ignore = "shortfall: measured lossy/lossless 4.25 / 4.62 Mb/s (wire) of 10 vs claim equal shares ±10 % \
+            (2.95 / 6.27 before the probe's wait; 4.69 / 4.55 with the capacity given)"]
 fn on_a_lossy_link_qfcp_shares_fairly_between_a_lossy_and_a_lossless_flow() {
     let (lossy, lossless) = lossy_pair("qfcp", "qfcp", "capacity = \"probe\", ");
     let half = 5e6;
@@ -339,4 +340,120 @@ fn a_qfcp_flow_through_droptail_only_is_refused() {
     let mut s = sim(&chain(&[10.0], 10, &routes, "qfcp", "qfcp", "", "", "1s", false));
     s.run();
     assert!(port(&mut s, "r0->r1").counters.drops == 0);
+}
+
+/// The bottleneck's control state sample by sample over (from, to] s: the probe's estimate C,
+/// the fair-share rate R, the flow estimate N, the input y = N·R (N > 1), T, the queue and the
+/// drops, and each flow's goodput, window and timeouts. A diagnostic for the probe (PROTOCOLS.md §9).
+fn print_trace(s: &mut racc_sim::Simulator, link: &str, from: f64, to: f64) {
+    let idx = port(s, link).port as u32;
+    let p = &s.port_series;
+    let gauge = |name: &str| match p.named.get(name).map(|c| &c.values) {
+        Some(racc_sim::metrics::ColumnValues::Gauge(v)) => v.clone(),
+        _ => vec![f64::NAN; p.time_s.len()],
+    };
+    let (c, r, n, t, qv) = (
+        gauge("capacity_estimate_bps"),
+        gauge("fair_rate_bps"),
+        gauge("flow_estimate"),
+        gauge("control_interval_s"),
+        gauge("virtual_queue_bytes"),
+    );
+    let fs = &s.flow_series;
+    for i in 0..p.time_s.len() {
+        let time = p.time_s[i];
+        if p.port[i] != idx || time <= from || time > to {
+            continue;
+        }
+        let mut line = format!(
+            "t {time:6.2} C {:6.2} R {:6.2} N {:5.2} y {:6.2} T {:.3} q {:3} qv {:6.0} drops {:3} util {:.2} |",
+            c[i] / 1e6,
+            r[i] / 1e6,
+            n[i],
+            n[i] * r[i] / 1e6,
+            t[i],
+            p.queue_pkts[i],
+            qv[i],
+            p.drops[i],
+            p.utilisation[i],
+        );
+        for j in (0..fs.time_s.len()).filter(|&j| (fs.time_s[j] - time).abs() < 1e-9) {
+            write!(
+                line,
+                " f{} {:5.2} w{:4.0} o{}",
+                fs.flow[j],
+                fs.goodput_bps[j] / 1e6,
+                fs.cwnd_bytes[j] / 1000.0,
+                fs.timeouts[j]
+            )
+            .unwrap();
+        }
+        println!("{line}");
+    }
+    let ps = port(s, link);
+    println!("{link}: utilisation {:.3}, drops {}, max queue {}", ps.utilisation, ps.counters.drops, ps.max_queue_pkts);
+}
+
+/// Diagnostic (run by hand with `--ignored --nocapture`): the probed dumbbell's trace, record
+/// interval `RACC_TRACE_REC` (default 50 ms), over `RACC_TRACE_FROM`..`RACC_TRACE_TO` s.
+#[test]
+#[ignore = "diagnostic: prints the probe's trace"]
+fn trace_of_the_probed_dumbbell() {
+    let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
+    let routes = [(0, 0, 1, 9), (0, 0, 1, 39), (0, 0, 1, 89), (0, 0, 1, 174)];
+    let toml = chain(
+        &[20.0],
+        10,
+        &routes,
+        "qfcp",
+        "qfcp",
+        "capacity = \"probe\", initial_capacity_bps = 1e6",
+        "",
+        "40s",
+        false,
+    )
+    .replace("interval = \"100ms\"", &format!("interval = \"{}\"", env("RACC_TRACE_REC", "50ms")));
+    let mut s = sim(&toml);
+    s.run();
+    print_trace(
+        &mut s,
+        "r0->r1",
+        env("RACC_TRACE_FROM", "0").parse().unwrap(),
+        env("RACC_TRACE_TO", "40").parse().unwrap(),
+    );
+    let got: Vec<f64> = goodput_per_flow(&s, 4, 20.0, 40.0).iter().map(|g| g * WIRE / 1e6).collect();
+    println!("shares over (20, 40] s: {got:.2?}, Jain {:.3}", jain(&got));
+}
+
+/// Diagnostic: qfcp-lossy's pair (see [`lossy_pair`]) at loss `RACC_TRACE_LOSS` (default 0.01)
+/// for `RACC_TRACE_PROTO` ("qfcp", default, or "xcp-b").
+#[test]
+#[ignore = "diagnostic: prints the probe's trace"]
+fn trace_of_the_lossy_pair() {
+    let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
+    let proto = env("RACC_TRACE_PROTO", "qfcp");
+    let probe = if proto == "qfcp" { "capacity = \"probe\", " } else { "" };
+    let routes = [(0, 0, 1, 89), (0, 0, 1, 89)];
+    let loss = env("RACC_TRACE_LOSS", "0.01");
+    let toml = chain(&[10.0], 10, &routes, &proto, &proto, &format!("{probe}initial_capacity_bps = 1e6"), "", "60s", true)
+        .replace(
+            "{ a = \"a0\", b = \"r0\", capacity = \"1Gbps\", delay = \"89ms\" }",
+            &format!("{{ a = \"a0\", b = \"r0\", capacity = \"1Gbps\", delay = \"89ms\", loss = {{ model = \"bernoulli\", p = {loss} }} }}"),
+        )
+        .replace("interval = \"100ms\"", &format!("interval = \"{}\"", env("RACC_TRACE_REC", "100ms")));
+    let mut s = sim(&toml);
+    s.run();
+    print_trace(
+        &mut s,
+        "r0->r1",
+        env("RACC_TRACE_FROM", "0").parse().unwrap(),
+        env("RACC_TRACE_TO", "60").parse().unwrap(),
+    );
+    let g = goodput_per_flow(&s, 2, 20.0, 60.0);
+    let lossy = s.spec.flows.iter().position(|f| f.group == "g0").unwrap();
+    println!(
+        "over (20, 60] s: lossy {:.2} lossless {:.2} Mb/s (wire)",
+        g[lossy] * WIRE / 1e6,
+        g[1 - lossy] * WIRE / 1e6
+    );
 }

@@ -114,10 +114,12 @@ fn control_floors_and_clamps() {
 /// Eq. (4) in the router: a probe from a wrong 1 Mb/s (125 000 B/s) on a 1 MB/s port.
 /// 1. (0, 100 ms]: 10 arrivals of 1000 B, the queue never above 0: C = 1.1·125 000 =
 ///    137 500; y = 100 000 B/s, N = 1, R = C = 137 500 (R = (C − 0)/1).
-/// 2. (100, 200 ms]: 120 arrivals (y = 1.2·10⁶ B/s) and 100 departures (1 MB/s out), the
+/// 2. (100, 200 ms]: the same, but the interval ends with 2 packets queued: the queue is
+///    building up, C holds at 137 500 [reconstructed, PROTOCOLS.md §9]; N = 1, R = C.
+/// 3. (200, 300 ms]: 120 arrivals (y = 1.2·10⁶ B/s) and 100 departures (1 MB/s out), the
 ///    queue never below 2 packets: C = 10⁶ (the output rate); N = 1.2·10⁶/137 500,
 ///    R = (10⁶ − 0.5·2000/0.1)·137 500/1.2·10⁶ = 113 437.5 B/s.
-/// 3. Busy again at 900 kB/s out: C follows the output down.
+/// 4. Busy again at 900 kB/s out: C follows the output down.
 #[test]
 fn the_probe_rises_below_one_packet_and_settles_at_the_output_rate() {
     let p = QfcpRouterParams {
@@ -131,23 +133,29 @@ fn the_probe_rises_below_one_packet_and_settles_at_the_output_rate() {
         r.on_arrival(MS, &mut data(1000, 0), &port(0));
         r.on_departure(MS, &mut data(1000, 0), &port(0));
     }
-    // The queue has built to 2 packets by the tick: interval 2's minimum starts there.
-    r.on_tick(100 * MS, &port(2));
+    r.on_tick(100 * MS, &port(0));
+    assert!(close(r.capacity(), 137_500.0) && close(r.rate(), 137_500.0), "{:?}", r.control());
+    for _ in 0..10 {
+        r.on_arrival(150 * MS, &mut data(1000, 0), &port(0));
+        r.on_departure(150 * MS, &mut data(1000, 0), &port(0));
+    }
+    // The queue has built to 2 packets by the tick: no rise; interval 3's minimum starts there.
+    r.on_tick(200 * MS, &port(2));
     assert!(close(r.capacity(), 137_500.0) && close(r.rate(), 137_500.0), "{:?}", r.control());
     for i in 0..120 {
-        r.on_arrival(150 * MS, &mut data(1000, 0), &port(2 + i % 3));
+        r.on_arrival(250 * MS, &mut data(1000, 0), &port(2 + i % 3));
         if i < 100 {
-            r.on_departure(150 * MS, &mut data(1000, 0), &port(2 + i % 4));
+            r.on_departure(250 * MS, &mut data(1000, 0), &port(2 + i % 4));
         }
     }
-    r.on_tick(200 * MS, &port(3));
+    r.on_tick(300 * MS, &port(3));
     assert!(close(r.capacity(), 1e6), "{}", r.capacity());
     assert!(close(r.rate(), 990_000.0 * 137_500.0 / 1.2e6), "{:?}", r.control());
     for _ in 0..90 {
-        r.on_arrival(250 * MS, &mut data(1000, 0), &port(1));
-        r.on_departure(250 * MS, &mut data(1000, 0), &port(1));
+        r.on_arrival(350 * MS, &mut data(1000, 0), &port(1));
+        r.on_departure(350 * MS, &mut data(1000, 0), &port(1));
     }
-    r.on_tick(300 * MS, &port(1));
+    r.on_tick(400 * MS, &port(1));
     assert!(close(r.capacity(), 900_000.0), "{}", r.capacity());
 }
 
@@ -163,16 +171,19 @@ fn xcp_b_probes_with_the_same_code() {
     };
     let mut x = XcpRouter::with_phase(&p, 100 * MS);
     let mut q = PortView { capacity_bps: 8e6, limit_pkts: 1000, limit_bytes: u64::MAX, ..Default::default() };
+    x.on_tick(100 * MS, &q);
+    assert!(close(x.capacity(), 137_500.0), "{}", x.capacity());
+    // An interval that ends with a queue holds the estimate (the queue is building up).
     q.queue_pkts = 2;
     q.queue_bytes = 2000;
-    x.on_tick(100 * MS, &q);
+    x.on_tick(200 * MS, &q);
     assert!(close(x.capacity(), 137_500.0), "{}", x.capacity());
     let mut pkt = Packet::tcp(1, Kind::Data, 1000, 940, TcpHeader::default());
     for _ in 0..100 {
-        x.on_arrival(150 * MS, &mut pkt, &q);
-        x.on_departure(150 * MS, &mut pkt, &q);
+        x.on_arrival(250 * MS, &mut pkt, &q);
+        x.on_departure(250 * MS, &mut pkt, &q);
     }
-    x.on_tick(200 * MS, &q);
+    x.on_tick(300 * MS, &q);
     assert!(close(x.capacity(), 1e6), "{}", x.capacity());
     // Plain XCP keeps the port's capacity.
     let mut plain = XcpRouter::with_phase(&XcpRouterParams::default(), 50 * MS);
