@@ -356,16 +356,22 @@ impl Heap {
         self.off = off;
     }
 
-    #[inline]
+    /// Inlined flag test (a pop tests both heaps); the removal itself stays out of line.
+    #[inline(always)]
     fn remove_taken_root(&mut self) {
         if self.root_taken {
-            self.root_taken = false;
-            let last = self.at(self.len);
-            self.set(self.len, SENTINEL);
-            self.len -= 1;
-            if self.len > 0 {
-                self.sift_down_from_bottom(last);
-            }
+            self.remove_root();
+        }
+    }
+
+    #[inline(never)]
+    fn remove_root(&mut self) {
+        self.root_taken = false;
+        let last = self.at(self.len);
+        self.set(self.len, SENTINEL);
+        self.len -= 1;
+        if self.len > 0 {
+            self.sift_down_from_bottom(last);
         }
     }
 
