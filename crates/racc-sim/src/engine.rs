@@ -4,7 +4,7 @@
 //! schedules its arrival at the far end; on arrival it is enqueued on the next port of the
 //! route or delivered to the destination endpoint, whose answers go back the same way.
 
-use crate::event::{EventQueue, What};
+use crate::event::{EventQueue, Timer, What};
 use crate::medium::Medium;
 use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries};
 use crate::port::{Accept, Port, PortCounters, PortRole};
@@ -16,7 +16,7 @@ use racc_proto::loss::{LossProcess, LossSpec};
 use racc_proto::packet::{Direction, Packet};
 use racc_proto::registry::{PortIdentity, RouterFactory};
 use racc_proto::rng::SimRng;
-use racc_proto::time::{Time, NEVER};
+use racc_proto::time::Time;
 use racc_proto::wire::ip_packet;
 use std::sync::Arc;
 
@@ -33,8 +33,8 @@ struct FlowRt {
     state: FlowState,
     sender: Option<Box<dyn Endpoint>>,
     receiver: Option<Box<dyn Endpoint>>,
-    /// Time of the timer event each side has in the heap (`NEVER` if none).
-    timer: [Time; 2],
+    /// Each side's timer event in the queue (lazily cancelled).
+    timer: [Timer; 2],
     /// Receiver bytes at the previous sample, for goodput.
     last_bytes: u64,
     /// Bytes to send; `None` = until stopped.
@@ -80,7 +80,14 @@ struct Slab {
 
 impl FlowRt {
     fn pending(size: Option<u64>) -> FlowRt {
-        FlowRt { state: FlowState::Pending, sender: None, receiver: None, timer: [NEVER; 2], last_bytes: 0, size }
+        FlowRt {
+            state: FlowState::Pending,
+            sender: None,
+            receiver: None,
+            timer: [Timer::default(); 2],
+            last_bytes: 0,
+            size,
+        }
     }
 }
 
@@ -529,29 +536,24 @@ impl Simulator {
         self.arm(f, side);
     }
 
-    /// Keep one timer event per endpoint: only schedule when the wanted time is earlier than
-    /// the one already in the heap. A later deadline (an RTO pushed back by an ACK) is left to
-    /// the earlier event, which finds nothing due and re-arms (lazy timers).
+    /// Keep one timer event per endpoint ([`Timer`]): only schedule when the wanted time is
+    /// earlier than the one already queued. A later deadline (an RTO pushed back by an ACK) is
+    /// left to the earlier event, which finds nothing due and re-arms (lazy timers).
     #[inline]
     fn arm(&mut self, f: usize, side: usize) {
         let fl = &mut self.flows[f];
         let ep = if side == SENDER { fl.sender.as_ref() } else { fl.receiver.as_ref() };
         let Some(ep) = ep else { return };
         if let Some(t) = ep.poll_timeout() {
-            let t = t.max(self.now);
-            if t < fl.timer[side] {
-                fl.timer[side] = t;
-                let what = if side == SENDER { What::SenderTimer } else { What::ReceiverTimer };
-                self.q.push(t, what, f as u32);
-            }
+            let what = if side == SENDER { What::SenderTimer } else { What::ReceiverTimer };
+            fl.timer[side].arm(&mut self.q, t.max(self.now), what, f as u32);
         }
     }
 
     fn timer(&mut self, f: usize, side: usize) {
-        if self.flows[f].timer[side] != self.now {
+        if !self.flows[f].timer[side].fire(self.now) {
             return; // superseded by an earlier event
         }
-        self.flows[f].timer[side] = NEVER;
         let now = self.now;
         {
             let fl = &mut self.flows[f];

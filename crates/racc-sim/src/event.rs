@@ -1,15 +1,24 @@
-//! The event queue: a binary min-heap ordered by (time, insertion sequence). The sequence
-//! number makes ties deterministic (first scheduled, first served), so one seed gives one
-//! history. The heap stays small: ports schedule only their FIFO head, routers one tick each,
-//! flows one timer each (DESIGN.md performance model).
+//! The event queue: events in (time, insertion sequence) order. The sequence number makes
+//! ties deterministic (first scheduled, first served), so one seed gives one history. The
+//! queue stays small: ports schedule only their FIFO head, routers one tick each, flows one
+//! timer each (DESIGN.md performance model), and an endpoint timer pushed back is left to its
+//! earlier event ([`Timer`], lazy cancellation).
+//!
+//! Two binary min-heaps share one sequence counter: one for packet events (a port's head, a
+//! medium's decision), one for everything else (endpoint timers, ticks, flow starts and stops,
+//! samples). A pop takes the earlier of the two roots, so the events come out exactly as from
+//! one queue; but the packet heap, which every packet-hop pops and pushes, is sized by the busy
+//! ports alone instead of also holding one timer per flow (issue 19: at 10,000 flows the
+//! timers were most of the heap and every hop's sift crossed their levels).
 //!
 //! Why not `std::collections::BinaryHeap`: nearly every event schedules another one right
 //! away (a port's next head, an endpoint's answer), and a heap can do "pop, then push" as a
 //! single sift-down of the new entry from the root instead of a pop (sift-down to the bottom
 //! and back up) plus a push (sift-up). `pop` therefore only hands out the root and marks it
-//! taken; the next `push` overwrites it, and the next `pop`/`peek_time` removes it first if
-//! no push came. Since (time, seq) is a total order with unique keys, the sequence of popped
-//! events is exactly the one of any other correct priority queue: histories are unchanged.
+//! taken; the next `push` to that heap overwrites it, and the next `pop`/`peek_time` removes
+//! it first if no push came. Since (time, seq) is a total order with unique keys, the sequence
+//! of popped events is exactly the one of any other correct priority queue: histories are
+//! unchanged.
 //!
 //! An event is 16 bytes (time, then one word packing sequence number, kind and index) and
 //! the heap is laid out so that a node's two children share a cache line: at 10,000 flows the
@@ -18,7 +27,7 @@
 //! The sequence number has 28 bits; before it runs out the queue renumbers its entries in
 //! their order (`renumber`), which changes no order.
 
-use racc_proto::time::Time;
+use racc_proto::time::{Time, NEVER};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -123,27 +132,164 @@ impl Event {
 /// a sift compares two children without testing whether the second exists.
 const SENTINEL: Event = Event { time: Time::MAX, tag: u64::MAX };
 
+/// Packet events (`PortHead`, `Medium`) go to one heap, every other kind (endpoint timers,
+/// router ticks, flow starts and stops, sources, samples) to another: at 10,000 flows the
+/// heap held 10,000 sender timers beside a few thousand busy ports, so every packet event's
+/// sift crossed levels and cache lines that only timers filled. A timer is rarely due (an
+/// RTO pushed back by every ACK waits for its earlier event, `engine::arm`), so its own heap
+/// is touched about once per flow per RTO, while the packet heap, now sized by the busy
+/// ports alone, takes every hop.
+#[inline(always)]
+fn is_packet_event(what: What) -> bool {
+    matches!(what, What::PortHead | What::Medium)
+}
+
 pub struct EventQueue {
-    /// Min-heap on `key()`, 1-based: node i is `buf[off + i]`, and node[i] <= node[2i],
-    /// node[2i+1] for i in 1..=len; node len+1 is `SENTINEL`. `off` (0 or 1) puts node 2j at
-    /// a 32-byte boundary, so that a node's two children share one cache line.
-    buf: Vec<Event>,
-    off: usize,
-    len: usize,
+    packets: Heap,
+    timers: Heap,
+    /// The last sequence number given, shared by both heaps: an event's place among
+    /// equal-time events is its insertion order, whichever heap holds it.
     seq: u64,
     /// Sequence numbers are renumbered when they reach this (`SEQ_LIMIT`; lower in tests).
     seq_limit: u64,
-    /// node 1 was returned by `pop` and is logically gone; the next push replaces it.
-    root_taken: bool,
 }
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { buf: Vec::new(), off: 0, len: 0, seq: 0, seq_limit: SEQ_LIMIT, root_taken: false }
+        EventQueue { packets: Heap::new(), timers: Heap::new(), seq: 0, seq_limit: SEQ_LIMIT }
     }
 }
 
 impl EventQueue {
+    #[inline]
+    pub fn push(&mut self, time: Time, what: What, idx: u32) {
+        self.seq += 1;
+        if self.seq >= self.seq_limit {
+            self.renumber();
+        }
+        let e = Event::new(time, self.seq, what, idx);
+        // `what` is a constant at every call site: the choice folds away.
+        if is_packet_event(what) {
+            self.packets.push(e);
+        } else {
+            self.timers.push(e);
+        }
+    }
+
+    /// The earlier of the two roots (a heap's root is `SENTINEL` when it is empty): the
+    /// merge of two (time, seq)-ordered queues, so the pop order is the one of a single queue.
+    #[inline(always)]
+    fn first(&mut self) -> (Event, bool) {
+        self.packets.remove_taken_root();
+        self.timers.remove_taken_root();
+        let (a, b) = (self.packets.root(), self.timers.root());
+        if b.key() < a.key() {
+            (b, true)
+        } else {
+            (a, false)
+        }
+    }
+
+    #[inline(always)]
+    fn take(&mut self, from_timers: bool) {
+        if from_timers {
+            self.timers.root_taken = true;
+        } else {
+            self.packets.root_taken = true;
+        }
+    }
+
+    #[inline]
+    pub fn peek_time(&mut self) -> Option<Time> {
+        let (e, _) = self.first();
+        (e != SENTINEL).then_some(e.time)
+    }
+
+    /// The earliest event. It stays in place (marked taken) until the next push to its heap
+    /// overwrites it or the next pop/peek removes it.
+    #[inline]
+    pub fn pop(&mut self) -> Option<Event> {
+        let (e, from_timers) = self.first();
+        if e == SENTINEL {
+            return None;
+        }
+        self.take(from_timers);
+        Some(e)
+    }
+
+    /// The earliest event if it is due by `t` (`peek_time` and `pop` in one). `t` is below
+    /// `Time::MAX` (a run's end), so the sentinel of an empty queue is never due.
+    #[inline]
+    pub fn pop_due(&mut self, t: Time) -> Option<Event> {
+        debug_assert!(t < Time::MAX);
+        let (e, from_timers) = self.first();
+        if e.time > t {
+            return None;
+        }
+        self.take(from_timers);
+        Some(e)
+    }
+
+    pub fn len(&self) -> usize {
+        self.packets.len() + self.timers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Give the queued events of both heaps the sequence numbers 1, 2, ... in their (time,
+    /// seq) order, so that numbering can go on in the tag's bits. Order is unchanged: every
+    /// queued event keeps its rank, and later pushes get larger numbers than all of them.
+    /// Runs once per `SEQ_LIMIT` pushes (2^28): its O(n log n) is nothing per event.
+    #[cold]
+    #[inline(never)]
+    fn renumber(&mut self) {
+        self.packets.remove_taken_root();
+        self.timers.remove_taken_root();
+        let mut all: Vec<Event> = self.packets.events().chain(self.timers.events()).collect();
+        all.sort_unstable_by_key(Event::key);
+        self.packets.clear();
+        self.timers.clear();
+        for (r, e) in all.iter().enumerate() {
+            let what = e.what();
+            // Pushed in order, each event lands where it is put: no sift moves anything.
+            let e = Event::new(e.time, r as u64 + 1, what, e.idx());
+            if is_packet_event(what) {
+                self.packets.push(e);
+            } else {
+                self.timers.push(e);
+            }
+        }
+        self.seq = all.len() as u64 + 1;
+        assert!(self.seq < self.seq_limit, "event queue larger than its sequence space");
+    }
+
+    #[cfg(test)]
+    fn with_seq_limit(limit: u64) -> EventQueue {
+        EventQueue { seq_limit: limit, ..EventQueue::default() }
+    }
+}
+
+/// One binary min-heap of events on `key()`.
+struct Heap {
+    /// 1-based: node i is `buf[off + i]`, and node[i] <= node[2i], node[2i+1] for i in
+    /// 1..=len; node len+1 is `SENTINEL` (so is node 1 of an empty heap). `off` (0 or 1)
+    /// puts node 2j at a 32-byte boundary, so that a node's two children share one cache line.
+    buf: Vec<Event>,
+    off: usize,
+    len: usize,
+    /// node 1 was returned by `pop` and is logically gone; the next push replaces it.
+    root_taken: bool,
+}
+
+impl Heap {
+    fn new() -> Heap {
+        let mut h = Heap { buf: Vec::new(), off: 0, len: 0, root_taken: false };
+        h.grow();
+        h
+    }
+
     #[inline(always)]
     fn at(&self, i: usize) -> Event {
         self.buf[self.off + i]
@@ -154,13 +300,34 @@ impl EventQueue {
         self.buf[self.off + i] = e;
     }
 
-    #[inline]
-    pub fn push(&mut self, time: Time, what: What, idx: u32) {
-        self.seq += 1;
-        if self.seq >= self.seq_limit {
-            self.renumber();
+    /// Node 1: the earliest event, or `SENTINEL` if the heap is empty (call after
+    /// `remove_taken_root`).
+    #[inline(always)]
+    fn root(&self) -> Event {
+        // SAFETY: the buffer always holds nodes 0..=len+1 (`new` grows it before any use,
+        // `push` before it fills), and 1 <= len + 1.
+        unsafe { *self.buf.get_unchecked(self.off + 1) }
+    }
+
+    fn len(&self) -> usize {
+        self.len - self.root_taken as usize
+    }
+
+    /// The queued events, in heap order (after `remove_taken_root`).
+    fn events(&self) -> impl Iterator<Item = Event> + '_ {
+        (1..=self.len).map(|i| self.at(i))
+    }
+
+    fn clear(&mut self) {
+        for i in 1..=self.len + 1 {
+            self.set(i, SENTINEL);
         }
-        let e = Event::new(time, self.seq, what, idx);
+        self.len = 0;
+        self.root_taken = false;
+    }
+
+    #[inline(always)]
+    fn push(&mut self, e: Event) {
         if self.root_taken {
             self.root_taken = false;
             self.sift_down(1, e);
@@ -189,57 +356,22 @@ impl EventQueue {
         self.off = off;
     }
 
-    #[inline]
-    pub fn peek_time(&mut self) -> Option<Time> {
-        self.remove_taken_root();
-        (self.len > 0).then(|| self.at(1).time)
-    }
-
-    /// The earliest event. It stays in place (marked taken) until the next push overwrites
-    /// it or the next pop/peek removes it.
-    #[inline]
-    pub fn pop(&mut self) -> Option<Event> {
-        self.remove_taken_root();
-        if self.len == 0 {
-            return None;
-        }
-        self.root_taken = true;
-        Some(self.at(1))
-    }
-
-    /// The earliest event if it is due by `t` (`peek_time` and `pop` in one).
-    #[inline]
-    pub fn pop_due(&mut self, t: Time) -> Option<Event> {
-        self.remove_taken_root();
-        if self.len == 0 {
-            return None;
-        }
-        let e = self.at(1);
-        if e.time > t {
-            return None;
-        }
-        self.root_taken = true;
-        Some(e)
-    }
-
-    pub fn len(&self) -> usize {
-        self.len - self.root_taken as usize
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    #[inline]
+    /// Inlined flag test (a pop tests both heaps); the removal itself stays out of line.
+    #[inline(always)]
     fn remove_taken_root(&mut self) {
         if self.root_taken {
-            self.root_taken = false;
-            let last = self.at(self.len);
-            self.set(self.len, SENTINEL);
-            self.len -= 1;
-            if self.len > 0 {
-                self.sift_down_from_bottom(last);
-            }
+            self.remove_root();
+        }
+    }
+
+    #[inline(never)]
+    fn remove_root(&mut self) {
+        self.root_taken = false;
+        let last = self.at(self.len);
+        self.set(self.len, SENTINEL);
+        self.len -= 1;
+        if self.len > 0 {
+            self.sift_down_from_bottom(last);
         }
     }
 
@@ -265,25 +397,6 @@ impl EventQueue {
             i = l + right as usize;
         }
         self.sift_up(i, e);
-    }
-
-    /// Give the queued events the sequence numbers 1, 2, ... in their (time, seq) order, so
-    /// that numbering can go on in the tag's bits. Order is unchanged: every queued event
-    /// keeps its rank, and later pushes get larger numbers than all of them. Runs once per
-    /// `SEQ_LIMIT` pushes (2^28): its O(n log n) is nothing per event.
-    #[cold]
-    #[inline(never)]
-    fn renumber(&mut self) {
-        self.remove_taken_root();
-        let mut all: Vec<Event> = (1..=self.len).map(|i| self.at(i)).collect();
-        all.sort_unstable_by_key(Event::key);
-        for (r, e) in all.iter().enumerate() {
-            // A sorted array is a heap.
-            let what = e.what();
-            self.set(r + 1, Event::new(e.time, r as u64 + 1, what, e.idx()));
-        }
-        self.seq = self.len as u64 + 1;
-        assert!(self.seq < self.seq_limit, "event queue larger than its sequence space");
     }
 
     /// Place `e` at or below the hole at `i` (1 <= i <= len), moving smaller children up.
@@ -328,10 +441,45 @@ impl EventQueue {
         }
         h[i] = e;
     }
+}
 
-    #[cfg(test)]
-    fn with_seq_limit(limit: u64) -> EventQueue {
-        EventQueue { seq_limit: limit, ..EventQueue::default() }
+/// One endpoint's timer as the queue holds it: the time of its event in the queue (`NEVER` if
+/// none). Lazy cancellation: arming for a later time than the queued event's pushes nothing,
+/// since the endpoint ignores an early expiry (`Endpoint::on_timeout`) and is re-armed after
+/// it; arming for an earlier time pushes a new event, and the older one, no longer this
+/// timer's, is recognised and ignored when it comes due. An RTO pushed back by every ACK so
+/// costs one queued event per RTO, not one per ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timer {
+    at: Time,
+}
+
+impl Default for Timer {
+    fn default() -> Self {
+        Timer { at: NEVER }
+    }
+}
+
+impl Timer {
+    /// Want an expiry at `t` (not before the current time): push `what`/`idx` at `t` unless
+    /// an event at or before `t` is already queued.
+    #[inline]
+    pub fn arm(&mut self, q: &mut EventQueue, t: Time, what: What, idx: u32) {
+        if t < self.at {
+            self.at = t;
+            q.push(t, what, idx);
+        }
+    }
+
+    /// This timer's event came due at `now`: true if it is the live one (the timer then has
+    /// no event queued), false if it was superseded by an earlier one.
+    #[inline]
+    pub fn fire(&mut self, now: Time) -> bool {
+        if self.at != now {
+            return false;
+        }
+        self.at = NEVER;
+        true
     }
 }
 
@@ -431,5 +579,103 @@ mod tests {
             let e = Event::new(u64::MAX, SEQ_LIMIT - 1, what, u32::MAX - k as u32);
             assert_eq!((e.time, e.what(), e.idx()), (u64::MAX, what, u32::MAX - k as u32));
         }
+    }
+
+    /// Equal times keep insertion order across the two heaps: packet events (port heads, a
+    /// medium) and the others (timers, ticks, samples) interleave by their sequence numbers.
+    #[test]
+    fn equal_times_keep_insertion_order_across_packet_and_timer_events() {
+        let mut q = EventQueue::default();
+        let pushes = [
+            (7, What::SenderTimer),
+            (7, What::PortHead),
+            (7, What::Sample),
+            (7, What::Medium),
+            (7, What::ReceiverTimer),
+            (7, What::PortHead),
+            (4, What::Tick),
+            (4, What::PortHead),
+            (4, What::FlowStop),
+        ];
+        for (i, &(t, what)) in pushes.iter().enumerate() {
+            q.push(t, what, i as u32);
+        }
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.idx()).collect();
+        assert_eq!(order, vec![6, 7, 8, 0, 1, 2, 3, 4, 5]);
+        // A pop then a push to either heap at the same time: the new one comes after every
+        // event queued before it.
+        q.push(9, What::PortHead, 0);
+        q.push(9, What::SenderTimer, 1);
+        assert_eq!(q.pop().map(|e| e.idx()), Some(0));
+        q.push(9, What::PortHead, 2);
+        assert_eq!(q.pop().map(|e| e.idx()), Some(1));
+        q.push(9, What::SenderTimer, 3);
+        let rest: Vec<u32> = std::iter::from_fn(|| q.pop_due(9)).map(|e| e.idx()).collect();
+        assert_eq!(rest, vec![2, 3]);
+        assert!(q.is_empty() && q.pop_due(1 << 62).is_none() && q.peek_time().is_none());
+    }
+
+    /// The run's pattern with every kind of event: pops come out in exact (time, insertion)
+    /// order, checked against a sorted reference, with pop_due, peek_time and the fused
+    /// pop-then-push of both heaps in play.
+    #[test]
+    fn mixed_kinds_match_a_sorted_reference() {
+        let mut rng = racc_proto::rng::SimRng::for_component(11, "eventq-mixed");
+        let mut q = EventQueue::default();
+        let mut pending: std::collections::BTreeSet<(u64, u32)> = Default::default();
+        let mut now = 0u64;
+        for n in 0..200_000u32 {
+            if rng.below(2) == 0 || q.is_empty() {
+                let t = now + [0, 1, rng.below(100), rng.below(1_000_000)][rng.below(4) as usize];
+                q.push(t, What::ALL[rng.below(9) as usize], n);
+                pending.insert((t, n));
+            } else {
+                let expect = *pending.iter().next().unwrap();
+                assert_eq!(q.peek_time(), Some(expect.0));
+                let e = if rng.below(2) == 0 { q.pop() } else { q.pop_due(expect.0) }.unwrap();
+                assert_eq!((e.time, e.idx()), expect);
+                if expect.0 > 0 {
+                    assert!(q.pop_due(expect.0 - 1).is_none());
+                }
+                pending.remove(&expect);
+                now = e.time;
+            }
+            assert_eq!(q.len(), pending.len());
+        }
+        for expect in std::mem::take(&mut pending) {
+            let e = q.pop().unwrap();
+            assert_eq!((e.time, e.idx()), expect);
+        }
+        assert!(q.pop().is_none());
+    }
+
+    /// Lazy cancellation: a later deadline pushes nothing; an earlier one pushes a new event
+    /// and the superseded one fires as nothing.
+    #[test]
+    fn a_timer_pushed_back_waits_and_a_superseded_event_is_ignored() {
+        let mut q = EventQueue::default();
+        let mut timer = Timer::default();
+        timer.arm(&mut q, 100, What::SenderTimer, 3);
+        timer.arm(&mut q, 150, What::SenderTimer, 3); // pushed back: no new event
+        assert_eq!(q.len(), 1);
+        timer.arm(&mut q, 60, What::SenderTimer, 3); // brought forward: a new event
+        assert_eq!(q.len(), 2);
+        let e = q.pop().unwrap();
+        assert_eq!((e.time, e.what(), e.idx()), (60, What::SenderTimer, 3));
+        assert!(timer.fire(e.time), "the live event fires");
+        // Re-armed at its new deadline after firing (as the engine does after on_timeout).
+        timer.arm(&mut q, 100, What::SenderTimer, 3);
+        let stale = q.pop().unwrap();
+        assert_eq!(stale.time, 100);
+        assert!(timer.fire(stale.time), "the first event at 100 is the timer's once re-armed there");
+        let again = q.pop().unwrap();
+        assert_eq!(again.time, 100);
+        assert!(!timer.fire(again.time), "the second, superseded, is ignored");
+        assert!(q.pop().is_none());
+        // A superseded event whose time differs from the live one is ignored too.
+        timer.arm(&mut q, 500, What::ReceiverTimer, 1);
+        timer.arm(&mut q, 200, What::ReceiverTimer, 1);
+        assert!(timer.fire(q.pop().unwrap().time));
+        assert!(!timer.fire(q.pop().unwrap().time));
     }
 }
