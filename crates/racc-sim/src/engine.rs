@@ -201,17 +201,17 @@ impl Simulator {
         let mut prev_group_tx = vec![Vec::new(); ports.len()];
         if spec.record_groups && groups.len() > 1 {
             for &p in &spec.record_ports {
-                ports[p].group_tx = vec![0; groups.len()];
+                ports[p].record_groups(groups.len());
                 prev_group_tx[p] = vec![0; groups.len()];
             }
         }
         for t in &spec.tunnels {
             for &p in &t.encap_ports {
                 let first_id = SimRng::for_component(spec.seed, &format!("tunnel/{}/port{p}", t.id)).below(1 << 16);
-                ports[p].role = Some(PortRole::Encap(Tunnel::new(t.id, first_id as u16)));
+                ports[p].set_role(PortRole::Encap(Tunnel::new(t.id, first_id as u16)));
             }
             for &p in &t.decap_ports {
-                ports[p].role = Some(PortRole::Decap(t.id));
+                ports[p].set_role(PortRole::Decap(t.id));
             }
         }
         let mut sim = Simulator {
@@ -359,7 +359,7 @@ impl Simulator {
         let named: Vec<(usize, &str)> = ports.iter().map(|&p| (p, self.ports[p].name.as_str())).collect();
         let file = crate::pcap::Capture::create(path, &named, self.ports.len(), 0)?;
         for &p in ports {
-            self.ports[p].tap = Some(Vec::new());
+            self.ports[p].start_tap();
         }
         self.capture = Some(Box::new(CaptureState { file, batch: Vec::new(), buf: vec![0; 2048], error: None }));
         Ok(())
@@ -374,7 +374,7 @@ impl Simulator {
     fn write_capture(&mut self) {
         let Some(cap) = self.capture.as_mut() else { return };
         for (p, port) in self.ports.iter_mut().enumerate() {
-            if let Some(tap) = port.tap.as_mut() {
+            if let Some(tap) = port.tap_mut() {
                 cap.batch.extend(tap.drain(..).map(|t| (p as u32, t)));
             }
         }
@@ -707,7 +707,7 @@ impl Simulator {
             self.prev[i] = mark;
             let (pu, unsent) = (prev.unsent, mark.unsent);
             let g = &mut self.group_series;
-            for (k, (&now_b, prev_b)) in p.group_tx.iter().zip(self.prev_group_tx[i].iter_mut()).enumerate() {
+            for (k, (&now_b, prev_b)) in p.group_tx().iter().zip(self.prev_group_tx[i].iter_mut()).enumerate() {
                 if now_b == 0 {
                     continue; // this group never crossed the port
                 }
@@ -718,7 +718,7 @@ impl Simulator {
                 g.port.push(i as u32);
                 g.group.push(k as u16);
                 g.tx_bytes.push(b);
-                g.share.push(if dt > 0.0 { wire * 8.0 / (dt * p.capacity_bps) } else { 0.0 });
+                g.share.push(if dt > 0.0 { wire * 8.0 / (dt * p.capacity_bps()) } else { 0.0 });
             }
         }
         for (f, fl) in self.flows.iter_mut().enumerate() {
@@ -755,8 +755,8 @@ impl Simulator {
                     port: i,
                     name: p.name.clone(),
                     router: p.module_name(),
-                    capacity_bps: p.capacity_bps,
-                    utilisation: wire * 8.0 / (p.capacity_bps * now as f64 * 1e-9),
+                    capacity_bps: p.capacity_bps(),
+                    utilisation: wire * 8.0 / (p.capacity_bps() * now as f64 * 1e-9),
                     mean_queue_pkts: c.queue_pkt_ns as f64 / now as f64,
                     mean_queue_bytes: c.queue_byte_ns as f64 / now as f64,
                     max_queue_pkts: c.max_queue_pkts,
@@ -801,7 +801,6 @@ pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
             let plan = PortPlan {
                 key: l.key.clone(),
                 node: from,
-                to,
                 capacity_bps: l.capacity_bps,
                 delay: l.delay,
                 buffer: l.buffer,
@@ -847,8 +846,6 @@ pub(crate) struct PortPlan<'a> {
     pub key: String,
     /// The node the port leaves.
     pub node: usize,
-    /// The node at its far end (`usize::MAX`: no one far end, a medium's access point).
-    pub to: usize,
     pub capacity_bps: f64,
     pub delay: Time,
     pub buffer: BufferSpec,
@@ -886,17 +883,7 @@ impl PortPlan<'_> {
         let module = self.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
         let loss = LossProcess::new(self.loss, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
             .map_err(|e| err("loss", e.to_string()))?;
-        Ok(Port::new(
-            name,
-            self.to,
-            self.capacity_bps,
-            self.delay,
-            limit_pkts,
-            limit_bytes,
-            spec.packet_size,
-            module,
-            loss,
-        ))
+        Ok(Port::new(name, self.capacity_bps, self.delay, limit_pkts, limit_bytes, spec.packet_size, module, loss))
     }
 }
 
