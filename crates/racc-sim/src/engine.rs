@@ -799,7 +799,7 @@ pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
             let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
             let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
             let plan = PortPlan {
-                key: l.key.clone(),
+                key: l.key.to_string(),
                 node: from,
                 capacity_bps: l.capacity_bps,
                 delay: l.delay,
@@ -819,7 +819,7 @@ pub(crate) fn check_bdp_buffers(spec: &Spec) -> Result<(), ScenarioError> {
     let (rtt_sum, rtt_n) = port_rtts(spec);
     let pm = spec.port_map();
     // Port order as `PortMap` numbers them: two per link, then one per medium member.
-    let link_ports = spec.links.iter().flat_map(|l| [0, 1].map(|_| (l.key.clone(), l.capacity_bps, l.buffer)));
+    let link_ports = spec.links.iter().flat_map(|l| [0, 1].map(|_| (l.key.to_string(), l.capacity_bps, l.buffer)));
     let medium_ports =
         spec.media.iter().enumerate().flat_map(|(mi, m)| {
             m.members.iter().map(move |_| (format!("topology.media[{mi}]"), m.capacity_bps, m.buffer))
