@@ -239,7 +239,7 @@ impl Router {
         let named: Vec<(usize, &str)> = ports.iter().map(|&p| (p, self.ports[p].name.as_str())).collect();
         let file = Capture::create(path, &named, self.ports.len(), epoch_ns)?;
         for &p in ports {
-            self.ports[p].tap = Some(Vec::new());
+            self.ports[p].start_tap();
         }
         self.capture = Some(Box::new(LiveCapture { file, batch: Vec::new(), buf: vec![0; MAX_PKT], error: None }));
         Ok(())
@@ -254,7 +254,7 @@ impl Router {
     fn write_capture(&mut self) {
         let Some(cap) = self.capture.as_mut() else { return };
         for (p, port) in self.ports.iter_mut().enumerate() {
-            if let Some(tap) = port.tap.as_mut() {
+            if let Some(tap) = port.tap_mut() {
                 cap.batch.extend(tap.drain(..).map(|t| (p as u32, t)));
             }
         }

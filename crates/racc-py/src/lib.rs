@@ -434,7 +434,7 @@ impl Simulation {
         let sim_ports = sim.ports();
         pi.set_item("port", (0..sim_ports.len() as u32).collect::<Vec<u32>>())?;
         pi.set_item("name", sim_ports.iter().map(|p| p.name.as_str()).collect::<Vec<_>>())?;
-        pi.set_item("capacity_bps", sim_ports.iter().map(|p| p.capacity_bps).collect::<Vec<_>>())?;
+        pi.set_item("capacity_bps", sim_ports.iter().map(|p| p.capacity_bps()).collect::<Vec<_>>())?;
         pi.set_item("delay_s", sim_ports.iter().map(|p| p.delay as f64 * 1e-9).collect::<Vec<_>>())?;
         pi.set_item("router", sim_ports.iter().map(|p| p.module_name()).collect::<Vec<_>>())?;
         pi.set_item("limit_pkts", sim_ports.iter().map(|p| p.limit_pkts).collect::<Vec<_>>())?;

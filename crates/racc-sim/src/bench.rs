@@ -7,7 +7,9 @@
 //! and the bare `racc-bench` binary so both measure the same thing.
 
 use crate::engine::Simulator;
-use crate::scenario::{from_toml, ScenarioError};
+use crate::scenario::raw::{RawFlows, RawLimits, RawLink, RawPortSelection, RawRecord, RawScenario, RawTopology};
+use crate::scenario::units::{Amount, Buffer, Rate, Seconds, Size};
+use crate::scenario::{from_raw, ScenarioError};
 use std::time::Instant;
 
 /// One benchmark run's parameters.
@@ -49,42 +51,102 @@ fn bdp_pkts(mbps: f64) -> u64 {
     (mbps * 1e6 * 0.1 / 8.0 / 1000.0).round().max(1.0) as u64
 }
 
-/// The benchmark scenario as a scenario file, so it goes through the same checks as any run.
-pub fn scenario_toml(c: &BenchConfig) -> String {
+/// The benchmark scenario in its raw form, so that it goes through the same checks as any
+/// scenario file; built in code rather than written out and parsed, because the parser's code
+/// (serde, toml) is the larger part of the program's fixed memory (its pages are resident once
+/// run: about 1 MB of the 4.5 MB at one flow). As a file it reads:
+///
+/// ```toml
+/// name = "bench-N"
+/// duration = SIMTIME
+/// seed = SEED
+/// packet_size = 1000
+/// handshake = false
+///
+/// [topology]
+/// kind = "dumbbell"
+/// pairs = N
+/// bottleneck = { capacity = "<bottleneck>Mbps", delay = "48ms", buffer = "<one BDP>pkt", router = "droptail" }
+/// access = { capacity = "<access>Mbps", delay = "1ms", buffer = "<one BDP>pkt" }
+///
+/// [[flows]]
+/// name = "bulk"
+/// protocol = "newreno"
+/// src = "s{i}"
+/// dst = "d{i}"
+/// count = N
+/// initial_window = 10
+/// initial_ssthresh = BDP / N    # bytes
+///
+/// # Only the bottleneck's time series: the benchmark measures the engine, whose memory
+/// # must stay flat in simulated time.
+/// [record]
+/// interval = "1s"
+/// flows = false
+/// ports = ["r0->r1"]
+/// ```
+pub fn scenario(c: &BenchConfig) -> RawScenario {
     let BenchConfig { flows, simtime_s, seed, bottleneck_mbps, access_mbps } = *c;
     // BDP = bottleneck rate x 100 ms (1.25 MB at 100 Mb/s); ssthresh BDP / N, as the htsim main.
     let ssthresh = bdp_pkts(bottleneck_mbps) * 1000 / flows.max(1) as u64;
-    let (bn_buf, acc_buf) = (bdp_pkts(bottleneck_mbps), bdp_pkts(access_mbps));
-    format!(
-        r#"name = "bench-{flows}"
-duration = {simtime_s}
-seed = {seed}
-packet_size = 1000
-handshake = false
-
-[topology]
-kind = "dumbbell"
-pairs = {flows}
-bottleneck = {{ capacity = "{bottleneck_mbps}Mbps", delay = "48ms", buffer = "{bn_buf}pkt", router = "droptail" }}
-access = {{ capacity = "{access_mbps}Mbps", delay = "1ms", buffer = "{acc_buf}pkt" }}
-
-[[flows]]
-name = "bulk"
-protocol = "newreno"
-src = "s{{i}}"
-dst = "d{{i}}"
-count = {flows}
-initial_window = 10
-initial_ssthresh = {ssthresh}
-
-# Only the bottleneck's time series: the benchmark measures the engine, whose memory
-# must stay flat in simulated time.
-[record]
-interval = "1s"
-flows = false
-ports = ["r0->r1"]
-"#
-    )
+    let link = |mbps: f64, delay_s: f64, router: Option<&str>| RawLink {
+        a: None,
+        b: None,
+        capacity: Some(Rate(mbps * 1e6)),
+        delay: Some(Seconds(delay_s)),
+        buffer: Some(Buffer(Amount::Packets(bdp_pkts(mbps) as f64))),
+        router: router.map(String::from),
+        router_params: None,
+        loss: None,
+        loss_direction: None,
+    };
+    RawScenario {
+        name: Some(format!("bench-{flows}")),
+        description: None,
+        duration: Seconds(simtime_s),
+        seed,
+        packet_size: 1000,
+        min_rto: None,
+        handshake: false,
+        topology: RawTopology {
+            kind: "dumbbell".into(),
+            pairs: Some(flows as i64),
+            bottleneck: Some(link(bottleneck_mbps, 48.0 * 1e-3, Some("droptail"))),
+            access: Some(link(access_mbps, 1e-3, None)),
+            access_delays: None,
+            links: None,
+            nodes: None,
+            media: None,
+        },
+        flows: vec![RawFlows {
+            name: Some("bulk".into()),
+            protocol: "newreno".into(),
+            src: "s{i}".into(),
+            dst: "d{i}".into(),
+            count: flows as i64,
+            index_offset: 0,
+            start: None,
+            start_spread: None,
+            stop: None,
+            size: None,
+            params: None,
+            ecn: None,
+            delayed_ack: None,
+            sack: None,
+            initial_window: Some(10),
+            initial_ssthresh: Some(Size(Amount::Bytes(ssthresh as f64))),
+            handshake: None,
+        }],
+        traffic: Vec::new(),
+        record: RawRecord {
+            interval: Some(Seconds(1.0)),
+            flows: false,
+            ports: Some(RawPortSelection::Names(vec!["r0->r1".into()])),
+            groups: false,
+        },
+        tunnels: Vec::new(),
+        limits: RawLimits::default(),
+    }
 }
 
 /// Figures of one benchmark run, printed as `key=value` pairs.
@@ -173,7 +235,7 @@ pub fn run_config(c: &BenchConfig) -> Result<BenchResult, ScenarioError> {
     let base_rss_kb = status_kb("VmRSS:").unwrap_or(0);
     let t0 = Instant::now();
     let cpu0 = process_cpu_s();
-    let spec = from_toml(&scenario_toml(c), "bench")?;
+    let spec = from_raw(scenario(c), "bench")?;
     let mut sim = Simulator::new(spec)?;
     let cpu1 = process_cpu_s();
     sim.run();
@@ -183,9 +245,18 @@ pub fn run_config(c: &BenchConfig) -> Result<BenchResult, ScenarioError> {
         (Some(a), Some(b), Some(e)) => (b - a, e - a),
         _ => (f64::NAN, wall_s),
     };
-    let ports = sim.port_summary();
-    // The bottleneck is the r0 -> r1 port.
-    let bn = ports.iter().find(|p| p.name == "r0->r1").expect("dumbbell has r0->r1");
+    // One port's summary at a time: the whole list would add to the run's peak memory.
+    let mut link_tx_pkts = 0;
+    let mut bn = None;
+    for i in 0..sim.ports().len() {
+        let p = sim.port_summary_of(i);
+        link_tx_pkts += p.counters.tx_pkts;
+        // The bottleneck is the r0 -> r1 port.
+        if p.name == "r0->r1" {
+            bn = Some(p);
+        }
+    }
+    let bn = bn.expect("dumbbell has r0->r1");
     let cons = sim.conservation();
     Ok(BenchResult {
         flows: c.flows,
@@ -198,7 +269,7 @@ pub fn run_config(c: &BenchConfig) -> Result<BenchResult, ScenarioError> {
         util: bn.utilisation,
         goodput_mbps: sim.goodput_bytes() as f64 * 8.0 / c.simtime_s / 1e6,
         delivered_pkts: cons.delivered,
-        link_tx_pkts: ports.iter().map(|p| p.counters.tx_pkts).sum(),
+        link_tx_pkts,
         wall_s,
         setup_cpu_s,
         cpu_s,
@@ -230,21 +301,80 @@ pub fn process_cpu_s() -> Option<f64> {
 mod tests {
     use super::*;
 
+    use crate::scenario::{from_toml, BufferSpec, Spec};
+
+    /// The benchmark scenario as a file (`scenario`'s documentation), the form it had before.
+    fn written(c: &BenchConfig) -> String {
+        let BenchConfig { flows, simtime_s, seed, bottleneck_mbps, access_mbps } = *c;
+        let ssthresh = bdp_pkts(bottleneck_mbps) * 1000 / flows.max(1) as u64;
+        let (bn_buf, acc_buf) = (bdp_pkts(bottleneck_mbps), bdp_pkts(access_mbps));
+        format!(
+            r#"name = "bench-{flows}"
+duration = {simtime_s}
+seed = {seed}
+packet_size = 1000
+handshake = false
+
+[topology]
+kind = "dumbbell"
+pairs = {flows}
+bottleneck = {{ capacity = "{bottleneck_mbps}Mbps", delay = "48ms", buffer = "{bn_buf}pkt", router = "droptail" }}
+access = {{ capacity = "{access_mbps}Mbps", delay = "1ms", buffer = "{acc_buf}pkt" }}
+
+[[flows]]
+name = "bulk"
+protocol = "newreno"
+src = "s{{i}}"
+dst = "d{{i}}"
+count = {flows}
+initial_window = 10
+initial_ssthresh = {ssthresh}
+
+[record]
+interval = "1s"
+flows = false
+ports = ["r0->r1"]
+"#
+        )
+    }
+
+    fn resolved(c: &BenchConfig) -> Spec {
+        from_raw(scenario(c), "bench").unwrap()
+    }
+
+    #[test]
+    fn the_scenario_built_in_code_is_the_written_one() {
+        let configs = [
+            BenchConfig::new(1, 60.0, 1),
+            BenchConfig::new(1000, 5.0, 7),
+            BenchConfig { bottleneck_mbps: 4000.0, access_mbps: 10000.0, ..BenchConfig::new(10_000, 10.0, 1) },
+            BenchConfig { bottleneck_mbps: 1.5, access_mbps: 2.25, ..BenchConfig::new(3, 1.5, 2) },
+        ];
+        for c in configs {
+            let from_file = from_toml(&written(&c), "bench").unwrap();
+            let json = |s: &Spec| serde_json::to_string(s).unwrap();
+            assert_eq!(json(&resolved(&c)), json(&from_file), "{c:?}");
+        }
+    }
+
     #[test]
     fn buffers_are_one_bdp_at_each_rate_and_ssthresh_bdp_over_n() {
         // 4 Gb/s x 100 ms = 50 MB = 50,000 packets; 10 Gb/s: 125,000; ssthresh 50 MB / 10,000.
-        let t = scenario_toml(&BenchConfig {
-            bottleneck_mbps: 4000.0,
-            access_mbps: 10000.0,
-            ..BenchConfig::new(10_000, 10.0, 1)
-        });
-        assert!(t.contains(r#"capacity = "4000Mbps", delay = "48ms", buffer = "50000pkt""#), "{t}");
-        assert!(t.contains(r#"capacity = "10000Mbps", delay = "1ms", buffer = "125000pkt""#), "{t}");
-        assert!(t.contains("initial_ssthresh = 5000\n"), "{t}");
+        let c = BenchConfig { bottleneck_mbps: 4000.0, access_mbps: 10000.0, ..BenchConfig::new(10_000, 10.0, 1) };
+        let s = resolved(&c);
+        // Links: the 10,000 senders' access links, the bottleneck, the receivers' access links.
+        let bn = &s.links[10_000];
+        assert_eq!((bn.capacity_bps, bn.delay, bn.buffer), (4e9, 48_000_000, BufferSpec::Packets(50_000)));
+        let acc = &s.links[0];
+        assert_eq!((acc.capacity_bps, acc.delay, acc.buffer), (1e10, 1_000_000, BufferSpec::Packets(125_000)));
+        assert_eq!(
+            (s.flows.len(), s.flows[0].initial_ssthresh, s.flows[0].initial_window),
+            (10_000, Some(5000), Some(10))
+        );
         // The standard form: 1250 and 12,500 packets, ssthresh 1.25 MB / N.
-        let t = scenario_toml(&BenchConfig::new(10, 60.0, 1));
-        assert!(t.contains(r#"buffer = "1250pkt""#) && t.contains(r#"buffer = "12500pkt""#), "{t}");
-        assert!(t.contains("initial_ssthresh = 125000\n"), "{t}");
+        let s = resolved(&BenchConfig::new(10, 60.0, 1));
+        assert_eq!((s.links[10].buffer, s.links[0].buffer), (BufferSpec::Packets(1250), BufferSpec::Packets(12_500)));
+        assert_eq!(s.flows[0].initial_ssthresh, Some(125_000));
     }
 
     #[test]

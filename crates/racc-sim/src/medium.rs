@@ -113,11 +113,9 @@ impl Medium {
             for (j, &node) in m.members.iter().enumerate() {
                 let p = base + j;
                 let name = pm.name(p);
-                // An access point's port reaches every station: it has no one far end.
                 let plan = PortPlan {
                     key: format!("topology.media[{mi}]"),
                     node,
-                    to: if j == 0 { usize::MAX } else { m.members[0] },
                     capacity_bps: m.capacity_bps,
                     delay: m.delay,
                     buffer: m.buffer,
@@ -125,7 +123,7 @@ impl Medium {
                     loss: &m.loss[j],
                 };
                 let mut port = plan.build(spec, p, name, rtt_sum, rtt_n)?;
-                port.role = Some(PortRole::Medium { medium: mi as u16, member: j as u16 });
+                port.set_role(PortRole::Medium { medium: mi as u16, member: j as u16 });
                 member_ports.push(port);
                 members.push(Member {
                     port: p as u32,

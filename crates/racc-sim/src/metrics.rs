@@ -81,7 +81,7 @@ impl PortSeries {
         self.tx_pkts.push(c.tx_pkts - pv.tx_pkts);
         let thr = if dt_s > 0.0 { wire * 8.0 / dt_s } else { 0.0 };
         self.throughput_bps.push(thr);
-        self.utilisation.push(thr / p.capacity_bps);
+        self.utilisation.push(thr / p.capacity_bps());
         let (qp, qb) = p.queue();
         self.queue_pkts.push(qp);
         self.queue_bytes.push(qb);

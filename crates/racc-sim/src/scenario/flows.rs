@@ -68,6 +68,7 @@ impl FlowBuilder<'_> {
         };
         let name = g.name.clone().unwrap_or_else(|| format!("flows{gi}"));
         let starts = traffic::spread_starts(self.seed, &name, g.count as usize, start, spread);
+        self.out.reserve(starts.len());
         for (i, st) in starts.into_iter().enumerate() {
             let idx = (i as i64 + g.index_offset).to_string();
             let (src, dst) = (g.src.replace("{i}", &idx), g.dst.replace("{i}", &idx));

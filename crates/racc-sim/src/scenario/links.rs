@@ -36,9 +36,11 @@ pub(super) fn link(
     let buffer = buffer(cx, &format!("{key}.buffer"), l.buffer, packet_size, BufferSpec::Bdp(1.0))?;
     let (router, router_params, router_factory) = router(cx, key, &l.router, &l.router_params)?;
     let loss = loss(cx, &format!("{key}.loss"), l.loss.as_ref())?;
+    let loss = Arc::new(loss);
+    let none = || Arc::new(LossSpec::None);
     let (fwd, rev) = match l.loss_direction.as_deref().unwrap_or("forward") {
-        "forward" => (loss, LossSpec::None),
-        "reverse" => (LossSpec::None, loss),
+        "forward" => (loss, none()),
+        "reverse" => (none(), loss),
         "both" => (loss.clone(), loss),
         d => {
             return Err(
@@ -47,14 +49,14 @@ pub(super) fn link(
         }
     };
     Ok(LinkSpec {
-        key: key.to_string(),
+        key: key.into(),
         a,
         b,
         capacity_bps: cap.0,
         delay,
         buffer,
-        router,
-        router_params,
+        router: router.into(),
+        router_params: Arc::new(router_params),
         router_factory,
         loss_forward: fwd,
         loss_reverse: rev,

@@ -68,6 +68,12 @@ pub fn from_toml_with(text: &str, source: &str, registry: &Registry) -> Result<S
     build::build(raw, source, registry)
 }
 
+/// Check a scenario already in its raw form (built in code rather than read from a file), with
+/// the standard protocols: the same checks as a file gets, without a parser.
+pub fn from_raw(raw: raw::RawScenario, source: &str) -> Result<Spec, ScenarioError> {
+    build::build(raw, source, Registry::standard())
+}
+
 /// " (line N)" for a byte span of `text`, or "" when the parser gave none.
 fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> String {
     match span {
