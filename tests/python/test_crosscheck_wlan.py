@@ -84,3 +84,30 @@ def test_ns2_and_racc_agree_on_tcp_reno_over_the_wlan():
     assert abs(share_a - share_b) <= 0.10, (share_a, share_b)
     jain_a, jain_b = mean([r.mean_jain for r in a]), mean([r.mean_jain for r in b])
     assert abs(jain_a - jain_b) <= 0.15, (jain_a, jain_b)
+
+
+def test_mac_counts_read_ns2_s_wireless_trace(tmp_path):
+    """ns-2's old wireless trace format: MAC sends of TCP data and ACKs (every try), drops after
+    the retry limit (RET), collisions seen by a receiver (COL), interface queue drops (IFQ)."""
+    trace = tmp_path / "trace.tr"
+    trace.write_text(
+        "s 1.000075000 _21_ MAC  --- 63 tcp 1038 [13a 0 8 800] ------- [4194312:0 7:0 32 4194304] [0 0] 0 0\n"
+        "s 1.000175000 _13_ MAC  --- 64 ack 80 [13a 8 0 800] ------- [7:0 4194312:0 32 4194312] [0 0] 0 0\n"
+        "s 1.000275000 _13_ MAC  --- 0 ACK 38 [0 8 0 0]\n"
+        "D 1.149406836 _14_ MAC  COL 83 tcp 1058 [13a 1 0 800] ------- [0:0 4194305:0 29 4194305] [4 0] 0 0\n"
+        "D 2.000000000 _13_ IFQ  --- 90 ack 40 [0 0 0 800] ------- [7:0 4194312:0 32 4194312] [0 0] 0 0\n"
+        "D 2.500000000 _21_ MAC  RET 91 tcp 1038 [13a 0 8 800] ------- [4194312:0 7:0 32 4194304] [0 0] 0 0\n"
+        "s 9.000000000 _21_ MAC  --- 99 tcp 1038 [13a 0 8 800] ------- [4194312:0 7:0 32 4194304] [0 0] 0 0\n"
+    )
+    names = {13: "ap", 14: "sta0", 21: "sta7"}
+    c = run.mac_counts(trace, names, 0.5, 5.0)
+    assert c.attempts == {"sta7": 1, "ap": 1}  # the MAC's own ACK is not a TCP frame; 9 s is outside
+    assert c.collisions_seen == {"sta0": 1}
+    assert c.ifq_drops == {"ap": 1}
+    assert c.retry_drops == {"sta7": 1}
+
+
+def test_node_ids_follow_the_script_s_creation_order():
+    w = tcl.from_scenario(run.load(SCENARIO, TCP))
+    ids = tcl.node_names(w)
+    assert ids[0] == "srv0" and ids[12] == "r0" and ids[13] == "ap" and ids[14] == "sta0" and ids[25] == "sta11"

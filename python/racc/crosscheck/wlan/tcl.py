@@ -267,3 +267,10 @@ def write(w: Wlan, seed: int, rts: bool = False, mac_trace: bool = False) -> str
         "",
     ]
     return "\n".join(out)
+
+
+def node_names(w: Wlan) -> dict[int, str]:
+    """ns-2's node ids (creation order: the wired nodes, the access point, the stations) -> racc's
+    node names, for reading the trace (``run.mac_counts``)."""
+    order = [*w.wired, w.ap, *w.stations]
+    return dict(enumerate(order))
