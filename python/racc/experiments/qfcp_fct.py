@@ -49,6 +49,36 @@ def finished(res: Any) -> pl.DataFrame:
     )
 
 
+#: flow-size buckets (packets, upper bound excluded) the measured rows break the AFCT into
+BUCKETS = ((0, SHORT_PKTS), (SHORT_PKTS, 1000), (1000, None))
+
+
+def with_bound(res: Any) -> pl.DataFrame:
+    """Finished flows with ``bound_s``, the least completion time any protocol can give them: the
+    handshake and the data's round trip (two propagation RTTs) plus the flow's packets at the
+    bottleneck's capacity (the slowest port's)."""
+    c = float(res.port_info["capacity_bps"].min())
+    size = int(res.resolved.get("packet_size", 1000))
+    rtt = res.flow_info.select("flow", "rtt_prop_s")
+    return (
+        finished(res)
+        .join(rtt, on="flow", how="left")
+        .with_columns((2 * pl.col("rtt_prop_s") + pl.col("size_pkts") * size * 8 / c).alias("bound_s"))
+    )
+
+
+def by_bucket(res: Any) -> list[tuple[str, int, float]]:
+    """(bucket label, flows, mean FCT) for each of ``BUCKETS`` that has flows."""
+    f = finished(res)
+    out = []
+    for lo, hi in BUCKETS:
+        sel = f.filter(pl.col("size_pkts") >= lo)
+        sel = sel if hi is None else sel.filter(pl.col("size_pkts") < hi)
+        if sel.height:
+            out.append((f"{lo}-{hi - 1}" if hi else f">= {lo}", sel.height, float(sel["fct_s"].mean())))
+    return out
+
+
 def afct_by_size(res: Any) -> pl.DataFrame:
     """QFCP's curve: mean FCT of the flows of each size (packets), sorted by size."""
     return (
@@ -102,11 +132,23 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         Claim(
             f"{LABELS.get(n, n)}: flows finished by the last arrival",
             "",
-            f"{counts[n]} flows, AFCT {mean[n]:.3f} s, under {SHORT_PKTS} packets {short[n]:.3f} s",
+            f"{counts[n]} flows, AFCT {mean[n]:.3f} s, under {SHORT_PKTS} packets {short[n]:.3f} s; by size (packets): "
+            + ", ".join(f"{b} {fct:.3f} s ({k})" for b, k, fct in by_bucket(results[n])),
             "measured",
         )
         for n in results
     ]
+    if "rcp" in mean:
+        # How much faster than RCP any protocol could be on these flows: the AFCT's lower bound.
+        bound = float(with_bound(results["rcp"])["bound_s"].mean())
+        out.append(
+            Claim(
+                "the least AFCT any protocol can give RCP's finished flows (two propagation RTTs + size at capacity)",
+                "",
+                f"{bound:.3f} s: RCP's AFCT is {mean['rcp'] / bound:.2f}× it",
+                "measured",
+            )
+        )
     if "qfcp" in mean:
         for n in (x for x in mean if x != "qfcp"):
             out.append(

@@ -14,6 +14,10 @@ pub struct QfcpParams {
     /// The TCP transport's knobs (dupthresh, RTO bounds, ...). Its RFC 3042 Limited Transmit
     /// (on by default) is what inflates the window by the first two duplicate ACKs (eq. 5).
     pub tcp: TcpParams,
+    /// Pace the first window (feedback·rtt from the SYN-ACK) at cwnd/rtt until the first new
+    /// ACK, as ns-2's Quick-Start sender paces its approved window over one RTT (QFCP §II: "a
+    /// similar framework of Quick-Start"); off: the first window leaves in one burst.
+    pub pace_first_window: bool,
 }
 
 impl QfcpParams {

@@ -295,6 +295,43 @@ fn duplicate_acks_keep_the_window_where_reno_halves() {
     assert!(close(q.cwnd(), 30.0 * 944.0), "{}", q.cwnd() / 944.0);
 }
 
+/// `pace_first_window`: the SYN-ACK's feedback·rtt leaves at cwnd/rtt, one packet per
+/// RTT/cwnd as ns-2's Quick-Start sender spaces its approved window, until the first new ACK;
+/// without it the whole first window leaves at once.
+#[test]
+fn the_first_window_is_paced_until_the_first_new_ack() {
+    let mut c = cfg();
+    c.handshake = true;
+    c.isn = 1000;
+    let syn_ack = |feedback: u32| {
+        let h =
+            TcpHeader { ack: 1000, flags: crate::packet::flags::SYN | crate::packet::flags::ACK, ..Default::default() };
+        let mut a = Packet::tcp(1, Kind::SynAck, 56, 0, h);
+        a.cong = CongHeader::Qfcp { rtt_us: 0, rate_request: 0, rate_feedback: feedback };
+        a
+    };
+    let start = |pace: bool| {
+        let p = QfcpParams { pace_first_window: pace, ..QfcpParams::default() };
+        let w = QfcpWindow::new(&c, MSS, &p);
+        let mut s = TcpSender::with_controller(&c, Recovery::NewReno, &TcpParams::default(), Box::new(w));
+        s.start(0);
+        assert_eq!(drain(&mut s, 0).len(), 1, "the SYN");
+        // SYN-ACK at 100 ms with 200 000 B/s: 20 packets of 1000 wire bytes, one per 5 ms.
+        s.on_packet(100 * MS, &syn_ack(200_000));
+        s
+    };
+    let mut burst = start(false);
+    assert_eq!(drain(&mut burst, 100 * MS).len(), 20, "off: one burst");
+    let mut paced = start(true);
+    assert_eq!(drain(&mut paced, 100 * MS).len(), 1);
+    assert_eq!(drain(&mut paced, 104 * MS).len(), 0);
+    assert_eq!(drain(&mut paced, 105 * MS).len(), 1);
+    assert_eq!(drain(&mut paced, 150 * MS).len(), 1, "one at a time: the gap starts at the last departure");
+    // The first new ACK ends the pacing: the window's remainder leaves ACK-clocked.
+    paced.on_packet(200 * MS, &ack(1000 + MSS as u64, 100 * MS, 200_000));
+    assert_eq!(drain(&mut paced, 200 * MS).len(), 18, "{} in flight", paced.snd_nxt());
+}
+
 // ---- registry ----
 
 #[test]

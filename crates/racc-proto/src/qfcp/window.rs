@@ -15,6 +15,9 @@
 //!   (NewReno's full ACK); partial ACKs retransmit the next hole and deflate by what they
 //!   cover [reconstructed: the seed leaves "complicated situations" open].
 //! - Timeout: **cwnd = 1 MSS**; the next ACK's feedback restores it (eq. 3).
+//! - `pace_first_window` (off by default): the first window leaves at cwnd/rtt instead of in one
+//!   burst, until the first new ACK, as ns-2's Quick-Start sender paces its approved window
+//!   (QFCP §II builds on "a similar framework of Quick-Start"; docs/PROTOCOLS.md §9 weighs it).
 //!
 //! Units: the routers' rates are wire bytes per second, so the controller keeps cwnd in wire
 //! bytes (feedback·rtt, floor s = the flow's packet size) and gives the transport the same
@@ -49,6 +52,9 @@ pub struct QfcpWindow {
     rtt: Option<Dur>,
     before_rto: Option<f64>,
     feedback_updates: u64,
+    /// Pace the first window (`QfcpParams::pace_first_window`), and whether it is being paced.
+    pace_first: bool,
+    first_paced: bool,
 }
 
 impl QfcpWindow {
@@ -65,6 +71,8 @@ impl QfcpWindow {
             rtt: None,
             before_rto: None,
             feedback_updates: 0,
+            pace_first: p.pace_first_window,
+            first_paced: false,
         }
     }
 
@@ -99,6 +107,24 @@ impl QfcpWindow {
     fn to_payload(&self, wire: f64) -> f64 {
         wire * self.mss / self.s
     }
+
+    /// The SYN-ACK set the first window: pace it if asked (ns-2's Quick-Start sender spaces its
+    /// approved window by RTT/cwnd per packet, `send_much` while `qs_approved_`).
+    fn start_first_window(&mut self) {
+        self.first_paced = self.pace_first && self.target().is_some();
+    }
+
+    /// The first new ACK (or a timeout) ends the first window's pacing: from there the window
+    /// is ACK-clocked (ns-2's `endQuickStart` on the first ACK beyond the last).
+    fn end_first_window(&mut self) {
+        self.first_paced = false;
+    }
+
+    /// The first window's pacing rate, cwnd/rtt in wire B/s, while it is paced.
+    fn first_window_rate(&self) -> Option<f64> {
+        let rtt = to_secs(self.rtt?);
+        (self.first_paced && rtt > 0.0).then(|| self.cwnd / rtt)
+    }
 }
 
 impl CongestionControl for QfcpWindow {
@@ -113,8 +139,11 @@ impl CongestionControl for QfcpWindow {
 
     /// New and duplicate ACKs alike: the window is feedback·rtt (for duplicates the transport
     /// adds num_dupACK, eq. 5).
-    fn on_ack(&mut self, _ack: &Ack<'_>, ctx: &SenderCtx) {
+    fn on_ack(&mut self, ack: &Ack<'_>, ctx: &SenderCtx) {
         self.see(ctx);
+        if !ack.is_duplicate() {
+            self.end_first_window();
+        }
         self.follow();
     }
 
@@ -124,6 +153,7 @@ impl CongestionControl for QfcpWindow {
             // No halving: recover around feedback·rtt (eq. 5).
             Signal::Loss => Response::SetWindow(self.to_payload(self.target().unwrap_or(self.cwnd))),
             Signal::Timeout => {
+                self.end_first_window();
                 if ctx.consecutive_rtos == 0 {
                     self.before_rto = Some(self.cwnd);
                 }
@@ -170,11 +200,16 @@ impl CongestionControl for QfcpWindow {
                 self.rtt = Some(ctx.now.saturating_sub(h.ts_ecr).max(NS_PER_US));
             }
             self.follow();
+            self.start_first_window();
         }
     }
 
     fn header_bytes(&self) -> u32 {
         QFCP_HEADER_BYTES
+    }
+
+    fn pacing_rate(&self) -> Option<f64> {
+        self.first_window_rate()
     }
 
     fn metrics(&self, out: &mut dyn MetricSink) {
