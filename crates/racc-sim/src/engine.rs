@@ -814,7 +814,7 @@ pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
         for dir in 0..2 {
             let p = 2 * li + dir;
             let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
-            let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
+            let name = crate::names::arrow(&spec.nodes[from].name, &spec.nodes[to].name);
             let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
             let plan = PortPlan {
                 key: &l.key,
@@ -904,9 +904,11 @@ impl PortPlan<'_> {
             limit_pkts,
             limit_bytes,
         };
-        let module = self.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
-        let loss = LossProcess::new(self.loss, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
-            .map_err(|e| err("loss", e.to_string()))?;
+        let mut buf = [0u8; 40];
+        let router_rng = SimRng::for_component(spec.seed, crate::names::label(&mut buf, "router/port", p));
+        let module = self.router_factory.build(&identity, router_rng);
+        let loss_rng = SimRng::for_component(spec.seed, crate::names::label(&mut buf, "loss/port", p));
+        let loss = LossProcess::new(self.loss, loss_rng).map_err(|e| err("loss", e.to_string()))?;
         Ok(Port::new(name, self.capacity_bps, self.delay, limit_pkts, limit_bytes, spec.packet_size, module, loss))
     }
 }
