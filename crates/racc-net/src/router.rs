@@ -582,14 +582,14 @@ impl Router {
         let next = slot.hop as u32 + 1;
         if next < len {
             let np = self.route_ports[(start + next) as usize] as usize;
-            self.offer(np, t, slot.pkt, next as u16);
+            self.offer(np, t, slot.pkt, next);
         } else {
             self.deliver(slot.pkt, 1 - side, t, tuns, clock);
         }
     }
 
     /// Offer slot `i` to port `p` as hop `hop` of its path at `t`.
-    fn offer(&mut self, p: usize, t: Time, i: u32, hop: u16) {
+    fn offer(&mut self, p: usize, t: Time, i: u32, hop: u32) {
         let t = t.max(self.port_time[p]);
         self.port_time[p] = t;
         if let Accept::Dropped = self.ports[p].enqueue(t, i, &mut self.pkts, hop, 0) {

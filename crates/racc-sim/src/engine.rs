@@ -20,32 +20,30 @@ use racc_proto::time::Time;
 use racc_proto::wire::ip_packet;
 use std::sync::Arc;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FlowState {
-    Pending,
-    Running,
-    Done,
-}
-
 /// Runtime state of one flow. Endpoints exist only while the flow runs, so a study with tens
-/// of thousands of short flows holds only the live ones.
+/// of thousands of short flows holds only the live ones: a flow runs exactly while it has them
+/// (started, not yet complete). One cache line, what a delivery reads first (issue 19: at
+/// 10,000 flows the 80-byte record it replaced straddled two lines on most flows).
+#[repr(align(64))]
 struct FlowRt {
-    state: FlowState,
     sender: Option<Box<dyn Endpoint>>,
     receiver: Option<Box<dyn Endpoint>>,
     /// Each side's timer event in the queue (lazily cancelled).
     timer: [Timer; 2],
+    /// Bytes to send; `UNSIZED` = until stopped.
+    size: u64,
     /// Receiver bytes at the previous sample, for goodput.
     last_bytes: u64,
-    /// Bytes to send; `None` = until stopped.
-    size: Option<u64>,
 }
+
+/// `FlowRt::size` of a flow without a size (sizes are at most 2^53 bytes: `scenario::limits`).
+const UNSIZED: u64 = u64::MAX;
 
 /// A closed-loop source during the run (`sources.rs`): its state, where its flows run, and
 /// the size of the flow it will make next.
 struct SourceRt {
     source: Box<dyn FlowSource>,
-    paths: [(u32, u32); 2],
+    routes: [u32; 2],
     group: u16,
     next_bytes: u64,
 }
@@ -81,13 +79,20 @@ struct Slab {
 impl FlowRt {
     fn pending(size: Option<u64>) -> FlowRt {
         FlowRt {
-            state: FlowState::Pending,
             sender: None,
             receiver: None,
             timer: [Timer::default(); 2],
+            size: size.unwrap_or(UNSIZED),
             last_bytes: 0,
-            size,
         }
+    }
+
+    fn running(&self) -> bool {
+        self.sender.is_some()
+    }
+
+    fn size(&self) -> Option<u64> {
+        (self.size != UNSIZED).then_some(self.size)
     }
 }
 
@@ -115,6 +120,9 @@ impl Slab {
 const SENDER: usize = 0;
 const RECEIVER: usize = 1;
 
+/// Ends each route in `Simulator::route_ports` (no port has this number).
+const ROUTE_END: u32 = u32::MAX;
+
 pub struct Simulator {
     /// The checked scenario, shared with whoever needs it after the run (the resolved
     /// scenario a front end writes), without a copy of its flow list.
@@ -124,10 +132,12 @@ pub struct Simulator {
     ports: Vec<Port>,
     /// Shared media; their members' ports are in `ports`.
     media: Vec<Medium>,
-    /// Every route's ports, end to end, and per flow where its two routes start and end:
-    /// the per-hop lookup touches two small flat arrays, not the scenario's flow records.
+    /// Every route's ports, end to end, each followed by `ROUTE_END`, and per flow where its two
+    /// routes start in it. A packet's slot carries its position here (`Slot::hop`), so the
+    /// per-hop lookup reads one entry of this array: not the packet, not the flow (issue 19:
+    /// at 10,000 flows both were cache misses on every hop).
     route_ports: Vec<u32>,
-    flow_paths: Vec<[(u32, u32); 2]>,
+    flow_routes: Vec<[u32; 2]>,
     /// Flow groups (scenario `[[flows]]`/`[[traffic]]` names) in order of first appearance,
     /// and each flow's index into it.
     pub groups: Vec<String>,
@@ -179,13 +189,15 @@ impl Simulator {
         let flows = spec.flows.iter().map(|f| FlowRt::pending(f.size_bytes)).collect();
         // Marks per recorded port, not per port: at 10,000 flows one per port was 5.1 MB.
         let prev = vec![PortMark::default(); spec.record_ports.len()];
-        let mut route_ports = Vec::new();
-        let mut spans = Vec::with_capacity(spec.routes.len());
+        let mut route_ports = Vec::with_capacity(spec.routes.iter().map(|r| r.len() + 1).sum());
+        let mut starts = Vec::with_capacity(spec.routes.len());
         for r in &spec.routes {
-            spans.push((route_ports.len() as u32, r.len() as u32));
+            starts.push(route_ports.len() as u32);
             route_ports.extend(r.iter().map(|&p| p as u32));
+            route_ports.push(ROUTE_END);
         }
-        let flow_paths = spec.flows.iter().map(|f| [spans[f.fwd_route], spans[f.rev_route]]).collect();
+        assert!(route_ports.len() <= u32::MAX as usize, "route table outgrew 2^32 entries");
+        let flow_routes = spec.flows.iter().map(|f| [starts[f.fwd_route], starts[f.rev_route]]).collect();
         let mut groups: Vec<String> = Vec::new();
         let mut group_of = |f: &FlowSpec| match groups.iter().position(|g| *g == f.group) {
             Some(i) => i as u16,
@@ -200,7 +212,7 @@ impl Simulator {
             .iter()
             .map(|s| SourceRt {
                 source: s.law.source(spec.seed),
-                paths: [spans[s.flow.fwd_route], spans[s.flow.rev_route]],
+                routes: [starts[s.flow.fwd_route], starts[s.flow.rev_route]],
                 group: group_of(&s.flow),
                 next_bytes: 0,
             })
@@ -231,7 +243,7 @@ impl Simulator {
             ports,
             media,
             route_ports,
-            flow_paths,
+            flow_routes,
             groups,
             flow_group,
             prev_group_tx,
@@ -433,26 +445,26 @@ impl Simulator {
             self.slab.release(slot.pkt);
             return;
         }
-        let pkt = &self.slab.pkts[slot.pkt as usize];
-        let f = pkt.flow as usize;
-        // The direction the emitting endpoint set: the data path or the return path.
-        let forward_dir = pkt.dir == Direction::Forward;
-        let (start, len) = self.flow_paths[f][if forward_dir { 0 } else { 1 }];
-        let next = slot.hop as u32 + 1;
-        if next < len {
-            let np = self.route_ports[(start + next) as usize] as usize;
-            self.forward(np, slot.pkt, next as u16, slot.group);
+        // The slot's position in the route table: the next entry is the next port, or the
+        // route's end. Only delivery reads the packet.
+        let next = slot.hop + 1;
+        let np = self.route_ports[next as usize];
+        if np != ROUTE_END {
+            self.forward(np as usize, slot.pkt, next, slot.group, slot.size);
         } else {
+            let pkt = &self.slab.pkts[slot.pkt as usize];
+            // The direction the emitting endpoint set: the data path or the return path.
+            let (f, forward_dir) = (pkt.flow as usize, pkt.dir == Direction::Forward);
             self.deliver(f, slot.pkt, forward_dir);
         }
     }
 
-    /// Offer slab packet `idx` to port `p` as hop `hop` of its path. Inlined into its two
-    /// callers (the per-hop path and `transmit`): as a call its register saves cost more
-    /// than its body's bookkeeping.
+    /// Offer slab packet `idx` (`size` bytes on the wire) to port `p`, the entry `hop` of the
+    /// route table. Inlined into its two callers (the per-hop path and `transmit`): as a call
+    /// its register saves cost more than its body's bookkeeping.
     #[inline(always)]
-    fn forward(&mut self, p: usize, idx: u32, hop: u16, group: u16) {
-        match self.ports[p].enqueue(self.now, idx, &mut self.slab.pkts, hop, group) {
+    fn forward(&mut self, p: usize, idx: u32, hop: u32, group: u16, size: u32) {
+        match self.ports[p].enqueue_sized(self.now, idx, &mut self.slab.pkts, hop, group, size) {
             Accept::Queued { was_empty: true } => {
                 let t = self.ports[p].head_arrival().expect("just queued");
                 self.q.push(t, What::PortHead, p as u32);
@@ -501,7 +513,7 @@ impl Simulator {
 
     fn deliver(&mut self, f: usize, idx: u32, forward_dir: bool) {
         self.cons.delivered += 1;
-        if self.flows[f].state != FlowState::Running {
+        if !self.flows[f].running() {
             self.slab.release(idx);
             return; // a straggler of a finished flow
         }
@@ -523,7 +535,8 @@ impl Simulator {
     #[inline]
     fn transmit(&mut self, f: usize, side: usize) {
         let now = self.now;
-        let first = self.route_ports[self.flow_paths[f][side].0 as usize] as usize;
+        let hop = self.flow_routes[f][side];
+        let first = self.route_ports[hop as usize] as usize;
         loop {
             let fl = &mut self.flows[f];
             let ep = if side == SENDER { fl.sender.as_mut() } else { fl.receiver.as_mut() };
@@ -533,8 +546,9 @@ impl Simulator {
             // A sender emits onto the data path, a receiver onto the return path.
             debug_assert_eq!(pkt.dir == Direction::Forward, side == SENDER, "flow {f}: {:?}", pkt.dir);
             self.cons.sent += 1;
+            let size = pkt.size;
             let idx = self.slab.put(pkt);
-            self.forward(first, idx, 0, self.flow_group[f]);
+            self.forward(first, idx, hop, self.flow_group[f], size);
         }
         self.arm(f, side);
     }
@@ -574,8 +588,8 @@ impl Simulator {
 
     fn check_done(&mut self, f: usize) {
         let fl = &self.flows[f];
-        let Some(size) = fl.size else { return };
-        if fl.state == FlowState::Running && fl.sender.as_ref().is_some_and(|s| s.stats().done) {
+        let Some(size) = fl.size() else { return };
+        if fl.sender.as_ref().is_some_and(|s| s.stats().done) {
             self.complete(f, size);
         }
     }
@@ -588,7 +602,6 @@ impl Simulator {
         let made = f.checked_sub(self.spec.flows.len()).map(|m| self.made[m]);
         let start = made.map_or_else(|| self.spec.flows[f].start, |m| m.start);
         let fl = &mut self.flows[f];
-        fl.state = FlowState::Done;
         let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
         let delta = rb - fl.last_bytes;
         self.goodput_bytes += delta;
@@ -631,7 +644,7 @@ impl Simulator {
         let f = self.flows.len();
         let size = self.sources[s].next_bytes;
         self.flows.push(FlowRt::pending(Some(size)));
-        self.flow_paths.push(self.sources[s].paths);
+        self.flow_routes.push(self.sources[s].routes);
         self.flow_group.push(self.sources[s].group);
         self.made.push(Made { source: s as u32, start: self.now });
         let (snd, rcv) = self.endpoints(&self.spec.sources[s].flow, f, Some(size));
@@ -663,7 +676,6 @@ impl Simulator {
         let fl = &mut self.flows[f];
         fl.sender = Some(snd);
         fl.receiver = Some(rcv);
-        fl.state = FlowState::Running;
         self.transmit(f, SENDER);
         self.transmit(f, RECEIVER);
     }
@@ -683,14 +695,14 @@ impl Simulator {
             Some(m) => {
                 let Made { source, start } = self.made[m];
                 let spec = &self.spec.sources[source as usize].flow;
-                FlowInfo { spec, start, size_bytes: self.flows[f].size, source: Some(source as usize) }
+                FlowInfo { spec, start, size_bytes: self.flows[f].size(), source: Some(source as usize) }
             }
         }
     }
 
     /// Flows whose endpoints exist now (started, not yet completed).
     pub fn running_flows(&self) -> usize {
-        self.flows.iter().filter(|f| f.state == FlowState::Running).count()
+        self.flows.iter().filter(|f| f.running()).count()
     }
 
     // -----------------------------------------------------------------------------------
@@ -727,7 +739,7 @@ impl Simulator {
             }
         }
         for (f, fl) in self.flows.iter_mut().enumerate() {
-            if fl.state != FlowState::Running {
+            if !fl.running() {
                 continue;
             }
             let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
@@ -802,10 +814,10 @@ pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
         for dir in 0..2 {
             let p = 2 * li + dir;
             let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
-            let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
+            let name = crate::names::arrow(&spec.nodes[from].name, &spec.nodes[to].name);
             let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
             let plan = PortPlan {
-                key: l.key.to_string(),
+                key: &l.key,
                 node: from,
                 capacity_bps: l.capacity_bps,
                 delay: l.delay,
@@ -824,15 +836,21 @@ pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
 pub(crate) fn check_bdp_buffers(spec: &Spec) -> Result<(), ScenarioError> {
     let (rtt_sum, rtt_n) = port_rtts(spec);
     let pm = spec.port_map();
-    // Port order as `PortMap` numbers them: two per link, then one per medium member.
-    let link_ports = spec.links.iter().flat_map(|l| [0, 1].map(|_| (l.key.to_string(), l.capacity_bps, l.buffer)));
-    let medium_ports =
-        spec.media.iter().enumerate().flat_map(|(mi, m)| {
-            m.members.iter().map(move |_| (format!("topology.media[{mi}]"), m.capacity_bps, m.buffer))
-        });
-    for (p, (key, capacity_bps, buffer)) in link_ports.chain(medium_ports).enumerate() {
+    // Port order as `PortMap` numbers them: two per link, then one per medium member. The key
+    // is written out only for a refusal (40,002 ports at 10,000 flows).
+    let link_ports = spec.links.iter().flat_map(|l| [0, 1].map(|_| (None, l.capacity_bps, l.buffer)));
+    let medium_ports = spec
+        .media
+        .iter()
+        .enumerate()
+        .flat_map(|(mi, m)| m.members.iter().map(move |_| (Some(mi), m.capacity_bps, m.buffer)));
+    for (p, (medium, capacity_bps, buffer)) in link_ports.chain(medium_ports).enumerate() {
         if let BufferSpec::Bdp(_) = buffer {
             buffer_limits(buffer, capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size).map_err(|reason| {
+                let key = match medium {
+                    Some(mi) => format!("topology.media[{mi}]"),
+                    None => spec.links[p / 2].key.to_string(),
+                };
                 ScenarioError {
                     source: spec.name.clone(),
                     key: format!("{key}.buffer"),
@@ -849,7 +867,7 @@ pub(crate) fn check_bdp_buffers(spec: &Spec) -> Result<(), ScenarioError> {
 /// the same way from the port's own random streams.
 pub(crate) struct PortPlan<'a> {
     /// The scenario key of what carries the port (`links[3]`, `topology.media[0]`), for errors.
-    pub key: String,
+    pub key: &'a str,
     /// The node the port leaves.
     pub node: usize,
     pub capacity_bps: f64,
@@ -886,9 +904,11 @@ impl PortPlan<'_> {
             limit_pkts,
             limit_bytes,
         };
-        let module = self.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/port{p}")));
-        let loss = LossProcess::new(self.loss, SimRng::for_component(spec.seed, &format!("loss/port{p}")))
-            .map_err(|e| err("loss", e.to_string()))?;
+        let mut buf = [0u8; 40];
+        let router_rng = SimRng::for_component(spec.seed, crate::names::label(&mut buf, "router/port", p));
+        let module = self.router_factory.build(&identity, router_rng);
+        let loss_rng = SimRng::for_component(spec.seed, crate::names::label(&mut buf, "loss/port", p));
+        let loss = LossProcess::new(self.loss, loss_rng).map_err(|e| err("loss", e.to_string()))?;
         Ok(Port::new(name, self.capacity_bps, self.delay, limit_pkts, limit_bytes, spec.packet_size, module, loss))
     }
 }

@@ -14,8 +14,10 @@
 pub mod bench;
 pub mod engine;
 pub mod event;
+mod fast_hash;
 pub mod medium;
 pub mod metrics;
+mod names;
 pub mod pcap;
 pub mod port;
 pub mod routing;

@@ -108,13 +108,14 @@ impl Medium {
         let mut ports = Vec::new();
         for (mi, m) in spec.media.iter().enumerate() {
             let base = pm.medium_base(mi);
+            let key = format!("topology.media[{mi}]");
             let mut members = Vec::new();
             let mut member_ports = Vec::new();
             for (j, &node) in m.members.iter().enumerate() {
                 let p = base + j;
                 let name = pm.name(p);
                 let plan = PortPlan {
-                    key: format!("topology.media[{mi}]"),
+                    key: &key,
                     node,
                     capacity_bps: m.capacity_bps,
                     delay: m.delay,

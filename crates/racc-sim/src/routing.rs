@@ -4,7 +4,7 @@
 //! forward and reverse path (source routing, as htsim does): a packet carries only its hop
 //! index, and no per-node table scales with the number of hosts.
 
-use std::collections::HashMap;
+use crate::fast_hash::FastMap;
 
 /// Output ports leaving each node, in port order. A port usually reaches one node; a port onto
 /// a shared medium (an access point's) reaches several, one edge each.
@@ -25,7 +25,7 @@ struct Search {
     /// node -> [(port, far router)], in port order.
     to_routers: Vec<Vec<(usize, usize)>>,
     /// (node, host) -> the node's first port (in port order) reaching that host.
-    to_host: HashMap<(usize, usize), usize>,
+    to_host: FastMap<(usize, usize), usize>,
     /// Per node: the search that reached it last, and the port it was reached by.
     stamp: Vec<u32>,
     via: Vec<usize>,
@@ -103,14 +103,19 @@ impl Graph {
         if !found {
             return None;
         }
-        let mut ports = Vec::new();
+        // Sized at once: the hops back to the source, counted first.
+        let mut hops = 0;
         let mut v = dst;
         while v != src {
-            let p = s.via[v];
-            ports.push(p);
-            v = self.from[p];
+            hops += 1;
+            v = self.from[s.via[v]];
         }
-        ports.reverse();
+        let mut ports = vec![0; hops];
+        let mut v = dst;
+        for slot in ports.iter_mut().rev() {
+            *slot = s.via[v];
+            v = self.from[*slot];
+        }
         Some(ports)
     }
 }
@@ -118,7 +123,7 @@ impl Graph {
 impl Search {
     fn new(out: &[Vec<(usize, usize)>], is_host: &[bool]) -> Search {
         let mut to_routers = vec![Vec::new(); out.len()];
-        let mut to_host = HashMap::new();
+        let mut to_host = FastMap::default();
         for (u, edges) in out.iter().enumerate() {
             for &(p, v) in edges {
                 if is_host[v] {

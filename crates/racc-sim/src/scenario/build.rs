@@ -13,9 +13,9 @@ use super::spec::{FlowSpec, PortMap, Spec};
 use super::topology::topology;
 use super::tunnels::tunnels;
 use super::{consistency, limits, ScenarioError};
+use crate::fast_hash::FastMap;
 use racc_proto::registry::Registry;
 use racc_proto::time::NS_PER_MS;
-use std::collections::HashMap;
 
 /// Headers of a TCP-like data packet: the smallest packet that still carries a byte.
 const MIN_PACKET_SIZE: i64 = 41;
@@ -73,7 +73,7 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
     };
 
     let (nodes, links, media) = topology(&cx, &raw.topology, packet_size)?;
-    let names: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+    let names: FastMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
     let ports = PortMap { nodes: &nodes, links: &links, media: &media };
     let mut routes = Routes::new(&nodes, ports);
 

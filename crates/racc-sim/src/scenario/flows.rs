@@ -9,14 +9,14 @@ use super::routes::Routes;
 use super::sizes::{bytes, size_dist};
 use super::spec::{FlowSpec, NodeSpec, SourceSpec};
 use super::ScenarioError;
+use crate::fast_hash::FastMap;
 use crate::traffic;
-use std::collections::HashMap;
 
 /// What every `[[flows]]` group and `[[traffic]]` generator is resolved against, and the flows
 /// they expand to, in file order.
 pub(super) struct FlowBuilder<'a> {
     pub(super) cx: &'a Ctx<'a>,
-    pub(super) names: &'a HashMap<&'a str, usize>,
+    pub(super) names: &'a FastMap<&'a str, usize>,
     pub(super) nodes: &'a [NodeSpec],
     pub(super) routes: &'a mut Routes,
     pub(super) handshake: bool,
@@ -69,9 +69,11 @@ impl FlowBuilder<'_> {
         let name = g.name.clone().unwrap_or_else(|| format!("flows{gi}"));
         let starts = traffic::spread_starts(self.seed, &name, g.count as usize, start, spread);
         self.out.reserve(starts.len());
+        let (src_parts, dst_parts): (Vec<&str>, Vec<&str>) =
+            (g.src.split("{i}").collect(), g.dst.split("{i}").collect());
         for (i, st) in starts.into_iter().enumerate() {
-            let idx = (i as i64 + g.index_offset).to_string();
-            let (src, dst) = (g.src.replace("{i}", &idx), g.dst.replace("{i}", &idx));
+            let idx = crate::names::numbered("", i + g.index_offset as usize);
+            let (src, dst) = (src_parts.join(idx.as_str()), dst_parts.join(idx.as_str()));
             let ends = endpoints(cx, &key, &src, &dst, self.names, self.nodes, self.routes)?;
             self.out.push(opts.flow(&name, ends, st, stop, size));
         }
@@ -178,7 +180,7 @@ pub(super) fn endpoints(
     key: &str,
     src: &str,
     dst: &str,
-    names: &HashMap<&str, usize>,
+    names: &FastMap<&str, usize>,
     nodes: &[NodeSpec],
     routes: &mut Routes,
 ) -> Result<(usize, usize, usize, usize), ScenarioError> {

@@ -22,6 +22,9 @@ pub(super) fn media(
     nodes: &[NodeSpec],
     packet_size: u32,
 ) -> Result<Vec<MediumSpec>, ScenarioError> {
+    if raw.is_empty() {
+        return Ok(Vec::new()); // no name table to build (20,002 nodes at 10,000 flows)
+    }
     let names: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
     let mut out: Vec<MediumSpec> = Vec::new();
     for (i, m) in raw.iter().enumerate() {

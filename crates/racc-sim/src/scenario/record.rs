@@ -24,7 +24,7 @@ pub(super) fn record_ports(
         Some(Sel::Names(names)) => {
             let mut chosen = Vec::new();
             for (i, n) in names.iter().enumerate() {
-                let p = all.clone().find(|&p| ports.name(p) == *n).ok_or_else(|| {
+                let p = all.clone().find(|&p| ports.name_is(p, n)).ok_or_else(|| {
                     cx.err(
                         format!("record.ports[{i}]"),
                         format!("no port named '{n}' (ports are named like \"r0->r1\", or \"ap->wlan\" onto a medium)"),

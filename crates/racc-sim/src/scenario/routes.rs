@@ -1,14 +1,14 @@
 //! Static routes between nodes, computed on demand and numbered in the order first asked for.
 
 use super::spec::{NodeSpec, PortMap};
+use crate::fast_hash::FastMap;
 use crate::routing::Graph;
-use std::collections::HashMap;
 
 /// Routes between host pairs, computed once per pair and shared by the pair's flows.
 pub(super) struct Routes {
     graph: Graph,
     is_host: Vec<bool>,
-    cache: HashMap<(usize, usize), usize>,
+    cache: FastMap<(usize, usize), usize>,
     pub(super) paths: Vec<Vec<usize>>,
 }
 
@@ -17,7 +17,7 @@ impl Routes {
         Routes {
             graph: Graph::new(nodes.len(), ports.count(), &ports.edges()),
             is_host: nodes.iter().map(|n| n.host).collect(),
-            cache: HashMap::new(),
+            cache: FastMap::default(),
             paths: Vec::new(),
         }
     }

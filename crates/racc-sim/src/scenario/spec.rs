@@ -265,6 +265,23 @@ impl PortMap<'_> {
         }
     }
 
+    /// Whether port `p` is named `n` ([`Self::name`] without writing the name out: a name is
+    /// looked up among 40,002 ports at 10,000 flows).
+    pub fn name_is(&self, p: usize, n: &str) -> bool {
+        let (from, to) = match self.kind(p) {
+            PortKind::Link { link, forward } => {
+                let l = &self.links[link];
+                let (a, b) = if forward { (l.a, l.b) } else { (l.b, l.a) };
+                (self.nodes[a].name.as_str(), self.nodes[b].name.as_str())
+            }
+            PortKind::Medium { medium, member } => {
+                let m = &self.media[medium];
+                (self.nodes[m.members[member]].name.as_str(), m.name.as_str())
+            }
+        };
+        n.strip_prefix(from).and_then(|r| r.strip_prefix("->")) == Some(to)
+    }
+
     pub fn delay(&self, p: usize) -> Time {
         match self.kind(p) {
             PortKind::Link { link, .. } => self.links[link].delay,

@@ -8,6 +8,7 @@ use super::media::media;
 use super::raw::{RawLink, RawTopology};
 use super::spec::{LinkSpec, MediumSpec, NodeSpec};
 use super::ScenarioError;
+use crate::names::numbered;
 use std::collections::HashMap;
 
 /// The nodes, the links and the shared media of a scenario.
@@ -77,10 +78,10 @@ pub(super) fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<To
             // Sized at once: at 10,000 pairs, doubling left a third of each list unused.
             nodes.reserve_exact(2 * n + 2);
             links.reserve_exact(2 * n + 1);
-            nodes.extend((0..n).map(|i| host(format!("s{i}"))));
+            nodes.extend((0..n).map(|i| host(numbered("s", i))));
             nodes.push(router("r0".into()));
             nodes.push(router("r1".into()));
-            nodes.extend((0..n).map(|i| host(format!("d{i}"))));
+            nodes.extend((0..n).map(|i| host(numbered("d", i))));
             let (r0, r1) = (n, n + 1);
             // Every access link is one link between other nodes: checked once, its parts shared.
             let access = link(cx, "topology.access", acc, 0, 0, packet_size)?;

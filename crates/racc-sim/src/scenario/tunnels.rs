@@ -4,6 +4,7 @@ use super::build::Ctx;
 use super::routes::Routes;
 use super::spec::{PortKind, PortMap, TunnelSpec};
 use super::ScenarioError;
+use crate::fast_hash::FastMap;
 use std::collections::HashMap;
 
 /// Resolve `[[tunnels]]`: at each gateway, the first port of the path to the other gateway
@@ -11,7 +12,7 @@ use std::collections::HashMap;
 pub(super) fn tunnels(
     cx: &Ctx,
     raw: &[super::raw::RawTunnel],
-    names: &HashMap<&str, usize>,
+    names: &FastMap<&str, usize>,
     ports: PortMap,
     routes: &mut Routes,
 ) -> Result<Vec<TunnelSpec>, ScenarioError> {
