@@ -66,9 +66,7 @@ impl FlowProtocol for QfcpFlow {
 
 /// The registry's "qfcp" protocol.
 pub fn parse_flow(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError> {
-    let p: QfcpParams = parse(params)?;
-    p.validate()?;
-    Ok(Arc::new(QfcpFlow(p)))
+    Ok(Arc::new(QfcpFlow(QfcpParams::from_value(params)?)))
 }
 
 /// A QFCP router's checked parameters.

@@ -1,11 +1,11 @@
 //! The parameter tables of a QFCP flow and of a QFCP router module (PROTOCOLS.md §9, §16).
 
-use crate::params::{positive, ParamError};
-use crate::tcp::TcpParams;
+use crate::params::{parse, positive, ParamError};
+use crate::tcp::{RttSamples, TcpParams};
 use crate::xcc::CapacitySource;
 
 /// The `params` table of a "qfcp" flow.
-#[derive(serde::Deserialize, Clone, Debug, Default, PartialEq)]
+#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct QfcpParams {
     /// The rate the sender asks for, wire bytes per second (seed 002 §II step 1: "the desired
@@ -13,6 +13,7 @@ pub struct QfcpParams {
     pub desired_rate: Option<f64>,
     /// The TCP transport's knobs (dupthresh, RTO bounds, ...). Its RFC 3042 Limited Transmit
     /// (on by default) is what inflates the window by the first two duplicate ACKs (eq. 5).
+    /// QFCP's defaults are TCP's but for `rtt_samples` ([`qfcp_tcp_defaults`]).
     pub tcp: TcpParams,
     /// Pace the first window (feedback·rtt from the SYN-ACK) at cwnd/rtt until the first new
     /// ACK, as ns-2's Quick-Start sender paces its approved window over one RTT (QFCP §II: "a
@@ -20,7 +21,36 @@ pub struct QfcpParams {
     pub pace_first_window: bool,
 }
 
+impl Default for QfcpParams {
+    fn default() -> QfcpParams {
+        QfcpParams { desired_rate: None, tcp: qfcp_tcp_defaults() }
+    }
+}
+
+/// The transport QFCP runs on: TCP's defaults, but one RTT sample per round trip
+/// (`rtt_samples = "once-per-rtt"`, ns-2's `TcpAgent`, the seed's simulator), not one per ACK.
+/// Why (PROTOCOLS.md §9, "RTO"): QFCP keeps the queue short and steady, so per-ACK samples
+/// drive RTTVAR to about 0 and the RTO to SRTT + 1 ms; the timer that a fast retransmit arms
+/// then expires before the retransmission's ACK whenever the queue has grown by a millisecond,
+/// and the spurious timeout's go-back-N resends the window in flight (qfcp-lossy at 0.1 %
+/// loss: 10 of the lossy flow's 30 recoveries ended so, none by a lost retransmission). The
+/// seed expects a timeout only when a retransmission is lost (§III.C).
+pub fn qfcp_tcp_defaults() -> TcpParams {
+    TcpParams { rtt_samples: RttSamples::OncePerRtt, ..TcpParams::default() }
+}
+
 impl QfcpParams {
+    /// A flow's `params` table, checked, with QFCP's transport defaults for the `tcp` keys it
+    /// leaves out ([`qfcp_tcp_defaults`]).
+    pub fn from_value(v: &serde_json::Value) -> Result<QfcpParams, ParamError> {
+        let mut p: QfcpParams = parse(v)?;
+        if v.pointer("/tcp/rtt_samples").is_none() {
+            p.tcp.rtt_samples = qfcp_tcp_defaults().rtt_samples;
+        }
+        p.validate()?;
+        Ok(p)
+    }
+
     pub fn validate(&self) -> Result<(), ParamError> {
         if let Some(r) = self.desired_rate {
             positive("desired_rate", r)?;

@@ -226,6 +226,7 @@ impl RouterModule for QfcpRouter {
     fn metrics(&self, out: &mut dyn MetricSink) {
         out.put("fair_rate_bps", "bit/s", MetricValue::Gauge(self.ctrl.rate * 8.0));
         out.put("flow_estimate", "flows", MetricValue::Gauge(self.ctrl.n));
+        out.put("input_rate_bps", "bit/s", MetricValue::Gauge(self.ctrl.y * 8.0));
         out.put("control_interval_s", "s", MetricValue::Gauge(self.ctrl.t));
         out.put("virtual_queue_bytes", "bytes", MetricValue::Gauge(self.ctrl.q_virtual));
         out.put("requests_lowered", "packets", MetricValue::Count(self.lowered));
