@@ -231,6 +231,9 @@ pub struct Port {
     pub delay: Time,
     pub limit_bytes: u64,
     pub limit_pkts: u32,
+    /// The router module is passive (`RouterModule::passive`): its per-packet calls, and the
+    /// view refresh they need, are skipped. In the tail padding, so a port stays five lines.
+    passive: bool,
 }
 
 /// What few ports have beyond queueing onto their link.
@@ -285,6 +288,7 @@ impl Port {
     ) -> Port {
         let next_tick = module.next_tick().unwrap_or(NEVER);
         Port {
+            passive: module.passive(),
             name,
             ns_per_byte: 8.0 * NS_PER_SEC as f64 / capacity_bps,
             delay,
@@ -358,6 +362,7 @@ impl Port {
     /// returns the port's own.
     pub fn replace_module(&mut self, module: Box<dyn RouterModule>) -> Box<dyn RouterModule> {
         self.next_tick = module.next_tick().unwrap_or(NEVER);
+        self.passive = module.passive();
         std::mem::replace(&mut self.module, module)
     }
 
@@ -438,10 +443,12 @@ impl Port {
     /// The packet at `fifo[departed]` starts serialisation at `t`.
     #[inline]
     fn depart(&mut self, t: Time, pkts: &mut [Packet]) {
-        self.refresh_view(t);
         let slot = *self.fifo.at(self.departed as usize);
-        if self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view) {
-            self.c.marks += 1;
+        if !self.passive {
+            self.refresh_view(t);
+            if self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view) {
+                self.c.marks += 1;
+            }
         }
         if let Some(x) = &mut self.extra {
             x.departed(t, &slot, pkts);
@@ -458,28 +465,33 @@ impl Port {
     pub fn enqueue(&mut self, now: Time, idx: u32, pkts: &mut [Packet], hop: u16, group: u16) -> Accept {
         self.catch_up(now, pkts);
         self.c.arrivals += 1;
-        self.refresh_view(now);
         let pkt = &mut pkts[idx as usize];
         if let Some(Extra { role: Some(r), .. }) = self.extra.as_deref_mut() {
             if let PortRole::Medium { .. } = r {
+                self.refresh_view(now);
                 return self.contend(now, idx, pkts, hop, group);
             }
             r.apply(now, pkt, self.module.as_mut());
         }
-        match self.module.on_arrival(now, pkt, &self.view) {
-            Verdict::Drop => {
-                self.c.drops += 1;
-                return Accept::Dropped;
+        if !self.passive {
+            self.refresh_view(now);
+            match self.module.on_arrival(now, pkt, &self.view) {
+                Verdict::Drop => {
+                    self.c.drops += 1;
+                    return Accept::Dropped;
+                }
+                Verdict::Mark => self.c.marks += 1,
+                Verdict::Forward => {}
             }
-            Verdict::Mark => self.c.marks += 1,
-            Verdict::Forward => {}
         }
         let size = pkt.size;
         let link_idle = now >= self.busy_until;
         // A packet that goes straight onto an idle link never waits, so it needs no space.
         let v = &self.view;
         if !link_idle && (v.queue_pkts + 1 > v.limit_pkts || v.queue_bytes + size as u64 > v.limit_bytes) {
-            self.module.on_buffer_drop(now, pkt, &self.view);
+            if !self.passive {
+                self.module.on_buffer_drop(now, pkt, &self.view);
+            }
             self.c.drops += 1;
             return Accept::Dropped;
         }
