@@ -536,7 +536,7 @@ impl Endpoint for TcpSender {
                     self.fin_pending = false;
                     return Some(self.control_packet(now, Kind::Fin));
                 }
-                self.window_allows()?;
+                let len = self.window_allows()?;
                 if let Some(rate) = self.pacing_rate() {
                     if self.paced_at.is_some_and(|at| now < self.paced_after(at, rate)) {
                         return None;
@@ -552,9 +552,12 @@ impl Endpoint for TcpSender {
                     }
                     self.jitter_gate = NEVER;
                 }
+                // `len` is the segment's length (`window_allows` sizes it as `segment` does):
+                // nothing reads the packet after it is made, so it is written straight into
+                // the value returned instead of being copied there.
                 let off = self.snd_nxt;
                 let pkt = self.segment(now, off);
-                self.snd_nxt = off + pkt.payload as u64;
+                self.snd_nxt = off + len as u64;
                 Some(pkt)
             }
         }
