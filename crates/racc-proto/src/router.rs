@@ -57,6 +57,15 @@ pub trait RouterModule: Send {
     /// A control interval ended.
     fn on_tick(&mut self, _now: Time, _port: &PortView) {}
 
+    /// Does the module leave every packet alone: `on_arrival` always forwards it untouched,
+    /// `on_departure` and `on_buffer_drop` do nothing? A constant of the module, asked once
+    /// when its port is built, so that the engine skips those calls and the view they are
+    /// given on every packet-hop (issue 19). Tunnel hooks and ticks are called as always.
+    /// Default: no.
+    fn passive(&self) -> bool {
+        false
+    }
+
     /// The module's own counters and gauges, by name (a fair-share rate, the arithmetic
     /// operations it did per packet), sampled with the port's series. Default: none.
     fn metrics(&self, _out: &mut dyn MetricSink) {}

@@ -97,15 +97,17 @@ impl FlowRt {
 }
 
 impl Slab {
+    /// Copy `p` into a slot (from where the endpoint returned it: taking it by value made the
+    /// compiler copy its 120 bytes twice).
     #[inline]
-    fn put(&mut self, p: Packet) -> u32 {
+    fn put(&mut self, p: &Packet) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.pkts[i as usize] = p;
+                self.pkts[i as usize] = *p;
                 i
             }
             None => {
-                self.pkts.push(p);
+                self.pkts.push(*p);
                 (self.pkts.len() - 1) as u32
             }
         }
@@ -541,7 +543,8 @@ impl Simulator {
             let fl = &mut self.flows[f];
             let ep = if side == SENDER { fl.sender.as_mut() } else { fl.receiver.as_mut() };
             let Some(ep) = ep else { return };
-            let Some(pkt) = ep.poll_transmit(now) else { break };
+            let out = ep.poll_transmit(now);
+            let Some(pkt) = &out else { break };
             debug_assert_eq!(pkt.flow as usize, f);
             // A sender emits onto the data path, a receiver onto the return path.
             debug_assert_eq!(pkt.dir == Direction::Forward, side == SENDER, "flow {f}: {:?}", pkt.dir);

@@ -237,6 +237,9 @@ pub struct Port {
     pub delay: Time,
     pub limit_bytes: u64,
     pub limit_pkts: u32,
+    /// The router module is passive (`RouterModule::passive`): its per-packet calls, and the
+    /// view refresh they need, are skipped. In the tail padding, so a port stays five lines.
+    passive: bool,
 }
 
 /// What few ports have beyond queueing onto their link.
@@ -291,6 +294,7 @@ impl Port {
     ) -> Port {
         let next_tick = module.next_tick().unwrap_or(NEVER);
         Port {
+            passive: module.passive(),
             name,
             ns_per_byte: 8.0 * NS_PER_SEC as f64 / capacity_bps,
             delay,
@@ -364,6 +368,7 @@ impl Port {
     /// returns the port's own.
     pub fn replace_module(&mut self, module: Box<dyn RouterModule>) -> Box<dyn RouterModule> {
         self.next_tick = module.next_tick().unwrap_or(NEVER);
+        self.passive = module.passive();
         std::mem::replace(&mut self.module, module)
     }
 
@@ -441,21 +446,35 @@ impl Port {
         }
     }
 
-    /// The packet at `fifo[departed]` starts serialisation at `t`.
-    #[inline]
+    /// The packet at `fifo[departed]` starts serialisation at `t`. Inlined into its callers:
+    /// with a passive module and no extras it is a few counter updates, and as a call its
+    /// register saves and the copy of the slot cost more than that.
+    #[inline(always)]
     fn depart(&mut self, t: Time, pkts: &mut [Packet]) {
-        self.refresh_view(t);
+        if !self.passive || self.extra.is_some() {
+            self.departure_hooks(t, pkts);
+        }
+        let size = self.fifo.at(self.departed as usize).size;
+        self.c.tx_pkts += 1;
+        self.c.tx_bytes += size as u64;
+        self.departed += 1;
+        self.next_departure = self.fifo.get(self.departed as usize).map_or(NEVER, |s| s.tx_start);
+    }
+
+    /// What a departure does beyond the port's counters: the router module's `on_departure`
+    /// (unless it is passive), then a capture's or the per-group counters' record.
+    #[inline(never)]
+    fn departure_hooks(&mut self, t: Time, pkts: &mut [Packet]) {
         let slot = *self.fifo.at(self.departed as usize);
-        if self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view) {
-            self.c.marks += 1;
+        if !self.passive {
+            self.refresh_view(t);
+            if self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view) {
+                self.c.marks += 1;
+            }
         }
         if let Some(x) = &mut self.extra {
             x.departed(t, &slot, pkts);
         }
-        self.c.tx_pkts += 1;
-        self.c.tx_bytes += slot.size as u64;
-        self.departed += 1;
-        self.next_departure = self.fifo.get(self.departed as usize).map_or(NEVER, |s| s.tx_start);
     }
 
     /// Packet `idx` of the slab arrives at the port at `now`: router module, buffer check,
@@ -482,31 +501,36 @@ impl Port {
     ) -> Accept {
         self.catch_up(now, pkts);
         self.c.arrivals += 1;
-        self.refresh_view(now);
         debug_assert_eq!(size, pkts[idx as usize].size);
         let pkt = &mut pkts[idx as usize];
         let mut size = size;
         if let Some(Extra { role: Some(r), .. }) = self.extra.as_deref_mut() {
             if let PortRole::Medium { .. } = r {
+                self.refresh_view(now);
                 return self.contend(now, idx, pkts, hop, group);
             }
             r.apply(now, pkt, self.module.as_mut());
             // A tunnel boundary adds or takes off the outer header.
             size = pkt.size;
         }
-        match self.module.on_arrival(now, pkt, &self.view) {
-            Verdict::Drop => {
-                self.c.drops += 1;
-                return Accept::Dropped;
+        if !self.passive {
+            self.refresh_view(now);
+            match self.module.on_arrival(now, pkt, &self.view) {
+                Verdict::Drop => {
+                    self.c.drops += 1;
+                    return Accept::Dropped;
+                }
+                Verdict::Mark => self.c.marks += 1,
+                Verdict::Forward => {}
             }
-            Verdict::Mark => self.c.marks += 1,
-            Verdict::Forward => {}
         }
         let link_idle = now >= self.busy_until;
         // A packet that goes straight onto an idle link never waits, so it needs no space.
         let v = &self.view;
         if !link_idle && (v.queue_pkts + 1 > v.limit_pkts || v.queue_bytes + size as u64 > v.limit_bytes) {
-            self.module.on_buffer_drop(now, pkt, &self.view);
+            if !self.passive {
+                self.module.on_buffer_drop(now, pkt, &self.view);
+            }
             self.c.drops += 1;
             return Accept::Dropped;
         }

@@ -25,6 +25,11 @@ impl RouterModule for DropTail {
     fn on_arrival(&mut self, _now: Time, _pkt: &mut Packet, _port: &PortView) -> Verdict {
         Verdict::Forward
     }
+
+    /// The buffer limit is the port's: the module has nothing to do per packet.
+    fn passive(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -236,8 +236,19 @@ pub fn growth_packets(acked: u64, mss: u32, dupacks_covered: u64) -> f64 {
     if acked == 0 {
         return 0.0;
     }
-    let k = acked.div_ceil(mss.max(1) as u64);
-    k.saturating_sub(dupacks_covered).max(1) as f64
+    segments(acked, mss).saturating_sub(dupacks_covered).max(1) as f64
+}
+
+/// Segments of `mss` bytes that `bytes` span (a short last one counts), `bytes.div_ceil(mss)`:
+/// without a division for the ACK of at most one segment, nearly every one (issue 19).
+#[inline]
+pub(crate) fn segments(bytes: u64, mss: u32) -> u64 {
+    let m = mss.max(1) as u64;
+    if bytes <= m {
+        (bytes > 0) as u64
+    } else {
+        bytes.div_ceil(m)
+    }
 }
 
 /// A Reno or NewReno flow's checked parameters (the registry's "newreno" and "reno").

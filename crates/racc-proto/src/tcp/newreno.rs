@@ -108,6 +108,11 @@ impl CongestionControl for NewRenoWindow {
             (self.cwnd, self.ssthresh) = (cwnd, ssthresh);
         }
     }
+
+    /// NewReno keeps a window and nothing else: no header, no pacing, no timer.
+    fn plain_window(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

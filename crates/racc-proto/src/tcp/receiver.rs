@@ -255,18 +255,11 @@ impl TcpReceiver {
     }
 }
 
-impl Endpoint for TcpReceiver {
-    fn start(&mut self, _now: Time) {}
-
-    fn on_packet(&mut self, now: Time, pkt: &Packet) {
-        // The echo hook may restore fields rearranged on the wire before anything reads them.
-        let mut wire = *pkt;
-        if let Some(e) = self.echo.as_mut() {
-            e.on_wire_arrival(now, &mut wire);
-        }
-        let pkt = &wire;
+impl TcpReceiver {
+    /// An arriving packet, after the echo hook (if any) restored it.
+    #[inline]
+    fn receive(&mut self, now: Time, pkt: &Packet) {
         let Some(h) = pkt.tcp_hdr() else { return };
-        let h = *h;
         if pkt.dir != Direction::Forward {
             return;
         }
@@ -274,11 +267,26 @@ impl Endpoint for TcpReceiver {
             e.on_forward(now, pkt);
         }
         match pkt.kind {
-            Kind::Syn => self.on_syn(now, &h),
-            Kind::Data if pkt.payload > 0 => self.on_data(now, pkt, &h),
-            Kind::Ref => self.answer_probe(now, &h),
+            Kind::Syn => self.on_syn(now, h),
+            Kind::Data if pkt.payload > 0 => self.on_data(now, pkt, h),
+            Kind::Ref => self.answer_probe(now, h),
             _ => {}
         }
+    }
+}
+
+impl Endpoint for TcpReceiver {
+    fn start(&mut self, _now: Time) {}
+
+    fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        // The echo hook may restore fields rearranged on the wire before anything reads them;
+        // without one the packet is read where it is (a copy is 120 bytes).
+        if let Some(e) = self.echo.as_mut() {
+            let mut wire = *pkt;
+            e.on_wire_arrival(now, &mut wire);
+            return self.receive(now, &wire);
+        }
+        self.receive(now, pkt);
     }
 
     fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {

@@ -6,7 +6,7 @@ use super::{State, TcpSender};
 use crate::cc::{Ack, Response, SenderCtx, Signal};
 use crate::packet::{flags, Packet, TcpHeader};
 use crate::tcp::recovery::{self, FastRecovery, RecoveryExit};
-use crate::tcp::{growth_packets, PartialAckTimer, RecoverCheck, Recovery, RtoInRecovery, SsthreshFrom};
+use crate::tcp::{segments, PartialAckTimer, RecoverCheck, Recovery, RtoInRecovery, SsthreshFrom};
 use crate::time::{Time, NEVER};
 
 impl TcpSender {
@@ -88,6 +88,8 @@ impl TcpSender {
         } else if old_una >= self.retx_hi {
             self.sample_rtt(now.saturating_sub(h.ts_ecr));
         }
+        // Packets this ACK covers (one division at most, shared by both uses below).
+        let covered = segments(acked, self.mss);
         let mut restart = true;
         if let Some(mut fr) = self.fast_recovery {
             if ack >= self.recover || self.recovery == Recovery::Reno {
@@ -117,11 +119,11 @@ impl TcpSender {
         } else {
             self.dupacks = 0;
             let ctx = self.ctx(now);
-            let reported_pkts = growth_packets(acked, self.mss, self.dupacks_covered);
+            // `growth_packets(acked, ..)` with the segment count already made (acked > 0).
+            let reported_pkts = covered.saturating_sub(self.dupacks_covered).max(1) as f64;
             self.cc.on_ack(&Ack { packet: pkt, acked_bytes: acked, reported_pkts }, &ctx);
         }
         // Up to all but one of the packets this ACK covered had been reported by duplicates.
-        let covered = acked.div_ceil(self.mss.max(1) as u64);
         self.dupacks_covered = self.dupacks_covered.saturating_sub(covered.saturating_sub(1));
         // RFC 6298 §5.2/5.3.
         if self.snd_una >= self.snd_max {

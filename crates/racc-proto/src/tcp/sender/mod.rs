@@ -124,6 +124,9 @@ pub struct TcpSender {
     fin_pending: bool,
     /// The controller sends REF probes (asked once: ACK-clocked ones cost nothing per poll).
     probes: bool,
+    /// The controller is a plain window (`CongestionControl::plain_window`, asked once): its
+    /// arrival and send hooks, pacing and timer are skipped.
+    plain: bool,
     /// ns-2's `overhead_` (`TcpParams::send_jitter`): the largest random wait, ns, and the
     /// stream it is drawn from (`None`: off).
     jitter: Option<(Time, SimRng)>,
@@ -177,6 +180,7 @@ impl TcpSender {
             dupthresh: params.dupthresh.max(1),
             partial_ack_timer: params.partial_ack_timer,
             probes: cc.probes(),
+            plain: cc.plain_window(),
             fin_pending: cc.announces_end(),
             cc,
             rtt,
@@ -323,28 +327,31 @@ impl TcpSender {
         id
     }
 
-    /// Stamp, let the controller see it, and size the packet.
-    fn finish(&mut self, now: Time, mut pkt: Packet) -> Packet {
+    /// Stamp, let the controller see it, and size the packet (in place: a `Packet` is 120
+    /// bytes, and every move of it is a copy).
+    fn finish(&mut self, now: Time, pkt: &mut Packet) {
         pkt.dir = Direction::Forward;
         pkt.ip_id = self.next_ip_id();
         if let Some(h) = pkt.tcp_hdr_mut() {
             h.checksum = tcp_checksum(h);
         }
-        let ctx = self.ctx(now);
-        self.cc.on_send(&mut pkt, &ctx);
+        if !self.plain {
+            let ctx = self.ctx(now);
+            self.cc.on_send(pkt, &ctx);
+        }
         pkt.size = HDRS + pkt.payload + pkt.cong.wire_len();
-        pkt
     }
 
     fn syn(&mut self, now: Time) -> Packet {
         // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR; the SYN itself is Not-ECT.
         let f = flags::SYN | if self.ecn_wanted { flags::ECE | flags::CWR } else { 0 };
         let h = TcpHeader { seq: self.seq.syn_seq(), flags: f, window: u16::MAX, ts_val: now, ..Default::default() };
-        let pkt = Packet::tcp(self.flow, Kind::Syn, HDRS, 0, h);
+        let mut pkt = Packet::tcp(self.flow, Kind::Syn, HDRS, 0, h);
         if self.rto_deadline == NEVER {
             self.arm_rto(now);
         }
-        self.finish(now, pkt)
+        self.finish(now, &mut pkt);
+        pkt
     }
 
     /// One data segment starting at `off`.
@@ -380,7 +387,8 @@ impl TcpSender {
         if self.rto_deadline == NEVER {
             self.arm_rto(now);
         }
-        self.finish(now, pkt)
+        self.finish(now, &mut pkt);
+        pkt
     }
 
     /// The next new (or go-back-N) segment's length if the window allows it now: the whole
@@ -407,8 +415,17 @@ impl TcpSender {
     /// wire time at the rate the controller asks for now (a rate change moves it at once).
     /// `None` when the controller does not pace or nothing has been paced yet.
     fn pace_due(&self) -> Option<Time> {
-        let rate = self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0)?;
+        let rate = self.pacing_rate()?;
         Some(self.paced_after(self.paced_at?, rate))
+    }
+
+    /// The controller's pacing rate, B/s, if it paces now (never for a plain window).
+    #[inline]
+    fn pacing_rate(&self) -> Option<f64> {
+        if self.plain {
+            return None;
+        }
+        self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0)
     }
 
     /// One full packet's wire time at `rate` (B/s) after `at`.
@@ -427,13 +444,28 @@ impl TcpSender {
             ts_val: now,
             ..Default::default()
         };
-        let pkt = Packet::tcp(self.flow, kind, HDRS, 0, h);
-        self.finish(now, pkt)
+        let mut pkt = Packet::tcp(self.flow, kind, HDRS, 0, h);
+        self.finish(now, &mut pkt);
+        pkt
     }
 
     /// The controller's own timer, if it asked for one.
     fn cc_timer(&self) -> Time {
+        if self.plain {
+            return NEVER;
+        }
         self.cc.poll_timer().unwrap_or(NEVER)
+    }
+
+    /// An arriving packet, after the controller's `on_wire_arrival` (if any) restored it.
+    #[inline]
+    fn receive(&mut self, now: Time, pkt: &Packet) {
+        let Some(h) = pkt.tcp_hdr() else { return };
+        match pkt.kind {
+            Kind::SynAck => self.on_syn_ack(now, h),
+            Kind::Ack if self.state == State::Established => self.on_ack(now, pkt, h),
+            _ => {}
+        }
     }
 }
 
@@ -456,18 +488,14 @@ impl Endpoint for TcpSender {
     }
 
     fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        if self.plain {
+            return self.receive(now, pkt);
+        }
         // The controller may restore fields rearranged on the wire before anything reads them.
         let mut wire = *pkt;
         let ctx = self.ctx(now);
         self.cc.on_wire_arrival(&mut wire, &ctx);
-        let pkt = &wire;
-        let Some(h) = pkt.tcp_hdr() else { return };
-        let h = *h;
-        match pkt.kind {
-            Kind::SynAck => self.on_syn_ack(now, &h),
-            Kind::Ack if self.state == State::Established => self.on_ack(now, pkt, &h),
-            _ => {}
-        }
+        self.receive(now, &wire);
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
@@ -508,8 +536,8 @@ impl Endpoint for TcpSender {
                     self.fin_pending = false;
                     return Some(self.control_packet(now, Kind::Fin));
                 }
-                self.window_allows()?;
-                if let Some(rate) = self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0) {
+                let len = self.window_allows()?;
+                if let Some(rate) = self.pacing_rate() {
                     if self.paced_at.is_some_and(|at| now < self.paced_after(at, rate)) {
                         return None;
                     }
@@ -524,9 +552,12 @@ impl Endpoint for TcpSender {
                     }
                     self.jitter_gate = NEVER;
                 }
+                // `len` is the segment's length (`window_allows` sizes it as `segment` does):
+                // nothing reads the packet after it is made, so it is written straight into
+                // the value returned instead of being copied there.
                 let off = self.snd_nxt;
                 let pkt = self.segment(now, off);
-                self.snd_nxt = off + pkt.payload as u64;
+                self.snd_nxt = off + len as u64;
                 Some(pkt)
             }
         }
