@@ -23,7 +23,7 @@ pub struct QfcpParams {
 
 impl Default for QfcpParams {
     fn default() -> QfcpParams {
-        QfcpParams { desired_rate: None, tcp: qfcp_tcp_defaults() }
+        QfcpParams { desired_rate: None, tcp: qfcp_tcp_defaults(), pace_first_window: false }
     }
 }
 
