@@ -14,7 +14,6 @@
 pub mod bench;
 pub mod engine;
 pub mod event;
-mod fast_hash;
 pub mod medium;
 pub mod metrics;
 mod names;

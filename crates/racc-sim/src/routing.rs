@@ -4,7 +4,7 @@
 //! forward and reverse path (source routing, as htsim does): a packet carries only its hop
 //! index, and no per-node table scales with the number of hosts.
 
-use crate::fast_hash::FastMap;
+use rustc_hash::FxHashMap as FastMap;
 
 /// Output ports leaving each node, in port order. A port usually reaches one node; a port onto
 /// a shared medium (an access point's) reaches several, one edge each.

@@ -13,9 +13,9 @@ use super::spec::{FlowSpec, PortMap, Spec};
 use super::topology::topology;
 use super::tunnels::tunnels;
 use super::{consistency, limits, ScenarioError};
-use crate::fast_hash::FastMap;
 use racc_proto::registry::Registry;
 use racc_proto::time::NS_PER_MS;
+use rustc_hash::FxHashMap as FastMap;
 
 /// Headers of a TCP-like data packet: the smallest packet that still carries a byte.
 const MIN_PACKET_SIZE: i64 = 41;

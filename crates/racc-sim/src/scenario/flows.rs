@@ -9,8 +9,8 @@ use super::routes::Routes;
 use super::sizes::{bytes, size_dist};
 use super::spec::{FlowSpec, NodeSpec, SourceSpec};
 use super::ScenarioError;
-use crate::fast_hash::FastMap;
 use crate::traffic;
+use rustc_hash::FxHashMap as FastMap;
 
 /// What every `[[flows]]` group and `[[traffic]]` generator is resolved against, and the flows
 /// they expand to, in file order.

@@ -1,8 +1,8 @@
 //! Static routes between nodes, computed on demand and numbered in the order first asked for.
 
 use super::spec::{NodeSpec, PortMap};
-use crate::fast_hash::FastMap;
 use crate::routing::Graph;
+use rustc_hash::FxHashMap as FastMap;
 
 /// Routes between host pairs, computed once per pair and shared by the pair's flows.
 pub(super) struct Routes {

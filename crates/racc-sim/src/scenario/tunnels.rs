@@ -4,7 +4,7 @@ use super::build::Ctx;
 use super::routes::Routes;
 use super::spec::{PortKind, PortMap, TunnelSpec};
 use super::ScenarioError;
-use crate::fast_hash::FastMap;
+use rustc_hash::FxHashMap as FastMap;
 use std::collections::HashMap;
 
 /// Resolve `[[tunnels]]`: at each gateway, the first port of the path to the other gateway
