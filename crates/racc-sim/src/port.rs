@@ -515,13 +515,8 @@ impl Port {
         }
         if !self.passive {
             self.refresh_view(now);
-            match self.module.on_arrival(now, pkt, &self.view) {
-                Verdict::Drop => {
-                    self.c.drops += 1;
-                    return Accept::Dropped;
-                }
-                Verdict::Mark => self.c.marks += 1,
-                Verdict::Forward => {}
+            if !self.module_admits(now, pkt) {
+                return Accept::Dropped;
             }
         }
         let link_idle = now >= self.busy_until;
@@ -547,13 +542,37 @@ impl Port {
         if link_idle {
             self.depart(now, pkts);
         } else {
-            self.account_queue(now);
-            self.view.queue_pkts += 1;
-            self.view.queue_bytes += size as u64;
-            self.c.max_queue_pkts = self.c.max_queue_pkts.max(self.view.queue_pkts);
-            self.c.max_queue_bytes = self.c.max_queue_bytes.max(self.view.queue_bytes);
+            self.queue_grows(now, size);
         }
         Accept::Queued { was_empty }
+    }
+
+    /// The router module's verdict on an arriving packet: false if it drops it (counted), a
+    /// mark counted. One rule for a link's port and a medium's.
+    #[inline(always)]
+    fn module_admits(&mut self, now: Time, pkt: &mut Packet) -> bool {
+        match self.module.on_arrival(now, pkt, &self.view) {
+            Verdict::Drop => {
+                self.c.drops += 1;
+                false
+            }
+            Verdict::Mark => {
+                self.c.marks += 1;
+                true
+            }
+            Verdict::Forward => true,
+        }
+    }
+
+    /// A packet of `size` bytes joins the queue at `now` (the FIFO behind a busy link, or a
+    /// medium's wait ring): the queue integrals first, then the counts and their maxima.
+    #[inline(always)]
+    fn queue_grows(&mut self, now: Time, size: u32) {
+        self.account_queue(now);
+        self.view.queue_pkts += 1;
+        self.view.queue_bytes += size as u64;
+        self.c.max_queue_pkts = self.c.max_queue_pkts.max(self.view.queue_pkts);
+        self.c.max_queue_bytes = self.c.max_queue_bytes.max(self.view.queue_bytes);
     }
 
     /// A packet arriving at a medium port: router module and buffer check as on a link, then
@@ -563,13 +582,8 @@ impl Port {
     #[inline(never)]
     fn contend(&mut self, now: Time, idx: u32, pkts: &mut [Packet], hop: u32, group: u16) -> Accept {
         let pkt = &mut pkts[idx as usize];
-        match self.module.on_arrival(now, pkt, &self.view) {
-            Verdict::Drop => {
-                self.c.drops += 1;
-                return Accept::Dropped;
-            }
-            Verdict::Mark => self.c.marks += 1,
-            Verdict::Forward => {}
+        if !self.module_admits(now, pkt) {
+            return Accept::Dropped;
         }
         let size = pkt.size;
         let v = &self.view;
@@ -587,11 +601,7 @@ impl Port {
             tx_start: NEVER,
             arrive: NEVER,
         });
-        self.account_queue(now);
-        self.view.queue_pkts += 1;
-        self.view.queue_bytes += size as u64;
-        self.c.max_queue_pkts = self.c.max_queue_pkts.max(self.view.queue_pkts);
-        self.c.max_queue_bytes = self.c.max_queue_bytes.max(self.view.queue_bytes);
+        self.queue_grows(now, size);
         Accept::Contend
     }
 
