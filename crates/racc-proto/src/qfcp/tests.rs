@@ -361,19 +361,22 @@ fn registry_builds_and_checks_qfcp() {
 }
 
 /// QFCP's transport samples the RTT once per round trip (`qfcp_tcp_defaults`, PROTOCOLS.md §9
-/// "RTO"), also when the scenario sets other `tcp` keys; an explicit `rtt_samples` wins, and
-/// the rest are TCP's defaults.
+/// "RTO") and resends lost retransmissions ("Lost retransmissions"), also when the scenario
+/// sets other `tcp` keys; an explicit `rtt_samples` or `lost_retransmit` wins, and the rest are
+/// TCP's defaults.
 #[test]
 fn qfcp_s_transport_samples_the_rtt_once_per_round_trip_unless_told_otherwise() {
     use crate::tcp::RttSamples;
-    let once = TcpParams { rtt_samples: RttSamples::OncePerRtt, ..TcpParams::default() };
+    let once = TcpParams { rtt_samples: RttSamples::OncePerRtt, lost_retransmit: true, ..TcpParams::default() };
     assert_eq!(QfcpParams::default().tcp, once);
     assert_eq!(QfcpParams::from_value(&json!(null)).unwrap().tcp, once);
     assert_eq!(QfcpParams::from_value(&json!({})).unwrap().tcp, once);
     let p = QfcpParams::from_value(&json!({"tcp": {"dupthresh": 4}})).unwrap();
     assert_eq!(p.tcp, TcpParams { dupthresh: 4, ..once });
-    let p = QfcpParams::from_value(&json!({"tcp": {"rtt_samples": "every-ack"}})).unwrap();
+    let p = QfcpParams::from_value(&json!({"tcp": {"rtt_samples": "every-ack", "lost_retransmit": false}})).unwrap();
     assert_eq!(p.tcp, TcpParams::default());
+    let p = QfcpParams::from_value(&json!({"tcp": {"lost_retransmit": false}})).unwrap();
+    assert_eq!(p.tcp, TcpParams { lost_retransmit: false, ..once });
     assert_eq!(registry::check_protocol("qfcp", &json!({"tcp": {"max_rto": 0}})).unwrap_err().key, "tcp.max_rto");
     assert_eq!(
         registry::check_protocol("qfcp", &json!({"tcp": {"rtt_samples": "x"}})).unwrap_err().key,

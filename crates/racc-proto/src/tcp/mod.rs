@@ -104,6 +104,12 @@ pub struct TcpParams {
     /// timestamps (`rtt_active_`/`rtt_seq_` in `tcp.cc`), the rate RFC 6298's gains were set
     /// for (RFC 7323 App. G: per-ACK samples shorten the RTTVAR history to a few ACKs).
     pub rtt_samples: RttSamples,
+    /// With SACK: a retransmission of the lowest hole is lost once more than (DupThresh − 1)
+    /// segments sent after it are SACKed, and is sent again instead of waiting for the timer
+    /// (RFC 8985's RACK finds lost retransmissions by the same order of sending; Linux's
+    /// `tcp_mark_lost_retrans` before RACK). RFC 6675 repairs a hole once, so a lost repair
+    /// waits for the RTO. Off by default (RFC 6675 as written); QFCP's transport turns it on.
+    pub lost_retransmit: bool,
 }
 
 /// Which ACKs give RTT samples (`TcpParams::rtt_samples`).
@@ -190,6 +196,7 @@ impl Default for TcpParams {
             recover_check: RecoverCheck::Beyond,
             send_jitter: 0.0,
             rtt_samples: RttSamples::EveryAck,
+            lost_retransmit: false,
         }
     }
 }

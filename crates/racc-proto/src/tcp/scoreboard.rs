@@ -52,6 +52,18 @@ impl Scoreboard {
         0
     }
 
+    /// SACKed bytes above `x`.
+    pub fn sacked_above(&self, x: u64) -> u64 {
+        let mut n = 0;
+        for &(s, e) in self.sacked.ranges().iter().rev() {
+            if e <= x {
+                break;
+            }
+            n += e - s.max(x);
+        }
+        n
+    }
+
     /// RFC 6675 NextSeg rule (1): the first unSACKed byte at or after `from` that is lost.
     pub fn next_lost(&self, from: u64, more_than: u64) -> Option<u64> {
         let x = self.sacked_end(from).unwrap_or(from);
@@ -94,6 +106,10 @@ mod tests {
         assert_eq!(b.next_lost(1000, k), Some(4000));
         assert_eq!(b.pipe(0, 10_000, 1000, k), 1000 + 1000, "8000–9000, plus the retransmitted 0–1000");
         // No SACKs: nothing is lost, everything is in the pipe.
+        assert_eq!(
+            (b.sacked_above(0), b.sacked_above(6500), b.sacked_above(8000), b.sacked_above(9500)),
+            (6000, 2500, 1000, 500)
+        );
         let e = Scoreboard::default();
         assert_eq!((e.lost_below(k), e.next_lost(0, k), e.pipe(0, 5000, 0, k)), (0, None, 5000));
     }

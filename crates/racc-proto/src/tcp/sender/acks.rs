@@ -58,6 +58,11 @@ impl TcpSender {
         } else if self.snd_max > self.snd_una && pkt.payload == 0 {
             self.on_dup_ack(now, pkt);
         }
+        // Retransmissions found lost go again at the next poll (`TcpParams::lost_retransmit`);
+        // the lowest hole's is timed from now, as a fast retransmit is.
+        if self.lost_retransmit && self.detect_lost_retransmissions() {
+            self.arm_rto(now);
+        }
         // RFC 3168 §6.1.2: react to ECE at most once per window of data, never in recovery.
         if self.ecn_on && h.flags & flags::ECE != 0 && !self.in_recovery() && ack > self.ecn_high {
             self.ecn_high = self.snd_max;

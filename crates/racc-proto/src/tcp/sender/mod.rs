@@ -35,6 +35,7 @@ use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{ecn, flags, hdr, tcp_checksum, Direction, Kind, Packet, TcpHeader};
 use crate::rng::SimRng;
 use crate::time::{secs, Time, NEVER};
+use std::collections::VecDeque;
 use timeout::RtoUndo;
 
 const HDRS: u32 = hdr::IPV4 + hdr::TCP;
@@ -88,6 +89,10 @@ pub struct TcpSender {
     /// time of the segment being timed.
     once_per_rtt: bool,
     timed: Option<(u64, Time)>,
+    /// `TcpParams::lost_retransmit` (with SACK only), and the retransmissions not yet known
+    /// to have arrived, sorted by start.
+    lost_retransmit: bool,
+    rxt_log: VecDeque<sack::Resent>,
     syn_pending: bool,
     syn_retransmitted: bool,
     rto_deadline: Time,
@@ -201,6 +206,8 @@ impl TcpSender {
             retx_hi: 0,
             once_per_rtt: params.rtt_samples == RttSamples::OncePerRtt,
             timed: None,
+            lost_retransmit: cfg.sack && params.lost_retransmit,
+            rxt_log: VecDeque::new(),
             syn_pending: false,
             syn_retransmitted: false,
             rto_deadline: NEVER,
@@ -377,6 +384,9 @@ impl TcpSender {
             if self.in_recovery() {
                 self.high_rxt = self.high_rxt.max(end);
             }
+            if self.lost_retransmit {
+                self.log_retransmission(off, end);
+            }
         }
         if self.once_per_rtt && !retx && self.timed.is_none() {
             self.timed = Some((end, now));
@@ -515,6 +525,15 @@ impl Endpoint for TcpSender {
                     self.retx_pending = false;
                     if self.snd_una < self.snd_max {
                         return Some(self.segment(now, self.snd_una));
+                    }
+                }
+                // A retransmission found lost goes again, ahead of new data, outside the
+                // window as a fast retransmit does (`TcpParams::lost_retransmit`).
+                if self.lost_retransmit {
+                    if let Some(off) = self.next_lost_retransmission() {
+                        if off < self.snd_max {
+                            return Some(self.segment(now, off));
+                        }
                     }
                 }
                 if self.sack {

@@ -36,4 +36,48 @@ impl TcpSender {
         self.snd_nxt = off + pkt.payload as u64;
         Some(pkt)
     }
+
+    /// Record a retransmission of [start, end) sent while snd_max was what it is now.
+    pub(super) fn log_retransmission(&mut self, start: u64, end: u64) {
+        let e = Resent { start, end, mark: self.snd_max, lost: false };
+        let i = self.rxt_log.partition_point(|r| r.start < start);
+        match self.rxt_log.get_mut(i) {
+            Some(r) if r.start == start => *r = e,
+            _ => self.rxt_log.insert(i, e),
+        }
+    }
+
+    /// `TcpParams::lost_retransmit`: forget the retransmissions that arrived (acknowledged or
+    /// SACKed) and mark lost each one still missing while more than (DupThresh − 1)·SMSS of
+    /// data sent after it has been SACKed (RFC 8985 §6.2: a segment is lost when one sent after
+    /// it was delivered; DupThresh's margin for reordering instead of RACK's time window).
+    /// Returns whether the lowest hole's retransmission is among them.
+    pub(super) fn detect_lost_retransmissions(&mut self) -> bool {
+        let (una, more_than) = (self.snd_una, self.lost_threshold());
+        let board = &self.board;
+        self.rxt_log.retain(|r| r.start >= una && board.sacked_end(r.start.max(una)).is_none_or(|e| e < r.end));
+        let mut head = false;
+        for r in self.rxt_log.iter_mut().filter(|r| !r.lost) {
+            if board.sacked_above(r.mark) > more_than {
+                r.lost = true;
+                head |= r.start <= una;
+            }
+        }
+        head
+    }
+
+    /// The lowest retransmission found lost and not yet sent again.
+    pub(super) fn next_lost_retransmission(&self) -> Option<u64> {
+        self.rxt_log.iter().find(|r| r.lost).map(|r| r.start)
+    }
+}
+
+/// A retransmission not yet known to have arrived (`TcpParams::lost_retransmit`): its bytes,
+/// snd_max when it left, and whether SACKs of later data showed it lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Resent {
+    pub(super) start: u64,
+    pub(super) end: u64,
+    pub(super) mark: u64,
+    pub(super) lost: bool,
 }

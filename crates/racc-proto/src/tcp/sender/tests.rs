@@ -164,6 +164,41 @@ fn sack_recovery_repairs_a_second_hole_within_the_same_round_trip() {
     assert_eq!(s.stats().timeouts, 0);
 }
 
+/// `lost_retransmit` (RFC 8985's rule): 0 is lost and fast-retransmitted when 12 000 bytes
+/// had been sent; SACKs then report more than (DupThresh − 1)·SMSS of the data sent after it
+/// (12 000..16 000) but not 0 itself: its retransmission was lost, and goes again at once,
+/// timed from now. RFC 6675 as written (the default) leaves it to the timer.
+#[test]
+fn a_lost_retransmission_is_found_by_later_sacks_and_sent_again() {
+    let run = |lost_retransmit: bool| {
+        let mut c = cfg();
+        c.initial_window = Some(10);
+        c.sack = true;
+        let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams { lost_retransmit, ..Default::default() });
+        s.start(0);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let t = 100 * MS;
+        s.on_packet(t, &sack_ack(0, &[(1000, 2000)]));
+        s.on_packet(t, &sack_ack(0, &[(1000, 3000)]));
+        assert_eq!(offs(&drain(&mut s, t)), vec![10_000, 11_000], "Limited Transmit");
+        s.on_packet(t, &sack_ack(0, &[(1000, 4000)]));
+        assert_eq!(offs(&drain(&mut s, t)), vec![0], "fast retransmit, sent with snd_max 12 000");
+        s.on_packet(t, &sack_ack(0, &[(1000, 12_000)]));
+        assert_eq!(offs(&drain(&mut s, t)), vec![12_000, 13_000, 14_000, 15_000], "pipe 1000, cwnd 5000");
+        let t = 300 * MS;
+        s.on_packet(t, &sack_ack(0, &[(1000, 15_000)]));
+        let again = offs(&drain(&mut s, t));
+        (s, again)
+    };
+    let (s, again) = run(true);
+    assert_eq!(again.first(), Some(&0), "3000 bytes sent after it SACKed: lost");
+    assert_eq!(s.stats().retransmits, 2);
+    assert_eq!(s.rto_deadline(), Some(300 * MS + s.rto()), "timed from now");
+    let (s, again) = run(false);
+    assert!(!again.contains(&0), "RFC 6675 repairs a hole once");
+    assert_eq!(s.stats().retransmits, 1);
+}
+
 #[test]
 fn go_back_n_after_a_timeout_skips_sacked_data() {
     let mut c = cfg();

@@ -82,6 +82,8 @@ impl TcpSender {
                 self.dupacks = 0;
                 self.retx_pending = false;
                 self.snd_nxt = self.snd_una;
+                // The go-back-N resends every retransmission still missing.
+                self.rxt_log.clear();
                 // ns-2 `reset_rtx_timer`: a timeout stops the round trip being timed.
                 self.timed = None;
                 self.consecutive_rtos += 1;
