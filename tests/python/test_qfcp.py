@@ -92,48 +92,34 @@ def test_claim(claim, rep):
 # medium for the scenario's 40 s. Both runs together take a few seconds of CPU; a short window is
 # a different sample (QFCP's flows alternate between bursts and timeouts of several seconds).
 
-#: Shortfalls (measured at full scale, one QFCP controller for the medium, router_scope "medium";
-#: the per-member controllers gave 0.23): the downloads still starve (0.008 Mb/s per flow against
-#: the uploads' 0.597 since QFCP's transport takes one RTT sample per round trip, which lifted the mean
-#: Jain from 0.416 to 0.478 by the uploads alone; 0.120 / 0.343 with per-ACK samples and the probe's
-#: wait; 0.012 / 0.578 before the wait): DCF gives the access point, which carries all six downloads, one station's
-#: transmission opportunities, so its 50-packet queue overflows and the downloads wait out
-#: timeouts, which the transport's RFC 6582 `recover` check lengthens (docs/PROTOCOLS.md §9).
-#: Traced before the probe's wait (1 s samples, seed 1): from 5 s on the access point's queue sits at 40-50 packets, mostly
-#: the uploads' TCP ACKs (about 2.7 kB: the controller's queue and virtual queue are bytes, so it
-#: barely sees them), with 100-400 drops a second; the access point gets 0.1-0.25 s of airtime a
-#: second against the stations' 0.5-0.7; the downloads sit in RTO back-off (34 timeouts), so they
-#: are not in y and N = y/R stays at 3.5-5: R (0.8-1.2 Mb/s) is the uploads' share alone and
-#: nothing in the controller sees the downloads' demand. Seeds 2 and 3 give 0.71 and 0.50. The medium
-#: itself agrees with ns-2.35's 802.11 on this scenario (tests/python/test_crosscheck_wlan.py, TCP Reno,
+#: Shortfalls (measured at full scale, seed 1, one QFCP controller for the medium, router_scope "medium", probing).
+#: Since the controller's input traffic y counts every packet, the ACKs of the return path included (docs/PROTOCOLS.md
+#: §9, "Both directions"), the mean 1 s Jain after 3 s is 0.783 (seeds 2, 3: 0.853, 0.909; TCP Reno 0.334, 0.317,
+#: 0.274) and the downloads get 0.204 Mb/s per flow against the uploads' 0.325 (before: Jain 0.478, downloads 0.008
+#: against 0.597: with ACKs left out of y the uploads' ACKs held the access point's queue full, 1-2.5 kB that
+#: β·q/T barely saw, and every download that came back from a timeout was dropped there). What is left is the start:
+#: R starts at the told 11 Mb/s, the first windows overflow the 50-packet queues by megabytes, and the flows that lose
+#: their retransmissions wait out RTO back-offs; the last of them come back 10-30 s in (seed 1: 14 s until every 1 s
+#: Jain is 0.75 or more; seeds 2, 3: 10 s, 6 s), so the settling time and the equal shares over (3, 40] s fall short.
+#: The medium itself agrees with ns-2.35's 802.11 on this scenario (tests/python/test_crosscheck_wlan.py, TCP Reno,
 #: 40 s, seeds 1-3: total goodput racc 4.04/3.94/3.77 Mb/s vs ns-2 3.79/3.74/3.73, downloads per flow
 #: 0.003/0.014/0.003 vs 0.019/0.026/0.039, uploads 0.67/0.64/0.63 vs 0.61/0.60/0.58, mean 1 s Jain
-#: 0.33/0.32/0.27 vs 0.36/0.38/0.39; channel attempts 877 vs 874 a second, the access point's 253 vs
-#: 300), so the starvation is not an artefact of racc's DCF: ns-2's TCP downloads starve too. Tried,
-#: not adopted (mean 1 s Jain over seeds 1-3): router_scope "both" (each member's own probed
-#: controller, the access point's capping the downloads, and the medium's) 0.22 / 0.52 / 0.38; the
-#: medium's queue weighed by airtime (a 40 B ACK as 57 % of a data frame) 0.17 / 0.72 / 0.24,
-#: with "both" 0.44 / 0.57 / 0.18; either with the probe capped at the told 11 Mb/s (it otherwise
-#: climbs to hundreds of Mb/s while every flow waits out a timeout) 0.16-0.61: none reliably above
-#: the medium-wide controller alone, and the downloads starve in all of them.
+#: 0.33/0.32/0.27 vs 0.36/0.38/0.39; channel attempts 877 vs 874 a second, the access point's 253 vs 300), so TCP's
+#: starvation is not an artefact of racc's DCF. Tried before y counted the ACKs, not adopted (mean 1 s Jain, seeds
+#: 1-3): router_scope "both" 0.22 / 0.52 / 0.38; the medium's queue weighed by airtime 0.17 / 0.72 / 0.24, with
+#: "both" 0.44 / 0.57 / 0.18; either with the probe capped at the told 11 Mb/s 0.16-0.61.
 WLAN_CLAIMS = [
-    (
-        "QFCP achieves good fairness on the throughput once its probe finds the bandwidth",
-        "mean 1 s Jain's index after 3 s 0.478 vs near 1 (>= 0.75); the flows' mean throughputs give 0.506",
-    ),
+    ("QFCP achieves good fairness on the throughput once its probe finds the bandwidth", None),
     (
         "QFCP's probe finds the wireless bandwidth shortly after 2-3 seconds",
-        "some 1 s Jain's index below 0.75 up to the end of the 40 s run vs settled by 3.75 s",
+        "every 1 s Jain's index 0.75 or more only from 14 s on vs settled by 3.75 s",
     ),
     (
         "QFCP allocates the bandwidth equally among the flows, downloads and uploads alike",
-        "flows from 0.00 to 0.67 Mb/s (downloads 0.008, uploads 0.597), worst 121.4 % from the mean vs within 10 %",
+        "flows from 0.11 to 0.38 Mb/s (downloads 0.204, uploads 0.325), worst 57.8 % from the mean vs within 10 %",
     ),
     ("under TCP the downloading flows are unable to gain their fair share and keep sending at very low rates", None),
-    (
-        "TCP's fairness index is low in this scenario: its performance degrades significantly",
-        "QFCP's mean Jain's index 0.478 is 1.43x TCP's 0.334, not >= 1.5x",
-    ),
+    ("TCP's fairness index is low in this scenario: its performance degrades significantly", None),
 ]
 
 

@@ -461,15 +461,19 @@ fn a_shared_droptail_module_changes_nothing() {
 /// member, each sees one flow (N = 1 at the access point and at the uploading station); with
 /// one for the medium, it sees both flows' data (N about 2: the two requests it lowers add up
 /// to twice its rate) and every member's row reports the same figures. Window 0.5 s ... 3 s.
+///
+/// The modules probe the capacity (eq. 4), as QFCP does on a wireless link ("due to the
+/// inability to set the exact capacity of a wireless link") and as qfcp-wlan-fairness runs it:
+/// told the medium's nominal 11 Mb/s, which 802.11b carries well under half of, eq. (2) has no
+/// fixed point within the buffers (y = C − β·q/T wants a standing queue of (C − y)·T/β, about
+/// 90 packets), the queues overflow, the flows wait out timeouts and N reads 1.00 from 3 s on
+/// (1.23 over 3 s with y counting every packet). Measured, probing: 1.64 for the medium
+/// (1.00 per member); 1.84 over 10 s, 1.76 over 20 s.
 #[test]
-#[ignore = "shortfall: measured mean N after 0.5 s 1.44 (1 s samples 1.00 / 1.60 / 1.72; 1.13 over 10 s, 1.00 from 4 s \
-            on) vs about 2 (1.5..2.5). With per-ACK RTT samples it passed at 2.40 only through the 4.6 of the start \
-            (samples 4.60 / 1.59 / 1.00, and 1.00 from 3 s on over 10 s): in steady state the medium-wide controller \
-            counts one flow where two send (issue 15's wireless shortfall, tests/python/test_qfcp.py)"]
 fn a_medium_wide_qfcp_module_counts_the_flows_of_both_directions() {
     let flows = "[[flows]]\nname = \"down\"\nprotocol = \"qfcp\"\nsrc = \"srv0\"\ndst = \"sta0\"\n\
                  [[flows]]\nname = \"up\"\nprotocol = \"qfcp\"\nsrc = \"sta1\"\ndst = \"srv1\"\n";
-    let text = wlan(2, "router = \"qfcp\"", flows, "3s")
+    let text = wlan(2, "router = \"qfcp\"\nrouter_params = { capacity = \"probe\" }", flows, "3s")
         .replace("[record]", "[record]\nports = [\"ap->wlan\", \"sta0->wlan\", \"sta1->wlan\"]");
     let estimates = |t: &str| {
         let s = run(t);

@@ -1,11 +1,11 @@
 //! The QFCP router module of one output port (seed 002 §II; PROTOCOLS.md §9).
 //!
 //! - `on_arrival` (before the buffer check, so packets the buffer then drops count): every
-//!   data-path packet's wire bytes go into the input traffic y; a header RTT (> 0) into the
-//!   interval's RTT sum; a QFCP packet of the data path leaves with rate_request =
-//!   min(rate_request, R) (seed: "when a packet arrives at a router, the controller compares
-//!   the value in the rate-request field with its own fair-share rate and copies the smaller
-//!   value back"). The queue it finds feeds the interval's minimum queue q.
+//!   packet's wire bytes go into the input traffic y, return-path ACKs included (below); a
+//!   header RTT (> 0) into the interval's RTT sum; a QFCP packet of the data path leaves with
+//!   rate_request = min(rate_request, R) (seed: "when a packet arrives at a router, the
+//!   controller compares the value in the rate-request field with its own fair-share rate and
+//!   copies the smaller value back"). The queue it finds feeds the interval's minimum queue q.
 //! - `on_buffer_drop`: the dropped bytes join the virtual queue q + drops (eq. 6).
 //! - `on_departure`: the output bytes and the queue it leaves, for the capacity probe (eq. 4)
 //!   and the minimum queue.
@@ -14,12 +14,19 @@
 //!   (eq. 2) with C the probed estimate when probing, and T moves towards the mean RTT of the
 //!   packets seen ("T is set to be a moving average of RTTs of seen packets").
 //!
-//! Return-path packets (ACKs of flows the other way) are not counted in y: they carry no
-//! request, so counting them would count them as flows at rate R [reconstructed, as RCP's
-//! router]. They do count in the output rate the probe reads, which is what the link carried.
+//! y is "the input traffic rate" of the port, every packet that arrives: return-path packets
+//! (ACKs of flows the other way) count as well as data [reconstructed]. Eqs. (1) and (2) hold R
+//! where y = C − β·q/T, so y must count all the traffic the port's C serves: the probe's C is
+//! the output of every packet (eq. 4: "the output traffic rate"), and with ACKs left out of y
+//! the fixed point keeps a standing queue of (ACK rate)·T/β and R rises whenever it is
+//! smaller. On a shared medium (`router_scope = "medium"`, seed 002 §III.B: the controller
+//! "takes control of all packets in both directions") the uploads' ACKs then held the access
+//! point's queue full and its downloads starved (PROTOCOLS.md §9, "Both directions"). An ACK
+//! stream counts in N = y/R as the fraction of a flow its rate is of R: the share of C it
+//! takes. Only data-path packets carry a request to lower.
 //!
-//! Per-packet arithmetic: 3 additions per data-path packet with an RTT (y, Σrtt, the RTT
-//! count), 1 without; 1 more per departure (output bytes) for the probe. The rate stamp is a
+//! Per-packet arithmetic: 1 addition per arrival (y), 2 more per data-path packet with an RTT
+//! (Σrtt, the RTT count); 1 more per departure (output bytes) for the probe. The rate stamp is a
 //! comparison, the minimum queue comparisons.
 
 use super::params::{QfcpRouterParams, T_MAX, T_MIN};
@@ -37,12 +44,12 @@ const DEFAULT_PKT: f64 = 1000.0;
 /// What an interval has seen.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Interval {
-    /// Wire bytes of every data-path arrival, dropped ones included.
+    /// Wire bytes of every arrival (both paths), dropped ones included.
     pub in_bytes: f64,
     /// Σ header RTT over the arrivals that carried one, µs, and their number.
     pub rtt_sum_us: f64,
     pub rtt_n: f64,
-    /// Wire bytes the buffer dropped.
+    /// Wire bytes the buffer dropped (both paths).
     pub drop_bytes: f64,
     /// Minimum queue seen, bytes.
     pub q_min_bytes: u64,
@@ -169,10 +176,10 @@ impl RouterModule for QfcpRouter {
     fn on_arrival(&mut self, _now: Time, pkt: &mut Packet, port: &PortView) -> Verdict {
         self.learn(port);
         self.see_queue(port);
+        self.iv.in_bytes += pkt.size as f64;
         if pkt.dir != Direction::Forward {
             return Verdict::Forward;
         }
-        self.iv.in_bytes += pkt.size as f64;
         if let CongHeader::Qfcp { rtt_us, rate_request, .. } = &mut pkt.cong {
             if *rtt_us > 0 {
                 self.iv.rtt_sum_us += *rtt_us as f64;
@@ -188,9 +195,8 @@ impl RouterModule for QfcpRouter {
     }
 
     fn on_buffer_drop(&mut self, _now: Time, pkt: &Packet, _port: &PortView) {
-        if pkt.dir == Direction::Forward {
-            self.iv.drop_bytes += pkt.size as f64;
-        }
+        // What y counted and the port did not serve (eq. 6).
+        self.iv.drop_bytes += pkt.size as f64;
         self.drops += 1;
     }
 

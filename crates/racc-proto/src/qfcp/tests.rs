@@ -88,7 +88,8 @@ fn interval_arithmetic_against_hand_values() {
     let c = *r.control();
     assert!(close(c.y, 2.4e6) && close(c.n, 2.4e6 / 990_000.0) && c.q_virtual == 10_000.0, "{c:?}");
     assert!(close(c.rate, 396_000.0) && close(c.t, 0.11875), "{c:?}");
-    // A lower request passes unchanged; return-path packets are neither counted nor stamped.
+    // A lower request passes unchanged. A return-path packet is input traffic (y, and the
+    // virtual queue when the buffer drops it) but neither stamped nor an RTT sample.
     let mut low = data(1000, 0);
     low.cong = CongHeader::Qfcp { rtt_us: 0, rate_request: 5, rate_feedback: 0 };
     r.on_arrival(230 * MS, &mut low, &port(0));
@@ -96,7 +97,9 @@ fn interval_arithmetic_against_hand_values() {
     let mut back = data(1000, 100_000);
     back.dir = Direction::Return;
     r.on_arrival(230 * MS, &mut back, &port(0));
-    assert_eq!((request(&back), r.interval().in_bytes, r.interval().rtt_n), (NO_LIMIT, 1000.0, 0.0));
+    assert_eq!((request(&back), r.interval().in_bytes, r.interval().rtt_n), (NO_LIMIT, 2000.0, 0.0));
+    r.on_buffer_drop(230 * MS, &back, &port(0));
+    assert_eq!(r.interval().drop_bytes, 1000.0);
 }
 
 /// The pure update: N floored at 1, R within [R_min, C], T unchanged without RTTs.
