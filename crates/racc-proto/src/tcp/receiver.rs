@@ -153,6 +153,7 @@ impl TcpReceiver {
     }
 
     /// Write the ACK decided at `now` into `pkt`, from the state it was decided in.
+    #[inline]
     fn write_ack(&mut self, now: Time, pkt: &mut Packet) {
         let f = flags::ACK | if self.ece { flags::ECE } else { 0 };
         let h = TcpHeader {
@@ -173,6 +174,16 @@ impl TcpReceiver {
     /// first, before anything it was decided from changes.
     #[inline]
     fn flush_ack(&mut self) {
+        if self.ack_due.is_some() {
+            self.queue_due_ack();
+        }
+    }
+
+    /// `flush_ack`'s work, out of line: in a simulation every ACK is polled before anything
+    /// else arrives.
+    #[cold]
+    #[inline(never)]
+    fn queue_due_ack(&mut self) {
         if let Some(t) = self.ack_due.take() {
             let mut pkt = Packet::tcp(self.flow, Kind::Ack, HDRS, 0, TcpHeader::default());
             self.write_ack(t, &mut pkt);

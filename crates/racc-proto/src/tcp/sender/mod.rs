@@ -334,6 +334,7 @@ impl TcpSender {
 
     /// Stamp, let the controller see it, and size the packet (in place: a `Packet` is 120
     /// bytes, and every move of it is a copy).
+    #[inline]
     fn finish(&mut self, now: Time, pkt: &mut Packet) {
         pkt.dir = Direction::Forward;
         pkt.ip_id = self.next_ip_id();
@@ -359,6 +360,7 @@ impl TcpSender {
     }
 
     /// One data segment starting at `off`, written into `pkt`; returns its payload length.
+    #[inline(always)]
     fn segment(&mut self, now: Time, off: u64, pkt: &mut Packet) -> u32 {
         let len = (self.data_end().max(self.snd_max) - off).min(self.mss as u64) as u32;
         let retx = off < self.snd_max;
@@ -401,6 +403,13 @@ impl TcpSender {
     /// only). With nothing in flight one segment may always go, so that a window below one MSS
     /// cannot stall the ACK clock.
     fn window_allows(&self) -> Option<u32> {
+        self.window_allows_in(self.cwnd())
+    }
+
+    /// `window_allows` with the window in force already read: a segment leaving does not move a
+    /// plain window, so a poll reads it once for its segment and the next (`after_segment`).
+    #[inline(always)]
+    fn window_allows_in(&self, cwnd: f64) -> Option<u32> {
         let end = self.data_end().max(self.snd_max);
         if self.snd_nxt >= end {
             return None;
@@ -412,7 +421,7 @@ impl TcpSender {
             && self.dupacks < self.dupthresh
             && self.snd_nxt >= self.snd_max;
         let extra = if limited { self.dupacks.min(2) as f64 * self.mss as f64 } else { 0.0 };
-        (flight == 0 || (flight + len) as f64 <= self.cwnd() + extra).then_some(len as u32)
+        (flight == 0 || (flight + len) as f64 <= cwnd + extra).then_some(len as u32)
     }
 
     /// When pacing lets the next full segment leave: the last paced departure plus one packet's
@@ -442,10 +451,11 @@ impl TcpSender {
     /// Whether a poll right after a segment left would send another. The window alone decides
     /// it for a plain window without SACK, send jitter or a FIN to come (`lean`): the next poll
     /// finds no retransmission pending (the segment took it) and goes straight to
-    /// `window_allows`. Otherwise the engine asks (`More`).
+    /// `window_allows`, with the same window in force (`cwnd`: a segment does not move a plain
+    /// window). Otherwise the engine asks (`More`).
     #[inline]
-    fn after_segment(&self) -> Transmit {
-        if self.lean && !self.fin_pending && self.window_allows().is_none() {
+    fn after_segment(&self, cwnd: f64) -> Transmit {
+        if self.lean && !self.fin_pending && self.window_allows_in(cwnd).is_none() {
             Transmit::Last
         } else {
             Transmit::More
@@ -537,7 +547,7 @@ impl Endpoint for TcpSender {
                     self.retx_pending = false;
                     if self.snd_una < self.snd_max {
                         self.segment(now, self.snd_una, slot);
-                        return self.after_segment();
+                        return self.after_segment(self.cwnd());
                     }
                 }
                 if self.sack {
@@ -561,7 +571,8 @@ impl Endpoint for TcpSender {
                     self.control_packet(now, Kind::Fin, slot);
                     return Transmit::More;
                 }
-                let Some(len) = self.window_allows() else { return Transmit::Idle };
+                let cwnd = self.cwnd();
+                let Some(len) = self.window_allows_in(cwnd) else { return Transmit::Idle };
                 if let Some(rate) = self.pacing_rate() {
                     if self.paced_at.is_some_and(|at| now < self.paced_after(at, rate)) {
                         return Transmit::Idle;
@@ -581,7 +592,7 @@ impl Endpoint for TcpSender {
                 let off = self.snd_nxt;
                 self.segment(now, off, slot);
                 self.snd_nxt = off + len as u64;
-                self.after_segment()
+                self.after_segment(cwnd)
             }
         }
     }
