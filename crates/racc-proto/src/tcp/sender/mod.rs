@@ -598,6 +598,10 @@ impl Endpoint for TcpSender {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
+        // A lean sender has no controller timer, no pacing and no send jitter: only the RTO.
+        if self.lean {
+            return (self.rto_deadline != NEVER).then_some(self.rto_deadline);
+        }
         let mut t = self.rto_deadline.min(self.cc_timer());
         if let Some(due) = self.pace_due().filter(|_| self.window_allows().is_some()) {
             t = t.min(due);
