@@ -10,10 +10,10 @@ use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupS
 use crate::port::{Accept, Port, PortCounters, PortRole};
 use crate::scenario::{BufferSpec, FlowSpec, ScenarioError, Spec};
 use crate::sources::FlowSource;
-use racc_proto::endpoint::{Endpoint, FlowConfig};
+use racc_proto::endpoint::{Endpoint, FlowConfig, Transmit};
 use racc_proto::ipsec::Tunnel;
 use racc_proto::loss::{LossProcess, LossSpec};
-use racc_proto::packet::{Direction, Packet};
+use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
 use racc_proto::registry::{PortIdentity, RouterFactory};
 use racc_proto::rng::SimRng;
 use racc_proto::time::Time;
@@ -97,20 +97,28 @@ impl FlowRt {
 }
 
 impl Slab {
-    /// Copy `p` into a slot (from where the endpoint returned it: taking it by value made the
-    /// compiler copy its 120 bytes twice).
+    /// The slot the next packet will take, still free: an endpoint writes its packet straight
+    /// into it (`Endpoint::poll_transmit_into`), and `take` claims it if one was written.
     #[inline]
-    fn put(&mut self, p: &Packet) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.pkts[i as usize] = *p;
-                i
-            }
-            None => {
-                self.pkts.push(*p);
-                (self.pkts.len() - 1) as u32
-            }
+    fn vacant(&mut self) -> u32 {
+        match self.free.last() {
+            Some(&i) => i,
+            None => self.grow(),
         }
+    }
+
+    #[cold]
+    fn grow(&mut self) -> u32 {
+        let i = self.pkts.len() as u32;
+        self.pkts.push(Packet::tcp(0, Kind::Data, 0, 0, TcpHeader::default()));
+        self.free.push(i);
+        i
+    }
+
+    /// Claim the slot `vacant` gave.
+    #[inline]
+    fn take(&mut self) {
+        self.free.pop();
     }
 
     #[inline]
@@ -533,7 +541,9 @@ impl Simulator {
         }
     }
 
-    /// Drain an endpoint's `poll_transmit` onto the first port of its path, then re-arm its timer.
+    /// Drain an endpoint's `poll_transmit_into` onto the first port of its path (each packet
+    /// written straight into its slab slot; a drain ends at `Last` without an empty poll), then
+    /// re-arm its timer.
     #[inline]
     fn transmit(&mut self, f: usize, side: usize) {
         let now = self.now;
@@ -543,15 +553,22 @@ impl Simulator {
             let fl = &mut self.flows[f];
             let ep = if side == SENDER { fl.sender.as_mut() } else { fl.receiver.as_mut() };
             let Some(ep) = ep else { return };
-            let out = ep.poll_transmit(now);
-            let Some(pkt) = &out else { break };
+            let idx = self.slab.vacant();
+            let sent = ep.poll_transmit_into(now, &mut self.slab.pkts[idx as usize]);
+            if sent == Transmit::Idle {
+                break;
+            }
+            self.slab.take();
+            let pkt = &self.slab.pkts[idx as usize];
             debug_assert_eq!(pkt.flow as usize, f);
             // A sender emits onto the data path, a receiver onto the return path.
             debug_assert_eq!(pkt.dir == Direction::Forward, side == SENDER, "flow {f}: {:?}", pkt.dir);
             self.cons.sent += 1;
             let size = pkt.size;
-            let idx = self.slab.put(pkt);
             self.forward(first, idx, hop, self.flow_group[f], size);
+            if sent == Transmit::Last {
+                break;
+            }
         }
         self.arm(f, side);
     }

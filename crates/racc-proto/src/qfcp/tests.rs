@@ -220,7 +220,7 @@ fn ack(off: u64, ts_ecr: Time, feedback: u32) -> Packet {
 }
 
 fn drain(s: &mut TcpSender, now: Time) -> Vec<Packet> {
-    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+    crate::endpoint::drain_into(s, now)
 }
 
 fn ctx(srtt_ms: u64) -> SenderCtx {

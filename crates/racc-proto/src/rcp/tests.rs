@@ -228,7 +228,7 @@ fn flow_pair(handshake: bool) -> (Box<dyn crate::Endpoint>, Box<dyn crate::Endpo
 }
 
 fn drain(e: &mut dyn crate::Endpoint, now: u64) -> Vec<Packet> {
-    std::iter::from_fn(|| e.poll_transmit(now)).collect()
+    crate::endpoint::drain_into(e, now)
 }
 
 /// A router on the path: lower every forward packet's rate to `r`.

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use super::ranges::RangeSet;
 use super::seq::SeqSpace;
-use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
+use crate::endpoint::{Endpoint, EndpointStats, FlowConfig, Transmit};
 use crate::packet::{ecn, flags, hdr, tcp_checksum, Direction, Kind, Packet, SackBlocks, TcpHeader, MAX_SACK_BLOCKS};
 use crate::time::{Time, NEVER};
 
@@ -60,9 +60,15 @@ pub struct TcpReceiver {
     delack_deadline: Time,
     /// RFC 3168 §6.1.3: set by CE, cleared by CWR.
     ece: bool,
-    /// ACKs waiting for `poll_transmit`: the engine drains them after every packet and
+    /// Packets waiting for `poll_transmit`: the engine drains them after every packet and
     /// timeout, each of which makes at most one, so one slot is enough (it grows if ever not).
     out: VecDeque<Packet>,
+    /// A cumulative ACK decided at this time (`send_ack`), not yet written: the next poll writes
+    /// it straight into the engine's slot (`write_ack`), from the state it was decided in, for
+    /// nothing reaches the receiver in between; whatever does first writes it into `out` before
+    /// anything changes (`flush_ack`). Issue 19: writing every ACK into `out` and copying it out
+    /// again cost two copies of a 120-byte packet per ACK.
+    ack_due: Option<Time>,
     ip_id: u16,
     acks_sent: u64,
 }
@@ -88,6 +94,7 @@ impl TcpReceiver {
             delack_deadline: NEVER,
             ece: false,
             out: VecDeque::with_capacity(1),
+            ack_due: None,
             ip_id: 0,
             acks_sent: 0,
         }
@@ -112,7 +119,8 @@ impl TcpReceiver {
         self.acks_sent
     }
 
-    fn finish(&mut self, now: Time, mut pkt: Packet) {
+    /// Address, number, let the echo hook fill it, and size a packet about to leave.
+    fn stamp(&mut self, now: Time, pkt: &mut Packet) {
         pkt.dir = Direction::Return;
         pkt.ip_id = self.ip_id;
         self.ip_id = self.ip_id.wrapping_add(1);
@@ -120,18 +128,37 @@ impl TcpReceiver {
             h.checksum = tcp_checksum(h);
         }
         if let Some(e) = self.echo.as_mut() {
-            e.fill_ack(now, &mut pkt);
+            e.fill_ack(now, pkt);
         }
         let options = pkt.tcp_hdr().map_or(0, |h| h.sack.wire_len());
         pkt.size = HDRS + options + pkt.cong.wire_len();
+    }
+
+    /// Queue a packet other than a cumulative ACK (a SYN-ACK, a probe's answer), after the
+    /// ACK decided before it.
+    fn finish(&mut self, now: Time, mut pkt: Packet) {
+        self.flush_ack();
+        self.stamp(now, &mut pkt);
         self.out.push_back(pkt);
     }
 
+    /// Decide a cumulative ACK now; it is written when polled (`ack_due`).
     fn send_ack(&mut self, now: Time) {
+        self.flush_ack();
+        self.last_ack_sent = self.rcv_nxt;
+        self.unacked = 0;
+        self.delack_deadline = NEVER;
+        self.acks_sent += 1;
+        self.ack_due = Some(now);
+    }
+
+    /// Write the ACK decided at `now` into `pkt`, from the state it was decided in.
+    #[inline]
+    fn write_ack(&mut self, now: Time, pkt: &mut Packet) {
         let f = flags::ACK | if self.ece { flags::ECE } else { 0 };
         let h = TcpHeader {
             seq: RCV_ISN.wrapping_add(1),
-            ack: self.seq.wire(self.rcv_nxt),
+            ack: self.seq.wire(self.last_ack_sent),
             flags: f,
             window: u16::MAX,
             ts_val: now,
@@ -139,11 +166,29 @@ impl TcpReceiver {
             sack: self.sack_blocks(),
             ..Default::default()
         };
-        self.last_ack_sent = self.rcv_nxt;
-        self.unacked = 0;
-        self.delack_deadline = NEVER;
-        self.acks_sent += 1;
-        self.finish(now, Packet::tcp(self.flow, Kind::Ack, HDRS, 0, h));
+        *pkt = Packet::tcp(self.flow, Kind::Ack, HDRS, 0, h);
+        self.stamp(now, pkt);
+    }
+
+    /// Something other than a poll reached the receiver: the ACK still due goes into `out`
+    /// first, before anything it was decided from changes.
+    #[inline]
+    fn flush_ack(&mut self) {
+        if self.ack_due.is_some() {
+            self.queue_due_ack();
+        }
+    }
+
+    /// `flush_ack`'s work, out of line: in a simulation every ACK is polled before anything
+    /// else arrives.
+    #[cold]
+    #[inline(never)]
+    fn queue_due_ack(&mut self) {
+        if let Some(t) = self.ack_due.take() {
+            let mut pkt = Packet::tcp(self.flow, Kind::Ack, HDRS, 0, TcpHeader::default());
+            self.write_ack(t, &mut pkt);
+            self.out.push_back(pkt);
+        }
     }
 
     /// A REF probe (PROTOCOLS.md §6) is answered at once by a `Ref` carrying the echoed
@@ -236,7 +281,7 @@ impl TcpReceiver {
             self.send_ack(now);
         } else if start <= self.rcv_nxt {
             let had_gap = !self.ooo.is_empty();
-            self.rcv_nxt = self.ooo.absorb(end);
+            self.rcv_nxt = if had_gap { self.ooo.absorb(end) } else { end };
             self.unacked += 1;
             let complete = self.size.is_some_and(|n| self.rcv_nxt >= n);
             // RFC 5681 §4.2: immediate ACK when a segment fills all or part of a gap; the
@@ -279,6 +324,7 @@ impl Endpoint for TcpReceiver {
     fn start(&mut self, _now: Time) {}
 
     fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        self.flush_ack();
         // The echo hook may restore fields rearranged on the wire before anything reads them;
         // without one the packet is read where it is (a copy is 120 bytes).
         if let Some(e) = self.echo.as_mut() {
@@ -290,7 +336,23 @@ impl Endpoint for TcpReceiver {
     }
 
     fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
+        self.flush_ack();
         self.out.pop_front()
+    }
+
+    /// Queued packets first (they were made before the ACK now due), then that ACK.
+    fn poll_transmit_into(&mut self, _now: Time, slot: &mut Packet) -> Transmit {
+        if let Some(p) = self.out.pop_front() {
+            *slot = p;
+            return if self.out.is_empty() && self.ack_due.is_none() { Transmit::Last } else { Transmit::More };
+        }
+        match self.ack_due.take() {
+            Some(t) => {
+                self.write_ack(t, slot);
+                Transmit::Last
+            }
+            None => Transmit::Idle,
+        }
     }
 
     fn poll_timeout(&self) -> Option<Time> {
@@ -298,6 +360,7 @@ impl Endpoint for TcpReceiver {
     }
 
     fn on_timeout(&mut self, now: Time) {
+        self.flush_ack();
         if self.delack_deadline != NEVER && now >= self.delack_deadline {
             self.send_ack(now);
         }
@@ -337,7 +400,38 @@ mod tests {
     }
 
     fn drain(r: &mut TcpReceiver) -> Vec<Packet> {
-        std::iter::from_fn(|| r.poll_transmit(0)).collect()
+        crate::endpoint::drain_into(r, 0)
+    }
+
+    /// An ACK is written when polled, from the state it was decided in: two segments before a
+    /// poll give two ACKs in order (the first written when the second arrived), each with its
+    /// own cumulative point, timestamps and IP ID, the second marked as the last.
+    #[test]
+    fn acks_written_when_polled_leave_in_order_the_last_marked() {
+        let mut r = TcpReceiver::new(&cfg(false));
+        r.on_packet(3 * MS, &data(0, 1000, 5, ecn::NOT_ECT, 0));
+        r.on_packet(4 * MS, &data(1000, 1000, 6, ecn::NOT_ECT, 0));
+        let mut slot = data(7000, 1, 9, ecn::CE, flags::CWR);
+        let mut polled = Vec::new();
+        for _ in 0..3 {
+            let t = r.poll_transmit_into(9 * MS, &mut slot);
+            let h = slot.tcp_hdr().unwrap();
+            polled.push((t, h.ack.wrapping_sub(ISN), h.ts_val, h.ts_ecr, slot.ip_id, slot.kind, slot.size, slot.dir));
+        }
+        let ack = |off, ts_val, ts_ecr, id| (off, ts_val, ts_ecr, id, Kind::Ack, 40, Direction::Return);
+        let with = |t: Transmit, (a, b, c, d, e, f, g)| (t, a, b, c, d, e, f, g);
+        assert_eq!(polled[0], with(Transmit::More, ack(1000, 3 * MS, 5, 0)));
+        assert_eq!(polled[1], with(Transmit::Last, ack(2000, 4 * MS, 6, 1)));
+        assert_eq!(polled[2].0, Transmit::Idle);
+        assert_eq!(r.acks_sent(), 2);
+        // By value, the same packets.
+        let mut r = TcpReceiver::new(&cfg(false));
+        r.on_packet(3 * MS, &data(0, 1000, 5, ecn::NOT_ECT, 0));
+        let by_value = r.poll_transmit(9 * MS).unwrap();
+        let mut r2 = TcpReceiver::new(&cfg(false));
+        r2.on_packet(3 * MS, &data(0, 1000, 5, ecn::NOT_ECT, 0));
+        assert_eq!(r2.poll_transmit_into(9 * MS, &mut slot), Transmit::Last);
+        assert_eq!(by_value, slot);
     }
 
     /// SACK blocks of each ACK, as offsets, and the ACK's wire size.

@@ -33,15 +33,19 @@ pub struct RttEstimator {
     rto: Dur,
     min_rto: Dur,
     max_rto: Dur,
-    granularity: Dur,
-    rule: RtoRule,
+    /// The least variance term, fixed by the rule: G (RFC 6298), or min_rto if larger (Linux).
+    floor: Dur,
     backoffs: u32,
 }
 
 impl RttEstimator {
     /// `min_rto` wins over `max_rto` if a configuration inverts them.
     pub fn new(initial_rto: Dur, min_rto: Dur, max_rto: Dur, granularity: Dur, rule: RtoRule) -> RttEstimator {
-        let mut e = RttEstimator { srtt: None, rttvar: 0, rto: 0, min_rto, max_rto, granularity, rule, backoffs: 0 };
+        let floor = match rule {
+            RtoRule::Rfc6298 => granularity,
+            RtoRule::Linux => min_rto.max(granularity),
+        };
+        let mut e = RttEstimator { srtt: None, rttvar: 0, rto: 0, min_rto, max_rto, floor, backoffs: 0 };
         e.rto = e.bound(initial_rto);
         e
     }
@@ -53,23 +57,19 @@ impl RttEstimator {
 
     /// Feed one RTT measurement (the caller has applied Karn's rule).
     pub fn sample(&mut self, r: Dur) {
-        match self.srtt {
+        let srtt = match self.srtt {
             None => {
-                self.srtt = Some(r);
                 self.rttvar = r.div_ceil(2);
+                r
             }
             Some(srtt) => {
                 let err = srtt.abs_diff(r);
                 self.rttvar = (3 * self.rttvar + err + 2) / 4;
-                self.srtt = Some((7 * srtt + r + 4) / 8);
+                (7 * srtt + r + 4) / 8
             }
-        }
-        let srtt = self.srtt.unwrap_or(0);
-        let floor = match self.rule {
-            RtoRule::Rfc6298 => self.granularity,
-            RtoRule::Linux => self.min_rto.max(self.granularity),
         };
-        self.rto = self.bound(srtt.saturating_add(floor.max(self.rttvar.saturating_mul(4))));
+        self.srtt = Some(srtt);
+        self.rto = self.bound(srtt.saturating_add(self.floor.max(self.rttvar.saturating_mul(4))));
         self.backoffs = 0;
     }
 

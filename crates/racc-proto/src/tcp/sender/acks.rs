@@ -49,7 +49,9 @@ impl TcpSender {
         }
         if ack > self.snd_una {
             // RFC 4015 §3.2: no undo when the detecting ACK signals congestion itself.
-            if let Some(u) = self.rto_undo.take() {
+            // (Tested before it is taken: taking moves the whole record on every ACK.)
+            if self.rto_undo.is_some() {
+                let u = self.rto_undo.take().expect("tested");
                 if h.ts_ecr < u.retransmit_ts && h.flags & flags::ECE == 0 {
                     self.undo_spurious_rto(now, h, u);
                 }

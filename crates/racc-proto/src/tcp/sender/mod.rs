@@ -30,7 +30,7 @@ use super::{
     mss_for, PartialAckTimer, RecoverCheck, Recovery, RtoInRecovery, RttSamples, SpuriousRto, SsthreshFrom, TcpParams,
 };
 use crate::cc::{CongestionControl, SenderCtx};
-use crate::endpoint::{Endpoint, EndpointStats, FlowConfig};
+use crate::endpoint::{Endpoint, EndpointStats, FlowConfig, Transmit};
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{ecn, flags, hdr, tcp_checksum, Direction, Kind, Packet, TcpHeader};
 use crate::rng::SimRng;
@@ -132,6 +132,9 @@ pub struct TcpSender {
     /// The controller is a plain window (`CongestionControl::plain_window`, asked once): its
     /// arrival and send hooks, pacing and timer are skipped.
     plain: bool,
+    /// A plain window (`plain`), no SACK, no probes and no send jitter: what the next poll
+    /// sends after a segment is the window's alone (`after_segment`).
+    lean: bool,
     /// ns-2's `overhead_` (`TcpParams::send_jitter`): the largest random wait, ns, and the
     /// stream it is drawn from (`None`: off).
     jitter: Option<(Time, SimRng)>,
@@ -174,6 +177,10 @@ impl TcpSender {
             secs(params.clock_granularity),
             params.rto_rule,
         );
+        let jitter = (params.send_jitter > 0.0).then(|| {
+            let label = format!("tcp/send-jitter/flow{}", cfg.flow);
+            (secs(params.send_jitter), SimRng::for_component(cfg.seed, &label))
+        });
         TcpSender {
             flow: cfg.flow,
             mss,
@@ -186,6 +193,7 @@ impl TcpSender {
             partial_ack_timer: params.partial_ack_timer,
             probes: cc.probes(),
             plain: cc.plain_window(),
+            lean: cc.plain_window() && !cc.probes() && !cfg.sack && jitter.is_none(),
             fin_pending: cc.announces_end(),
             cc,
             rtt,
@@ -226,10 +234,7 @@ impl TcpSender {
             ecn_high: 0,
             cwr_pending: false,
             paced_at: None,
-            jitter: (params.send_jitter > 0.0).then(|| {
-                let label = format!("tcp/send-jitter/flow{}", cfg.flow);
-                (secs(params.send_jitter), SimRng::for_component(cfg.seed, &label))
-            }),
+            jitter,
             jitter_gate: NEVER,
             ip_id: 0,
             data_pkts_sent: 0,
@@ -336,6 +341,7 @@ impl TcpSender {
 
     /// Stamp, let the controller see it, and size the packet (in place: a `Packet` is 120
     /// bytes, and every move of it is a copy).
+    #[inline]
     fn finish(&mut self, now: Time, pkt: &mut Packet) {
         pkt.dir = Direction::Forward;
         pkt.ip_id = self.next_ip_id();
@@ -349,20 +355,20 @@ impl TcpSender {
         pkt.size = HDRS + pkt.payload + pkt.cong.wire_len();
     }
 
-    fn syn(&mut self, now: Time) -> Packet {
+    fn syn(&mut self, now: Time, pkt: &mut Packet) {
         // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR; the SYN itself is Not-ECT.
         let f = flags::SYN | if self.ecn_wanted { flags::ECE | flags::CWR } else { 0 };
         let h = TcpHeader { seq: self.seq.syn_seq(), flags: f, window: u16::MAX, ts_val: now, ..Default::default() };
-        let mut pkt = Packet::tcp(self.flow, Kind::Syn, HDRS, 0, h);
+        *pkt = Packet::tcp(self.flow, Kind::Syn, HDRS, 0, h);
         if self.rto_deadline == NEVER {
             self.arm_rto(now);
         }
-        self.finish(now, &mut pkt);
-        pkt
+        self.finish(now, pkt);
     }
 
-    /// One data segment starting at `off`.
-    fn segment(&mut self, now: Time, off: u64) -> Packet {
+    /// One data segment starting at `off`, written into `pkt`; returns its payload length.
+    #[inline(always)]
+    fn segment(&mut self, now: Time, off: u64, pkt: &mut Packet) -> u32 {
         let len = (self.data_end().max(self.snd_max) - off).min(self.mss as u64) as u32;
         let retx = off < self.snd_max;
         let mut f = flags::ACK;
@@ -372,7 +378,7 @@ impl TcpSender {
             self.cwr_pending = false;
         }
         let h = TcpHeader { seq: self.seq.wire(off), flags: f, window: u16::MAX, ts_val: now, ..Default::default() };
-        let mut pkt = Packet::tcp(self.flow, Kind::Data, HDRS + len, len, h);
+        *pkt = Packet::tcp(self.flow, Kind::Data, HDRS + len, len, h);
         // RFC 3168 §6.1.5: retransmissions are Not-ECT.
         if self.ecn_on && !retx {
             pkt.ecn = ecn::ECT0;
@@ -397,8 +403,8 @@ impl TcpSender {
         if self.rto_deadline == NEVER {
             self.arm_rto(now);
         }
-        self.finish(now, &mut pkt);
-        pkt
+        self.finish(now, pkt);
+        len
     }
 
     /// The next new (or go-back-N) segment's length if the window allows it now: the whole
@@ -407,6 +413,13 @@ impl TcpSender {
     /// only). With nothing in flight one segment may always go, so that a window below one MSS
     /// cannot stall the ACK clock.
     fn window_allows(&self) -> Option<u32> {
+        self.window_allows_in(self.cwnd())
+    }
+
+    /// `window_allows` with the window in force already read: a segment leaving does not move a
+    /// plain window, so a poll reads it once for its segment and the next (`after_segment`).
+    #[inline(always)]
+    fn window_allows_in(&self, cwnd: f64) -> Option<u32> {
         let end = self.data_end().max(self.snd_max);
         if self.snd_nxt >= end {
             return None;
@@ -418,7 +431,7 @@ impl TcpSender {
             && self.dupacks < self.dupthresh
             && self.snd_nxt >= self.snd_max;
         let extra = if limited { self.dupacks.min(2) as f64 * self.mss as f64 } else { 0.0 };
-        (flight == 0 || (flight + len) as f64 <= self.cwnd() + extra).then_some(len as u32)
+        (flight == 0 || (flight + len) as f64 <= cwnd + extra).then_some(len as u32)
     }
 
     /// When pacing lets the next full segment leave: the last paced departure plus one packet's
@@ -445,8 +458,22 @@ impl TcpSender {
         at.saturating_add(secs(wire as f64 / rate))
     }
 
+    /// Whether a poll right after a segment left would send another. The window alone decides
+    /// it for a plain window without SACK, send jitter or a FIN to come (`lean`): the next poll
+    /// finds no retransmission pending (the segment took it) and goes straight to
+    /// `window_allows`, with the same window in force (`cwnd`: a segment does not move a plain
+    /// window). Otherwise the engine asks (`More`).
+    #[inline]
+    fn after_segment(&self, cwnd: f64) -> Transmit {
+        if self.lean && !self.fin_pending && self.window_allows_in(cwnd).is_none() {
+            Transmit::Last
+        } else {
+            Transmit::More
+        }
+    }
+
     /// A header-only packet of `kind` (a REF probe or a FIN) at the current send point.
-    fn control_packet(&mut self, now: Time, kind: Kind) -> Packet {
+    fn control_packet(&mut self, now: Time, kind: Kind, pkt: &mut Packet) {
         let h = TcpHeader {
             seq: self.seq.wire(self.snd_nxt),
             flags: flags::ACK,
@@ -454,9 +481,8 @@ impl TcpSender {
             ts_val: now,
             ..Default::default()
         };
-        let mut pkt = Packet::tcp(self.flow, kind, HDRS, 0, h);
-        self.finish(now, &mut pkt);
-        pkt
+        *pkt = Packet::tcp(self.flow, kind, HDRS, 0, h);
+        self.finish(now, pkt);
     }
 
     /// The controller's own timer, if it asked for one.
@@ -509,14 +535,20 @@ impl Endpoint for TcpSender {
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        let mut pkt = Packet::tcp(self.flow, Kind::Data, 0, 0, TcpHeader::default());
+        (self.poll_transmit_into(now, &mut pkt) != Transmit::Idle).then_some(pkt)
+    }
+
+    fn poll_transmit_into(&mut self, now: Time, slot: &mut Packet) -> Transmit {
         match self.state {
-            State::Idle => None,
+            State::Idle => Transmit::Idle,
             State::SynSent => {
                 if self.syn_pending {
                     self.syn_pending = false;
-                    Some(self.syn(now))
+                    self.syn(now, slot);
+                    Transmit::Last
                 } else {
-                    None
+                    Transmit::Idle
                 }
             }
             State::Established => {
@@ -524,7 +556,8 @@ impl Endpoint for TcpSender {
                 if self.retx_pending {
                     self.retx_pending = false;
                     if self.snd_una < self.snd_max {
-                        return Some(self.segment(now, self.snd_una));
+                        self.segment(now, self.snd_una, slot);
+                        return self.after_segment(self.cwnd());
                     }
                 }
                 // A retransmission found lost goes again, ahead of new data, outside the
@@ -538,7 +571,7 @@ impl Endpoint for TcpSender {
                 }
                 if self.sack {
                     if self.in_recovery() {
-                        return self.sack_transmit(now);
+                        return self.sack_transmit(now, slot);
                     }
                     // Going back N after a timeout: skip what the receiver has SACKed.
                     if let Some(end) = self.board.sacked_end(self.snd_nxt) {
@@ -548,17 +581,20 @@ impl Endpoint for TcpSender {
                 if self.probes {
                     let ctx = self.ctx(now);
                     if self.cc.probe_due(&ctx) {
-                        return Some(self.control_packet(now, Kind::Ref));
+                        self.control_packet(now, Kind::Ref, slot);
+                        return Transmit::More;
                     }
                 }
                 if self.fin_pending && self.size.is_some_and(|n| self.snd_una >= n) {
                     self.fin_pending = false;
-                    return Some(self.control_packet(now, Kind::Fin));
+                    self.control_packet(now, Kind::Fin, slot);
+                    return Transmit::More;
                 }
-                let len = self.window_allows()?;
+                let cwnd = self.cwnd();
+                let Some(len) = self.window_allows_in(cwnd) else { return Transmit::Idle };
                 if let Some(rate) = self.pacing_rate() {
                     if self.paced_at.is_some_and(|at| now < self.paced_after(at, rate)) {
-                        return None;
+                        return Transmit::Idle;
                     }
                     self.paced_at = Some(now);
                 }
@@ -567,22 +603,24 @@ impl Endpoint for TcpSender {
                         self.jitter_gate = now.saturating_add((rng.uniform() * *max as f64) as Time);
                     }
                     if now < self.jitter_gate {
-                        return None;
+                        return Transmit::Idle;
                     }
                     self.jitter_gate = NEVER;
                 }
-                // `len` is the segment's length (`window_allows` sizes it as `segment` does):
-                // nothing reads the packet after it is made, so it is written straight into
-                // the value returned instead of being copied there.
+                // `len` is the segment's length (`window_allows` sizes it as `segment` does).
                 let off = self.snd_nxt;
-                let pkt = self.segment(now, off);
+                self.segment(now, off, slot);
                 self.snd_nxt = off + len as u64;
-                Some(pkt)
+                self.after_segment(cwnd)
             }
         }
     }
 
     fn poll_timeout(&self) -> Option<Time> {
+        // A lean sender has no controller timer, no pacing and no send jitter: only the RTO.
+        if self.lean {
+            return (self.rto_deadline != NEVER).then_some(self.rto_deadline);
+        }
         let mut t = self.rto_deadline.min(self.cc_timer());
         if let Some(due) = self.pace_due().filter(|_| self.window_allows().is_some()) {
             t = t.min(due);

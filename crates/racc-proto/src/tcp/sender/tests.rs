@@ -22,8 +22,9 @@ fn sender(c: &FlowConfig, r: Recovery) -> TcpSender {
     s
 }
 
+/// As an engine drains (`poll_transmit_into`, its hint checked).
 fn drain(s: &mut TcpSender, now: Time) -> Vec<Packet> {
-    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+    crate::endpoint::drain_into(s, now)
 }
 
 /// Offsets of data packets.
@@ -75,6 +76,28 @@ fn congestion_avoidance_through_transport() {
     s.on_packet(10 * MS, &ack(1000, 0, 0));
     assert_eq!(cwnd(&s), 4250.0); // 4000 + 1000²/4000
     assert_eq!(drain(&mut s, 10 * MS).len(), 1);
+}
+
+/// The engine stops a drain at `Last` (issue 19): a plain window without SACK marks the last
+/// segment its window lets go (`drain` checks that no poll after it finds one); with SACK the
+/// next poll may skip SACKed data, so the sender leaves it to that poll (`More`, then `Idle`).
+#[test]
+fn the_last_segment_the_window_allows_is_marked() {
+    let mut slot = ack(0, 0, 0);
+    let mut s = sender(&cfg(), Recovery::NewReno);
+    let marks: Vec<Transmit> = (0..5).map(|_| s.poll_transmit_into(0, &mut slot)).collect();
+    use Transmit::{Idle, Last, More};
+    assert_eq!(marks, [More, More, More, Last, Idle], "IW 4");
+    // Slow start: an ACK of one segment releases two, the second marked last.
+    s.on_packet(10 * MS, &ack(1000, 0, 0));
+    assert_eq!(s.poll_transmit_into(10 * MS, &mut slot), More);
+    assert_eq!(s.poll_transmit_into(10 * MS, &mut slot), Last);
+    assert_eq!(offs(&[slot]), vec![5000]);
+    let mut c = cfg();
+    c.sack = true;
+    let mut s = sender(&c, Recovery::NewReno);
+    let marks: Vec<Transmit> = (0..5).map(|_| s.poll_transmit_into(0, &mut slot)).collect();
+    assert_eq!(marks, [More, More, More, More, Idle], "SACK");
 }
 
 /// Send 10 segments, ACK the first (cwnd 11 000 → 2 more), then three duplicates.
