@@ -153,7 +153,7 @@ pub fn build(spec: &Spec, router: Router, ends: Vec<EndReport>, wall: Time, swep
                 name: p.name.clone(),
                 router: p.module_name(),
                 capacity_bps: p.capacity_bps(),
-                utilisation: p.wire_bytes(wall) * 8.0 / (p.capacity_bps() * dur_s),
+                utilisation: p.wire_bytes(wall, &router.pkts) * 8.0 / (p.capacity_bps() * dur_s),
                 arrivals: c.arrivals,
                 tx_pkts: c.tx_pkts,
                 tx_bytes: c.tx_bytes,

@@ -20,7 +20,7 @@ use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
 use racc_proto::time::{Time, NEVER};
 use racc_sim::metrics::{PortMark, PortSeries};
 use racc_sim::pcap::Capture;
-use racc_sim::port::{Accept, Port, Tapped};
+use racc_sim::port::{Accept, Packets, Port, Tapped};
 use racc_sim::Spec;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -146,7 +146,7 @@ pub struct Router {
     port_time: Vec<Time>,
     /// Packets in the emulated network, by slot: the protocol's view, its bytes and where its
     /// headers are. Slots are reused: no allocation per packet after warm-up.
-    pkts: Vec<Packet>,
+    pub(crate) pkts: Packets,
     frames: Vec<Frame>,
     bytes: Vec<u8>,
     lens: Vec<u16>,
@@ -216,7 +216,7 @@ impl Router {
             io_scratch: Vec::new(),
             port_time: vec![0; ports.len()],
             ports,
-            pkts: Vec::new(),
+            pkts: Packets::default(),
             frames: Vec::new(),
             bytes: Vec::new(),
             lens: Vec::new(),
@@ -522,7 +522,7 @@ impl Router {
             self.port_time[i] = now;
             let p = &mut self.ports[i];
             p.settle(now, &mut self.pkts);
-            self.prev[i] = self.series.push_port(t as f64 * 1e-9, i as u32, p, self.prev[i], now, dt);
+            self.prev[i] = self.series.push_port(t as f64 * 1e-9, i as u32, p, &self.pkts, self.prev[i], now, dt);
             self.series.named.end_row();
         }
         self.last_sample = t;

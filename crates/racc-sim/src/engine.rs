@@ -7,7 +7,7 @@
 use crate::event::{EventQueue, Timer, What};
 use crate::medium::Medium;
 use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries};
-use crate::port::{Accept, Port, PortCounters, PortRole};
+use crate::port::{Accept, Packets, Port, PortCounters, PortRole};
 use crate::scenario::{BufferSpec, FlowSpec, ScenarioError, Spec};
 use crate::sources::FlowSource;
 use racc_proto::endpoint::{Endpoint, FlowConfig, Transmit};
@@ -72,7 +72,8 @@ pub struct FlowInfo<'a> {
 /// an allocation, and a packet is written once however many hops it crosses.
 #[derive(Default)]
 struct Slab {
-    pkts: Vec<Packet>,
+    /// The packets, with their places in the ports' queues.
+    pkts: Packets,
     free: Vec<u32>,
 }
 
@@ -315,6 +316,10 @@ impl Simulator {
     pub fn ports(&self) -> &[Port] {
         &self.ports
     }
+    /// Packets port `p` holds, waiting or on the wire (for conservation checks).
+    pub fn held(&self, p: usize) -> usize {
+        self.ports[p].held(&self.slab.pkts)
+    }
     pub fn media(&self) -> &[Medium] {
         &self.media
     }
@@ -326,7 +331,7 @@ impl Simulator {
     /// Packet accounting as of now.
     pub fn conservation(&self) -> Conservation {
         let mut c = self.cons;
-        c.in_flight = self.ports.iter().map(|p| p.held() as u64).sum();
+        c.in_flight = self.ports.iter().map(|p| p.held(&self.slab.pkts) as u64).sum();
         // Every packet in flight holds exactly one slab slot.
         debug_assert_eq!(c.in_flight as usize, self.slab.pkts.len() - self.slab.free.len());
         c
@@ -736,7 +741,7 @@ impl Simulator {
             let p = &mut self.ports[i];
             p.settle(now, &mut self.slab.pkts);
             let prev = self.prev[r];
-            let mark = self.port_series.push_port(t_s, i as u32, p, prev, now, dt);
+            let mark = self.port_series.push_port(t_s, i as u32, p, &self.slab.pkts, prev, now, dt);
             if let Some((m, member)) = p.medium() {
                 self.media[m].metrics(member, &mut self.port_series.named);
             }
@@ -790,7 +795,7 @@ impl Simulator {
         p.settle(now, &mut self.slab.pkts);
         let c = p.c;
         // Bytes on the wire, as the samples count them, so that they add up to this.
-        let wire = p.wire_bytes(now);
+        let wire = p.wire_bytes(now, &self.slab.pkts);
         PortSummary {
             port: i,
             name: p.name.clone(),

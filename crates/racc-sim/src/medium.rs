@@ -31,11 +31,10 @@
 //! residual loss), and the head-of-line order across destinations beyond one FIFO per member.
 
 use crate::engine::PortPlan;
-use crate::port::{Port, PortRole};
+use crate::port::{Packets, Port, PortRole};
 use crate::scenario::{DcfSpec, PortMap, RouterScope, ScenarioError, Spec};
 use crate::shared_router::SharedRouter;
 use racc_proto::metrics::{MetricSink, MetricValue};
-use racc_proto::packet::Packet;
 use racc_proto::registry::PortIdentity;
 use racc_proto::rng::SimRng;
 use racc_proto::router::PortView;
@@ -212,7 +211,7 @@ impl Medium {
     /// The medium's event at `now`: the countdowns ending now win the channel (one: it
     /// transmits; several: they collide). Returns the next decision time, if any, to schedule;
     /// `started` lists the ports whose delivery the engine must schedule.
-    pub fn decide(&mut self, now: Time, ports: &mut [Port], pkts: &mut [Packet]) -> Option<Time> {
+    pub fn decide(&mut self, now: Time, ports: &mut [Port], pkts: &mut Packets) -> Option<Time> {
         if now != self.scheduled {
             return None; // superseded by an earlier decision
         }
@@ -235,7 +234,7 @@ impl Medium {
         let d = self.dcf;
         let end = if let [i] = winners[..] {
             let p = self.members[i].port as usize;
-            let size = ports[p].waiting_head().expect("a contending member has a packet");
+            let size = ports[p].waiting_head(pkts).expect("a contending member has a packet");
             let data_end = now + d.phy_header + self.data_ns(size);
             let lost = ports[p].lose();
             self.start(p, now, data_end, lost, ports, pkts);
@@ -251,7 +250,7 @@ impl Medium {
             let mut longest = 0;
             for &i in &winners {
                 let p = self.members[i].port as usize;
-                let size = ports[p].waiting_head().expect("a contending member has a packet");
+                let size = ports[p].waiting_head(pkts).expect("a contending member has a packet");
                 let data = self.data_ns(size);
                 longest = longest.max(data);
                 let m = &mut self.members[i];
@@ -272,7 +271,7 @@ impl Medium {
         for &i in &winners {
             let p = self.members[i].port as usize;
             let m = &mut self.members[i];
-            m.contending = ports[p].waiting_head().is_some();
+            m.contending = ports[p].waiting_head(pkts).is_some();
             if m.contending {
                 m.backoff = m.rng.below(m.cw as u64 + 1);
                 m.start = 0;
@@ -288,7 +287,7 @@ impl Medium {
     }
 
     /// Port `p`'s head packet goes on the air at `now`, its bits until `data_end`.
-    fn start(&mut self, p: usize, now: Time, data_end: Time, lost: bool, ports: &mut [Port], pkts: &mut [Packet]) {
+    fn start(&mut self, p: usize, now: Time, data_end: Time, lost: bool, ports: &mut [Port], pkts: &mut Packets) {
         let arrive = data_end + self.delay;
         if ports[p].start_contended(now, data_end, arrive, lost, pkts) {
             self.started.push((p as u32, arrive));

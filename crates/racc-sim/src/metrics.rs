@@ -1,7 +1,7 @@
 //! Metrics: counters sampled at a fixed interval into column vectors (no per-packet log),
 //! handed to Python as columns for Parquet; plus the end-of-run summary.
 
-use crate::port::{Port, PortCounters};
+use crate::port::{Packets, Port, PortCounters};
 use racc_proto::endpoint::Endpoint;
 use racc_proto::metrics::{MetricSink, MetricValue};
 use racc_proto::time::Time;
@@ -67,10 +67,20 @@ impl PortSeries {
     /// to `now`. The row stays open for the caller's further metrics (a medium's) and its
     /// `named.end_row()`. Returns the port's mark for the next row. The one row computation of
     /// both engines' `links` table.
-    pub fn push_port(&mut self, t_s: f64, index: u32, p: &Port, prev: PortMark, now: Time, dt_s: f64) -> PortMark {
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_port(
+        &mut self,
+        t_s: f64,
+        index: u32,
+        p: &Port,
+        pkts: &Packets,
+        prev: PortMark,
+        now: Time,
+        dt_s: f64,
+    ) -> PortMark {
         let c = p.c;
         let PortMark { c: pv, unsent: pu } = prev;
-        let unsent = p.unsent(now);
+        let unsent = p.unsent(now, pkts);
         // Bytes on the wire in the interval: those that started in it, plus what was still to
         // go of the packet on the wire at the previous sample, less what is still to go now.
         let tx_bytes = c.tx_bytes - pv.tx_bytes;

@@ -6,7 +6,9 @@
 //! packets in order at a fixed rate, so a packet's transmission start, end and far-end
 //! arrival are all known the moment it is accepted. The port therefore holds one FIFO of
 //! accepted packets (waiting ones at the back, ones already on the wire at the front) and
-//! the engine schedules only the arrival of the FIFO's head. Departures — the moment a
+//! the engine schedules only the arrival of the FIFO's head. The FIFO is a list through the
+//! packets' own slots in [`Packets`], not a buffer of the port's: a hop writes the slot of the
+//! packet it just took off the previous link, whose line is still in the cache. Departures — the moment a
 //! packet leaves the queue and the router module's `on_departure` runs — are processed
 //! lazily by [`Port::catch_up`] before anything observes the port (an arrival, a tick, a
 //! sample, the head's delivery). Since every arrival catches up first, each departure sees
@@ -15,7 +17,7 @@
 //!
 //! A port onto a shared medium (`crate::medium`) cannot know its departures in advance: they
 //! are decided by contention with the other members' ports. Such a port holds its waiting
-//! packets in a second ring (`wait`) and the medium starts each one when it wins the channel
+//! packets in a second list (`Extra::wait_head`) and the medium starts each one when it wins the channel
 //! ([`Port::start_contended`]); the FIFO then holds only packets already on the wire, exactly
 //! as it does for a link, so delivery and sampling are the same code. The point-to-point path
 //! pays nothing for this: a medium port is told apart by the role check that tunnel gateways
@@ -26,107 +28,107 @@ use racc_proto::loss::LossProcess;
 use racc_proto::packet::Packet;
 use racc_proto::router::{PortView, RouterModule, Verdict};
 use racc_proto::time::{Time, NEVER, NS_PER_SEC};
+use std::ops::{Deref, DerefMut};
 
-/// A packet accepted by a port, with the times the FIFO link gives it. The packet itself
-/// stays in the engine's slab (`pkts`): queues move 32-byte slots, never 104-byte packets.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Slot {
-    /// Index of the packet in the engine's slab.
-    pub pkt: u32,
-    /// Wire size, kept here so queue accounting needs no trip to the slab.
-    pub size: u32,
+/// No packet: the end of a queue's list.
+const NIL: u32 = u32::MAX;
+
+/// A packet's place in a port's queue, kept beside the packet under the same index
+/// ([`Packets`]): the queues are lists through these slots, not a buffer per port (issue 19: at
+/// 10,000 flows each port's ring made the write of its tail slot a cache miss per hop, while the
+/// slot of the packet just taken off the previous link is still in the cache; and 40,000 rings
+/// held 26 MB at their high-water sizes). A packet is in at most one queue at a time.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// The packet queued behind it on the same port, `NIL` if none (yet).
+    next: u32,
+    /// Wire size, kept here so queue accounting needs no trip to the packet.
+    size: u32,
     /// The caller's routing state for the packet (the simulator: the position of this port in
     /// its flat route table, so that the next hop is found without reading the packet).
-    pub hop: u32,
-    /// Lost on the wire: still serialised, never delivered.
-    pub lost: bool,
+    hop: u32,
     /// The packet's flow group (scenario `[[flows]]` / `[[traffic]]` entry), for per-aggregate
     /// link shares.
-    pub group: u16,
-    pub tx_start: Time,
-    pub arrive: Time,
+    group: u16,
+    /// Lost on the wire: still serialised, never delivered.
+    lost: bool,
+    /// When the packet behind it (`next`) starts serialisation and reaches the far end, written
+    /// when that packet is queued: moving the port on to the next packet (a departure, a head
+    /// taken off the wire) then reads this slot alone, not the next one's too.
+    next_tx_start: Time,
+    next_arrive: Time,
 }
 
-/// The port's FIFO of slots: a ring over a power-of-two buffer, so that indexing is a mask
-/// rather than `VecDeque`'s wrap-around arithmetic (it is indexed several times per hop).
-/// Grows to the port's peak occupancy and stays there: no allocation per packet after
-/// warm-up, and idle access ports cost nothing.
+const EMPTY_SLOT: Slot =
+    Slot { next: NIL, size: 0, hop: 0, group: 0, lost: false, next_tx_start: NEVER, next_arrive: NEVER };
+
+/// The packets in the network, by index, each with its queue slot: what the ports' queues are
+/// made of. Reads as a slice of packets; the slots are the ports' own business.
 #[derive(Default)]
-struct Ring {
-    /// Empty or a power of two long. A boxed slice and 32-bit positions keep the ring to 16
-    /// bytes of the port's hot lines.
-    buf: Box<[Slot]>,
-    head: u32,
-    len: u32,
+pub struct Packets {
+    pkts: Vec<Packet>,
+    slots: Vec<Slot>,
 }
 
-impl Ring {
-    #[inline]
-    fn len(&self) -> usize {
-        self.len as usize
+impl Packets {
+    /// Add a packet at the next index (`len()` before the call).
+    pub fn push(&mut self, p: Packet) {
+        self.pkts.push(p);
+        self.slots.push(EMPTY_SLOT);
     }
+}
 
-    #[inline]
-    fn is_empty(&self) -> bool {
-        self.len == 0
+impl From<Vec<Packet>> for Packets {
+    fn from(pkts: Vec<Packet>) -> Packets {
+        let slots = vec![EMPTY_SLOT; pkts.len()];
+        Packets { pkts, slots }
     }
+}
 
-    #[inline]
-    fn mask(&self) -> usize {
-        self.buf.len().wrapping_sub(1)
+impl Deref for Packets {
+    type Target = [Packet];
+    #[inline(always)]
+    fn deref(&self) -> &[Packet] {
+        &self.pkts
     }
+}
 
-    /// The `i`-th slot from the front; `i < len`.
-    #[inline]
-    fn at(&self, i: usize) -> &Slot {
-        debug_assert!(i < self.len());
-        &self.buf[(self.head as usize + i) & self.mask()]
+impl DerefMut for Packets {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [Packet] {
+        &mut self.pkts
     }
+}
 
-    #[inline]
-    fn get(&self, i: usize) -> Option<&Slot> {
-        (i < self.len()).then(|| self.at(i))
-    }
+/// Ask the cache for slot `i`'s line ahead of its use: a hint, with no effect on results (a
+/// prefetch reads nothing and cannot fault).
+#[inline(always)]
+fn prefetch_slot(slots: &[Slot], i: u32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints the cache; the pointer is never dereferenced.
+    unsafe {
+        let p = slots.as_ptr().wrapping_add(i as usize);
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slots, i);
+}
 
-    #[inline]
-    fn front(&self) -> Option<&Slot> {
-        self.get(0)
-    }
-
-    #[inline]
-    fn push_back(&mut self, s: Slot) {
-        if self.len() == self.buf.len() {
-            self.grow();
-        }
-        let i = (self.head as usize + self.len()) & self.mask();
-        self.buf[i] = s;
-        self.len += 1;
-    }
-
-    /// Remove the front slot; the ring must not be empty.
-    #[inline]
-    fn pop_front(&mut self) -> Slot {
-        assert!(self.len > 0, "pop_head on an empty port");
-        let s = self.buf[self.head as usize];
-        self.head = ((self.head as usize + 1) & self.mask()) as u32;
-        self.len -= 1;
-        s
-    }
-
-    #[cold]
-    fn grow(&mut self) {
-        let cap = (2 * self.buf.len()).max(8);
-        assert!(cap <= u32::MAX as usize, "a port's FIFO outgrew 2^32 packets");
-        let mut buf = Vec::with_capacity(cap);
-        buf.extend((0..self.len()).map(|i| *self.at(i)));
-        buf.resize(cap, Slot::default());
-        self.buf = buf.into_boxed_slice();
-        self.head = 0;
-    }
+/// A packet taken off the wire at the far end ([`Port::pop_head`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// Index of the packet in [`Packets`].
+    pub pkt: u32,
+    pub size: u32,
+    /// The routing state given to `enqueue`.
+    pub hop: u32,
+    pub group: u16,
+    /// Lost on the wire: it was serialised, but is not delivered.
+    pub lost: bool,
 }
 
 /// Counters, cumulative since the start of the run. `repr(C)`: the three every accepted packet
-/// counts first, so that they share the port's third cache line with its module and extras.
+/// counts first, so that they share the port's second cache line with its queue figures.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct PortCounters {
@@ -190,61 +192,71 @@ impl PortRole {
     }
 }
 
-/// Fields in the order the per-hop path touches them (`repr(C)` keeps that order; the
-/// compiler's own order scattered them over the whole struct): first what `catch_up`,
-/// `enqueue`, `depart` and `pop_head` read and write on every packet, then what they only
-/// test, then what only set-up, ticks, samples and summaries read. At 10,000 flows the
-/// ports outgrow the data cache, and each hop then costs the lines it touches: an arrival
-/// onto an idle link touches the first three, a packet that waits the fourth too. What only a
-/// few ports have (a loss process, a tunnel or medium role, per-group counters, a capture)
-/// lives behind a pointer, so that a port is five lines, not eight (40,002 ports at
-/// 10,000 flows: 12.8 MB, not 20.5).
+/// Fields in the order the per-hop path touches them (`repr(C)` keeps that order): the first
+/// cache line holds what `catch_up`, `enqueue`, `depart` and `pop_head` read and write on every
+/// packet, the second the queue's bytes, the link's limits and delay, the extras pointer and the
+/// counters every accepted packet counts; a packet that waits adds the third (queue maxima and
+/// integrals); the router module, its view and what only set-up, ticks, samples and summaries
+/// read come after. At 10,000 flows the ports outgrow the data cache, and each hop then costs
+/// the lines it touches: a passive module's port (DropTail) costs two. What only a few ports
+/// have (a loss process, a tunnel or medium role, per-group counters, a capture) lives behind
+/// a pointer.
 #[repr(C, align(64))]
 pub struct Port {
-    /// `tx_start` of fifo[departed] (the next departure), `NEVER` if none waits: lets
+    /// `tx_start` of the next packet to depart (`waiting`), `NEVER` if none waits: lets
     /// `catch_up`, called before everything, decide with one compare that nothing is due.
     next_departure: Time,
     /// End of the last accepted packet's serialisation: when the link falls idle.
     busy_until: Time,
-    last_change: Time,
-    /// fifo[..departed] are on the wire, fifo[departed..] are waiting.
-    departed: u32,
+    /// When the FIFO's head reaches the far end, `NEVER` if the FIFO is empty.
+    head_arrive: Time,
     /// The last serialisation time computed (`memo_tx`) and the size it was for: a port sees
     /// almost only one packet size, and the float-to-integer ceil is not free.
-    memo_bytes: u32,
     memo_tx: Time,
-    /// What the router module sees, kept up to date in place: its queue figures are the
-    /// port's own (the single source of truth), only `idle_since` is set per call. Handing
-    /// the module a reference to it saves building a 64-byte view twice per packet-hop.
-    /// The hot path reads the capacity, delay and limits from here too.
-    view: PortView,
-    fifo: Ring,
-    module: Box<dyn RouterModule>,
-    /// The link direction's loss process; `None` for one that never loses (no draw).
-    loss: Option<Box<LossProcess>>,
-    /// Role, per-group counters, capture: `None` on nearly every port, one untaken branch
-    /// per arrival and per departure.
+    memo_bytes: u32,
+    /// The FIFO, a list through the packets' slots from `head` (the next to reach the far end)
+    /// to `tail` (the last accepted): packets on the wire first, then the waiting ones from
+    /// `waiting` on (`NIL` if none waits). `sending` is the last packet to have started
+    /// serialisation while it is still in the FIFO (`NIL` if none is).
+    head: u32,
+    tail: u32,
+    waiting: u32,
+    sending: u32,
+    /// The waiting queue (what the router module's view reports, refreshed before each call).
+    queue_pkts: u32,
+    pub limit_pkts: u32,
+    /// The router module is passive (`RouterModule::passive`): its per-packet calls, and the
+    /// view refresh they need, are skipped.
+    passive: bool,
+    // Second line.
+    queue_bytes: u64,
+    pub limit_bytes: u64,
+    pub delay: Time,
+    /// Loss process, role, per-group counters, capture: `None` on nearly every port, one
+    /// untaken branch per arrival and per departure.
     extra: Option<Box<Extra>>,
-    /// From byte 160: arrivals and departures count in this line, a packet that waits in the
-    /// next one too (the queue integrals).
+    /// From byte 96: arrivals and departures count in the second line, a packet that waits in
+    /// the third too (the queue maxima and integrals).
     pub c: PortCounters,
-    // Cold: per size change, per tick, set-up and results.
+    // Cold: a waiting packet, module calls, ticks, set-up and results.
+    last_change: Time,
+    module: Box<dyn RouterModule>,
+    /// What the router module sees: its queue figures are copied from the port's before each
+    /// call, with `idle_since`; capacity, delay and limits are set once. Handing the module a
+    /// reference to it saves building a 64-byte view per call.
+    view: PortView,
     /// Nanoseconds per byte at the capacity (the serialisation time is rounded up per packet).
     ns_per_byte: f64,
     /// The router module's next control tick, `NEVER` if none.
     next_tick: Time,
     pub name: String,
-    pub delay: Time,
-    pub limit_bytes: u64,
-    pub limit_pkts: u32,
-    /// The router module is passive (`RouterModule::passive`): its per-packet calls, and the
-    /// view refresh they need, are skipped. In the tail padding, so a port stays five lines.
-    passive: bool,
 }
 
 /// What few ports have beyond queueing onto their link.
 #[derive(Default)]
 struct Extra {
+    /// The link direction's loss process; `None` for one that never loses (no draw).
+    loss: Option<LossProcess>,
     /// Set on a tunnel gateway's ports and on ports onto a shared medium.
     role: Option<PortRole>,
     /// Bytes sent per flow group (sized to the group count on recorded ports, else empty).
@@ -252,20 +264,30 @@ struct Extra {
     /// A capture of the port (`--pcap`): every packet that starts serialisation, as it then
     /// is (after the router module's `on_departure`), for the engine to write out.
     tap: Option<Vec<Tapped>>,
-    /// A medium port's waiting packets (their times are not known yet); empty otherwise.
-    wait: Ring,
+    /// A medium port's waiting packets (their times are not known yet), a list through their
+    /// slots as the FIFO is; `NIL` when none waits.
+    wait_head: u32,
+    wait_tail: u32,
+    /// When a medium port's last packet started (a medium's airtime is not the link's
+    /// serialisation time, so [`Port::unsent`] cannot work it out).
+    sent_start: Time,
 }
 
 impl Extra {
-    /// The departure of `slot` at `t`, as a captured or per-group port records it.
+    fn new() -> Extra {
+        Extra { wait_head: NIL, wait_tail: NIL, ..Extra::default() }
+    }
+
+    /// The departure of packet `k` at `t`, as a captured or per-group port records it.
     #[cold]
     #[inline(never)]
-    fn departed(&mut self, t: Time, slot: &Slot, pkts: &[Packet]) {
+    fn departed(&mut self, t: Time, k: u32, pkts: &Packets) {
         if let Some(tap) = &mut self.tap {
-            tap.push(Tapped { t, slot: slot.pkt, pkt: pkts[slot.pkt as usize] });
+            tap.push(Tapped { t, slot: k, pkt: pkts.pkts[k as usize] });
         }
-        if let Some(g) = self.group_tx.get_mut(slot.group as usize) {
-            *g += slot.size as u64;
+        let s = &pkts.slots[k as usize];
+        if let Some(g) = self.group_tx.get_mut(s.group as usize) {
+            *g += s.size as u64;
         }
     }
 }
@@ -275,7 +297,7 @@ impl Extra {
 pub struct Tapped {
     /// When its serialisation started.
     pub t: Time,
-    /// Its index in the engine's slab (the live router keeps its bytes there).
+    /// Its index in [`Packets`] (the live router keeps its bytes there).
     pub slot: u32,
     pub pkt: Packet,
 }
@@ -293,21 +315,26 @@ impl Port {
         loss: LossProcess,
     ) -> Port {
         let next_tick = module.next_tick().unwrap_or(NEVER);
-        Port {
-            passive: module.passive(),
-            name,
-            ns_per_byte: 8.0 * NS_PER_SEC as f64 / capacity_bps,
-            delay,
-            limit_pkts,
-            limit_bytes,
-            module,
-            loss: (!loss.is_none()).then(|| Box::new(loss)),
-            extra: None,
-            fifo: Ring::default(),
-            departed: 0,
+        let mut p = Port {
             next_departure: NEVER,
-            memo_bytes: 0,
+            busy_until: 0,
+            head_arrive: NEVER,
             memo_tx: 0,
+            memo_bytes: 0,
+            head: NIL,
+            tail: NIL,
+            waiting: NIL,
+            sending: NIL,
+            queue_pkts: 0,
+            limit_pkts,
+            passive: module.passive(),
+            queue_bytes: 0,
+            limit_bytes,
+            delay,
+            extra: None,
+            c: PortCounters::default(),
+            last_change: 0,
+            module,
             view: PortView {
                 queue_pkts: 0,
                 queue_bytes: 0,
@@ -318,11 +345,14 @@ impl Port {
                 idle_since: Some(0),
                 mean_pkt_size,
             },
-            busy_until: 0,
-            last_change: 0,
+            ns_per_byte: 8.0 * NS_PER_SEC as f64 / capacity_bps,
             next_tick,
-            c: PortCounters::default(),
+            name,
+        };
+        if !loss.is_none() {
+            p.extra_mut().loss = Some(loss);
         }
+        p
     }
 
     /// Link capacity, b/s.
@@ -331,7 +361,7 @@ impl Port {
     }
 
     fn extra_mut(&mut self) -> &mut Extra {
-        self.extra.get_or_insert_with(Box::default)
+        self.extra.get_or_insert_with(|| Box::new(Extra::new()))
     }
 
     /// Make the port a tunnel gateway's or a medium member's.
@@ -399,35 +429,42 @@ impl Port {
     /// The port as a router module sees it at `now` (after `catch_up(now)`).
     #[inline]
     pub fn view(&self, now: Time) -> PortView {
-        PortView { idle_since: self.idle_since(now), ..self.view }
+        PortView {
+            queue_pkts: self.queue_pkts,
+            queue_bytes: self.queue_bytes,
+            idle_since: self.idle_since(now),
+            ..self.view
+        }
     }
 
     #[inline]
     fn idle_since(&self, now: Time) -> Option<Time> {
-        if self.view.queue_pkts == 0 && now >= self.busy_until {
+        if self.queue_pkts == 0 && now >= self.busy_until {
             Some(self.busy_until)
         } else {
             None
         }
     }
 
-    /// Bring the stored view's time-dependent part to `now`, for a module call.
+    /// Bring the stored view to `now`, for a module call.
     #[inline]
     fn refresh_view(&mut self, now: Time) {
+        self.view.queue_pkts = self.queue_pkts;
+        self.view.queue_bytes = self.queue_bytes;
         self.view.idle_since = self.idle_since(now);
     }
 
     #[inline]
     fn account_queue(&mut self, t: Time) {
         let dt = (t - self.last_change) as u128;
-        self.c.queue_pkt_ns += self.view.queue_pkts as u128 * dt;
-        self.c.queue_byte_ns += self.view.queue_bytes as u128 * dt;
+        self.c.queue_pkt_ns += self.queue_pkts as u128 * dt;
+        self.c.queue_byte_ns += self.queue_bytes as u128 * dt;
         self.last_change = t;
     }
 
     /// Carry out every departure due by `now`, in order, at its own time.
     #[inline(always)]
-    pub fn catch_up(&mut self, now: Time, pkts: &mut [Packet]) {
+    pub fn catch_up(&mut self, now: Time, pkts: &mut Packets) {
         // Most calls find nothing due: keep that case to one inlined compare.
         if self.next_departure <= now {
             self.catch_up_due(now, pkts);
@@ -435,52 +472,58 @@ impl Port {
     }
 
     #[inline(never)]
-    fn catch_up_due(&mut self, now: Time, pkts: &mut [Packet]) {
+    fn catch_up_due(&mut self, now: Time, pkts: &mut Packets) {
         while self.next_departure <= now {
             let t = self.next_departure;
             self.account_queue(t);
-            let size = self.fifo.at(self.departed as usize).size;
-            self.view.queue_pkts -= 1;
-            self.view.queue_bytes -= size as u64;
+            let size = pkts.slots[self.waiting as usize].size;
+            self.queue_pkts -= 1;
+            self.queue_bytes -= size as u64;
             self.depart(t, pkts);
         }
     }
 
-    /// The packet at `fifo[departed]` starts serialisation at `t`. Inlined into its callers:
-    /// with a passive module and no extras it is a few counter updates, and as a call its
-    /// register saves and the copy of the slot cost more than that.
+    /// The packet at `waiting` starts serialisation at `t`. Inlined into its callers: with a
+    /// passive module and no extras it is a few counter updates, and as a call its register
+    /// saves cost more than that.
     #[inline(always)]
-    fn depart(&mut self, t: Time, pkts: &mut [Packet]) {
+    fn depart(&mut self, t: Time, pkts: &mut Packets) {
+        let k = self.waiting;
         if !self.passive || self.extra.is_some() {
-            self.departure_hooks(t, pkts);
+            self.departure_hooks(t, k, pkts);
         }
-        let size = self.fifo.at(self.departed as usize).size;
+        let s = &pkts.slots[k as usize];
         self.c.tx_pkts += 1;
-        self.c.tx_bytes += size as u64;
-        self.departed += 1;
-        self.next_departure = self.fifo.get(self.departed as usize).map_or(NEVER, |s| s.tx_start);
+        self.c.tx_bytes += s.size as u64;
+        self.sending = k;
+        self.waiting = s.next;
+        if s.next == NIL {
+            self.next_departure = NEVER;
+        } else {
+            self.next_departure = s.next_tx_start;
+            // A queue: the next departure reads the next slot, a packet queued long ago.
+            prefetch_slot(&pkts.slots, s.next);
+        }
     }
 
     /// What a departure does beyond the port's counters: the router module's `on_departure`
     /// (unless it is passive), then a capture's or the per-group counters' record.
     #[inline(never)]
-    fn departure_hooks(&mut self, t: Time, pkts: &mut [Packet]) {
-        let slot = *self.fifo.at(self.departed as usize);
+    fn departure_hooks(&mut self, t: Time, k: u32, pkts: &mut Packets) {
         if !self.passive {
             self.refresh_view(t);
-            if self.module.on_departure(t, &mut pkts[slot.pkt as usize], &self.view) {
+            if self.module.on_departure(t, &mut pkts.pkts[k as usize], &self.view) {
                 self.c.marks += 1;
             }
         }
         if let Some(x) = &mut self.extra {
-            x.departed(t, &slot, pkts);
+            x.departed(t, k, pkts);
         }
     }
 
-    /// Packet `idx` of the slab arrives at the port at `now`: router module, buffer check,
-    /// then the FIFO.
+    /// Packet `idx` arrives at the port at `now`: router module, buffer check, then the FIFO.
     #[inline]
-    pub fn enqueue(&mut self, now: Time, idx: u32, pkts: &mut [Packet], hop: u32, group: u16) -> Accept {
+    pub fn enqueue(&mut self, now: Time, idx: u32, pkts: &mut Packets, hop: u32, group: u16) -> Accept {
         let size = pkts[idx as usize].size;
         self.enqueue_sized(now, idx, pkts, hop, group, size)
     }
@@ -494,7 +537,7 @@ impl Port {
         &mut self,
         now: Time,
         idx: u32,
-        pkts: &mut [Packet],
+        pkts: &mut Packets,
         hop: u32,
         group: u16,
         size: u32,
@@ -502,49 +545,72 @@ impl Port {
         self.catch_up(now, pkts);
         self.c.arrivals += 1;
         debug_assert_eq!(size, pkts[idx as usize].size);
-        let pkt = &mut pkts[idx as usize];
         let mut size = size;
         if let Some(Extra { role: Some(r), .. }) = self.extra.as_deref_mut() {
             if let PortRole::Medium { .. } = r {
                 self.refresh_view(now);
                 return self.contend(now, idx, pkts, hop, group);
             }
+            let pkt = &mut pkts.pkts[idx as usize];
             r.apply(now, pkt, self.module.as_mut());
             // A tunnel boundary adds or takes off the outer header.
             size = pkt.size;
         }
         if !self.passive {
             self.refresh_view(now);
-            if !self.module_admits(now, pkt) {
+            if !self.module_admits(now, &mut pkts.pkts[idx as usize]) {
                 return Accept::Dropped;
             }
         }
         let link_idle = now >= self.busy_until;
         // A packet that goes straight onto an idle link never waits, so it needs no space.
-        let v = &self.view;
-        if !link_idle && (v.queue_pkts + 1 > v.limit_pkts || v.queue_bytes + size as u64 > v.limit_bytes) {
+        if !link_idle && (self.queue_pkts + 1 > self.limit_pkts || self.queue_bytes + size as u64 > self.limit_bytes) {
             if !self.passive {
-                self.module.on_buffer_drop(now, pkt, &self.view);
+                self.module.on_buffer_drop(now, &pkts.pkts[idx as usize], &self.view);
             }
             self.c.drops += 1;
             return Accept::Dropped;
         }
         let tx_start = if link_idle { now } else { self.busy_until };
         self.busy_until = tx_start + self.tx_time(size);
-        let arrive = self.busy_until + self.view.delay;
+        let arrive = self.busy_until + self.delay;
         let lost = self.lose();
-        let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(Slot { pkt: idx, size, hop, lost, group, tx_start, arrive });
-        if self.next_departure == NEVER {
-            // It is the only packet not yet on the wire.
-            self.next_departure = tx_start;
-        }
+        let was_empty = self.head == NIL;
+        self.push(
+            pkts,
+            Slot { next: NIL, size, hop, group, lost, next_tx_start: NEVER, next_arrive: NEVER },
+            idx,
+            tx_start,
+            arrive,
+        );
         if link_idle {
             self.depart(now, pkts);
         } else {
             self.queue_grows(now, size);
         }
         Accept::Queued { was_empty }
+    }
+
+    /// Put packet `idx` with slot `s` at the FIFO's tail; it starts serialisation at `tx_start`
+    /// and reaches the far end at `arrive`.
+    #[inline(always)]
+    fn push(&mut self, pkts: &mut Packets, s: Slot, idx: u32, tx_start: Time, arrive: Time) {
+        pkts.slots[idx as usize] = s;
+        if self.head == NIL {
+            self.head = idx;
+            self.head_arrive = arrive;
+        } else {
+            let t = &mut pkts.slots[self.tail as usize];
+            t.next = idx;
+            t.next_tx_start = tx_start;
+            t.next_arrive = arrive;
+        }
+        self.tail = idx;
+        if self.waiting == NIL {
+            // It is the only packet not yet on the wire.
+            self.waiting = idx;
+            self.next_departure = tx_start;
+        }
     }
 
     /// The router module's verdict on an arriving packet: false if it drops it (counted), a
@@ -565,42 +631,40 @@ impl Port {
     }
 
     /// A packet of `size` bytes joins the queue at `now` (the FIFO behind a busy link, or a
-    /// medium's wait ring): the queue integrals first, then the counts and their maxima.
+    /// medium's wait list): the queue integrals first, then the counts and their maxima.
     #[inline(always)]
     fn queue_grows(&mut self, now: Time, size: u32) {
         self.account_queue(now);
-        self.view.queue_pkts += 1;
-        self.view.queue_bytes += size as u64;
-        self.c.max_queue_pkts = self.c.max_queue_pkts.max(self.view.queue_pkts);
-        self.c.max_queue_bytes = self.c.max_queue_bytes.max(self.view.queue_bytes);
+        self.queue_pkts += 1;
+        self.queue_bytes += size as u64;
+        self.c.max_queue_pkts = self.c.max_queue_pkts.max(self.queue_pkts);
+        self.c.max_queue_bytes = self.c.max_queue_bytes.max(self.queue_bytes);
     }
 
     /// A packet arriving at a medium port: router module and buffer check as on a link, then
-    /// the wait ring (it counts in the queue until it wins the channel, as a frame in an
+    /// the wait list (it counts in the queue until it wins the channel, as a frame in an
     /// interface queue does).
     #[cold]
     #[inline(never)]
-    fn contend(&mut self, now: Time, idx: u32, pkts: &mut [Packet], hop: u32, group: u16) -> Accept {
-        let pkt = &mut pkts[idx as usize];
+    fn contend(&mut self, now: Time, idx: u32, pkts: &mut Packets, hop: u32, group: u16) -> Accept {
+        let pkt = &mut pkts.pkts[idx as usize];
         if !self.module_admits(now, pkt) {
             return Accept::Dropped;
         }
         let size = pkt.size;
-        let v = &self.view;
-        if v.queue_pkts + 1 > v.limit_pkts || v.queue_bytes + size as u64 > v.limit_bytes {
+        if self.queue_pkts + 1 > self.limit_pkts || self.queue_bytes + size as u64 > self.limit_bytes {
             self.module.on_buffer_drop(now, pkt, &self.view);
             self.c.drops += 1;
             return Accept::Dropped;
         }
-        self.extra_mut().wait.push_back(Slot {
-            pkt: idx,
-            size,
-            hop,
-            lost: false,
-            group,
-            tx_start: NEVER,
-            arrive: NEVER,
-        });
+        pkts.slots[idx as usize] = Slot { next: NIL, size, hop, group, ..EMPTY_SLOT };
+        let x = self.extra_mut();
+        if x.wait_head == NIL {
+            x.wait_head = idx;
+        } else {
+            pkts.slots[x.wait_tail as usize].next = idx;
+        }
+        x.wait_tail = idx;
         self.queue_grows(now, size);
         Accept::Contend
     }
@@ -614,35 +678,44 @@ impl Port {
     }
 
     /// Wire size of a medium port's next waiting packet.
-    pub fn waiting_head(&self) -> Option<u32> {
-        self.extra.as_ref()?.wait.front().map(|s| s.size)
+    pub fn waiting_head(&self, pkts: &Packets) -> Option<u32> {
+        let h = self.extra.as_ref()?.wait_head;
+        (h != NIL).then(|| pkts.slots[h as usize].size)
     }
 
     /// A medium port's next waiting packet goes onto the medium at `t` (it won the channel, or
     /// it is dropped after too many collisions: `lost`). Its bits are on the air until
     /// `data_end`; it reaches the far end at `arrive`. Returns true if the FIFO was empty, so
     /// the engine must schedule its head.
-    pub fn start_contended(&mut self, t: Time, data_end: Time, arrive: Time, lost: bool, pkts: &mut [Packet]) -> bool {
-        let mut slot = self.extra_mut().wait.pop_front();
+    pub fn start_contended(&mut self, t: Time, data_end: Time, arrive: Time, lost: bool, pkts: &mut Packets) -> bool {
+        let x = self.extra_mut();
+        let idx = x.wait_head;
+        assert!(idx != NIL, "start_contended on a port with nothing waiting");
+        let mut s = pkts.slots[idx as usize];
+        x.wait_head = s.next;
+        if s.next == NIL {
+            x.wait_tail = NIL;
+        }
+        x.sent_start = t;
         self.account_queue(t);
-        self.view.queue_pkts -= 1;
-        self.view.queue_bytes -= slot.size as u64;
-        slot.tx_start = t;
-        slot.arrive = arrive;
-        slot.lost = lost;
-        let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(slot);
+        self.queue_pkts -= 1;
+        self.queue_bytes -= s.size as u64;
+        s.next = NIL;
+        s.lost = lost;
+        let was_empty = self.head == NIL;
+        self.push(pkts, s, idx, t, arrive);
         // The FIFO holds only packets on the wire: `depart` leaves `next_departure` at NEVER.
         self.busy_until = data_end;
         self.depart(t, pkts);
         was_empty
     }
 
-    /// A medium port's loss process, drawn once per frame sent.
+    /// The port's loss process, drawn once per packet accepted onto a link and once per frame
+    /// a medium port sends.
     #[inline]
     pub fn lose(&mut self) -> bool {
-        match &mut self.loss {
-            Some(l) => l.lose(),
+        match &mut self.extra {
+            Some(x) => x.loss.as_mut().is_some_and(|l| l.lose()),
             None => false,
         }
     }
@@ -650,20 +723,33 @@ impl Port {
     /// Arrival time of the FIFO's head at the far end.
     #[inline]
     pub fn head_arrival(&self) -> Option<Time> {
-        self.fifo.front().map(|s| s.arrive)
+        (self.head != NIL).then_some(self.head_arrive)
     }
 
     /// Take the head off the wire at its arrival time `now` (the engine's one event).
     #[inline]
-    pub fn pop_head(&mut self, now: Time, pkts: &mut [Packet]) -> Slot {
+    pub fn pop_head(&mut self, now: Time, pkts: &mut Packets) -> Head {
         self.catch_up(now, pkts);
-        debug_assert!(self.departed > 0);
-        self.departed -= 1;
-        let s = self.fifo.pop_front();
+        let h = self.head;
+        assert!(h != NIL, "pop_head on an empty port");
+        debug_assert!(h != self.waiting, "the head has not started");
+        let s = pkts.slots[h as usize];
+        self.head = s.next;
+        if s.next == NIL {
+            self.tail = NIL;
+            self.head_arrive = NEVER;
+        } else {
+            self.head_arrive = s.next_arrive;
+            // A busy link: its next head comes soon and was queued long ago.
+            prefetch_slot(&pkts.slots, s.next);
+        }
+        if self.sending == h {
+            self.sending = NIL;
+        }
         if s.lost {
             self.c.losses += 1;
         }
-        s
+        Head { pkt: h, size: s.size, hop: s.hop, group: s.group, lost: s.lost }
     }
 
     /// The packet being serialised at `now` (call after `catch_up(now)`), if any: its flow group
@@ -671,31 +757,51 @@ impl Port {
     /// left. `tx_bytes` counts a packet whole when it starts; a rate over an interval takes
     /// this part back so that a packet straddling a sample boundary is split across the two
     /// samples and no sample exceeds the capacity. Costs nothing per packet: only the last
-    /// packet to depart can still be on the wire, and the next slot (or `busy_until`) says
-    /// when it ends.
-    pub fn unsent(&self, now: Time) -> Option<(u16, f64)> {
-        let cur = self.fifo.get((self.departed as usize).checked_sub(1)?)?;
-        let end = self.fifo.get(self.departed as usize).map_or(self.busy_until, |s| s.tx_start);
-        (now < end).then(|| (cur.group, cur.size as f64 * (end - now) as f64 / (end - cur.tx_start) as f64))
+    /// packet to depart can still be on the wire, and the next one's start (or `busy_until`)
+    /// says when it ends.
+    pub fn unsent(&self, now: Time, pkts: &Packets) -> Option<(u16, f64)> {
+        if self.sending == NIL {
+            return None;
+        }
+        let cur = &pkts.slots[self.sending as usize];
+        let end = if self.waiting != NIL { self.next_departure } else { self.busy_until };
+        if now >= end {
+            return None;
+        }
+        // A link serialises back to back: the packet behind starts as this one ends, and
+        // `busy_until` is this one's end when it is the last. A medium's airtime is its own.
+        let start = match self.medium() {
+            Some(_) => self.extra.as_ref().map_or(0, |x| x.sent_start),
+            None => end - self.compute_tx_time(cur.size),
+        };
+        Some((cur.group, cur.size as f64 * (end - now) as f64 / (end - start) as f64))
     }
 
     /// Bytes that have been on the wire by `now` (call after `catch_up(now)`): `tx_bytes` less
     /// the part of the packet being serialised that is still to go.
-    pub fn wire_bytes(&self, now: Time) -> f64 {
-        self.c.tx_bytes as f64 - self.unsent(now).map_or(0.0, |u| u.1)
+    pub fn wire_bytes(&self, now: Time, pkts: &Packets) -> f64 {
+        self.c.tx_bytes as f64 - self.unsent(now, pkts).map_or(0.0, |u| u.1)
     }
 
-    /// Packets held (waiting or on the wire): for conservation checks.
-    pub fn held(&self) -> usize {
-        self.fifo.len() + self.extra.as_ref().map_or(0, |x| x.wait.len())
+    /// Packets held (waiting or on the wire): for conservation checks. Walks the lists.
+    pub fn held(&self, pkts: &Packets) -> usize {
+        let count = |mut i: u32| {
+            let mut n = 0;
+            while i != NIL {
+                n += 1;
+                i = pkts.slots[i as usize].next;
+            }
+            n
+        };
+        count(self.head) + self.extra.as_ref().map_or(0, |x| count(x.wait_head))
     }
 
     pub fn queue(&self) -> (u32, u64) {
-        (self.view.queue_pkts, self.view.queue_bytes)
+        (self.queue_pkts, self.queue_bytes)
     }
 
     /// Bring the queue-length integral up to `now` (before sampling).
-    pub fn settle(&mut self, now: Time, pkts: &mut [Packet]) {
+    pub fn settle(&mut self, now: Time, pkts: &mut Packets) {
         self.catch_up(now, pkts);
         self.account_queue(now);
     }
@@ -705,7 +811,7 @@ impl Port {
     }
 
     /// A router-module control tick at `now`.
-    pub fn tick(&mut self, now: Time, pkts: &mut [Packet]) {
+    pub fn tick(&mut self, now: Time, pkts: &mut Packets) {
         self.catch_up(now, pkts);
         self.refresh_view(now);
         self.module.on_tick(now, &self.view);
