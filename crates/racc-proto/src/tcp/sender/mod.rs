@@ -565,7 +565,8 @@ impl Endpoint for TcpSender {
                 if self.lost_retransmit {
                     if let Some(off) = self.next_lost_retransmission() {
                         if off < self.snd_max {
-                            return Some(self.segment(now, off));
+                            self.segment(now, off, slot);
+                            return self.after_segment(self.cwnd());
                         }
                     }
                 }
