@@ -57,7 +57,7 @@ impl TcpSender {
     pub(super) fn detect_lost_retransmissions(&mut self) -> bool {
         let (una, more_than) = (self.snd_una, self.lost_threshold());
         let board = &self.board;
-        self.rxt_log.retain(|r| r.start >= una && board.sacked_end(r.start.max(una)).is_none_or(|e| e < r.end));
+        self.rxt_log.retain(|r| r.start >= una && board.sacked_end(r.start).is_none_or(|e| e < r.end));
         let mut head = false;
         for r in self.rxt_log.iter_mut().filter(|r| !r.lost) {
             if board.sacked_above(r.mark) > more_than {

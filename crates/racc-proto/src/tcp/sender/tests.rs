@@ -139,10 +139,15 @@ fn sack_ack_ts(off: u64, ts_ecr: Time, blocks: &[(u64, u64)]) -> Packet {
 }
 
 fn sack_sender(iw: u32) -> TcpSender {
+    sack_sender_with(iw, &TcpParams::default())
+}
+
+/// `sack_sender` with the transport's options `params`.
+fn sack_sender_with(iw: u32, params: &TcpParams) -> TcpSender {
     let mut c = cfg();
     c.initial_window = Some(iw);
     c.sack = true;
-    let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams::default());
+    let mut s = TcpSender::new(&c, Recovery::NewReno, params);
     s.start(0);
     s
 }
@@ -194,11 +199,7 @@ fn sack_recovery_repairs_a_second_hole_within_the_same_round_trip() {
 #[test]
 fn a_lost_retransmission_is_found_by_later_sacks_and_sent_again() {
     let run = |lost_retransmit: bool| {
-        let mut c = cfg();
-        c.initial_window = Some(10);
-        c.sack = true;
-        let mut s = TcpSender::new(&c, Recovery::NewReno, &TcpParams { lost_retransmit, ..Default::default() });
-        s.start(0);
+        let mut s = sack_sender_with(10, &TcpParams { lost_retransmit, ..Default::default() });
         assert_eq!(drain(&mut s, 0).len(), 10);
         let t = 100 * MS;
         s.on_packet(t, &sack_ack(0, &[(1000, 2000)]));
