@@ -35,14 +35,22 @@ SCENARIO = "qfcp-wlan-fairness.toml"
 #: case -> (sender protocol, router module on the medium, its parameters)
 PROTOCOLS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "reno": ("reno", "droptail", {}),
-    # "the inability to set the exact capacity of a wireless link": the router probes (eq. 4)
-    "qfcp": ("qfcp", "qfcp", {"capacity": "probe"}),
+    # "the inability to set the exact capacity of a wireless link": the router probes (eq. 4),
+    # from the 1 Mb/s §III.C starts from "since we do not know the exact bandwidth capacity for
+    # each wireless node" (docs/PROTOCOLS.md §9, "The start on the medium")
+    "qfcp": ("qfcp", "qfcp", {"capacity": "probe", "initial_capacity_bps": 1e6}),
 }
 #: case -> what one router module of the medium manages. QFCP §III.B: its controller "takes
 #: control of all packets in both directions on simplex wireless links", so one module for the
 #: whole medium (every member's packets, the members' queues summed); DropTail is the same
 #: either way.
 ROUTER_SCOPE = {"reno": "member", "qfcp": "medium"}
+#: case -> the senders' parameters. QFCP's first window (feedback·RTT from the SYN-ACK) is paced
+#: at the granted rate over its first RTT, as Quick-Start's sender paces its approved rate (RFC
+#: 4782 §4), whose rate-request-and-grant QFCP §II extends: here the twelve flows "start
+#: transferring data at time 0" and all get the fair rate of a port that has not counted them yet
+#: (docs/PROTOCOLS.md §9, "The start on the medium").
+FLOW_PARAMS: dict[str, dict[str, Any]] = {"qfcp": {"pace_first_window": True}}
 LABELS = {"reno": "TCP Reno", "qfcp": "QFCP"}
 #: "its effect is alleviated shortly after 2-3 seconds": steady-state claims read from here on
 SETTLE_S = 3.0
@@ -58,6 +66,8 @@ def cases() -> list[Case]:
         ov["topology.media.0.router_scope"] = ROUTER_SCOPE[name]
         if params:
             ov["topology.media.0.router_params"] = params
+        if name in FLOW_PARAMS:
+            ov["flows.0.params"] = ov["flows.1.params"] = FLOW_PARAMS[name]
         out.append(Case(name, SCENARIO, ov, requires=(sender, router)))
     return out
 

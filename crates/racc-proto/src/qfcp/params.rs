@@ -17,8 +17,10 @@ pub struct QfcpParams {
     /// ([`qfcp_tcp_defaults`]).
     pub tcp: TcpParams,
     /// Pace the first window (feedback·rtt from the SYN-ACK) at cwnd/rtt until the first new
-    /// ACK, as ns-2's Quick-Start sender paces its approved window over one RTT (QFCP §II: "a
-    /// similar framework of Quick-Start"); off: the first window leaves in one burst.
+    /// ACK, as Quick-Start's sender paces its approved rate over one RTT (RFC 4782 §4; ns-2's
+    /// `qs_approved_`), whose rate-request-and-grant QFCP extends to a flow's lifetime (QFCP §II:
+    /// "a similar framework of Quick-Start"). Off (the default): the first window leaves in one
+    /// burst; PROTOCOLS.md §9 weighs both (qfcp-fct, qfcp-lossy, qfcp-wlan-fairness).
     pub pace_first_window: bool,
 }
 
