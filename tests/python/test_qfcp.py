@@ -100,7 +100,7 @@ def test_claim(claim, rep):
 #: 11 Mb/s × its RTT, the 50-packet queues overflowed by megabytes, and the flows that lost their retransmissions
 #: came back from RTO back-offs 10-30 s in. What is left: the shares rise with the RTT (the 40 ms download 0.24, the
 #: 340 and 370 ms flows 0.28 Mb/s): the transport sends whole packets, so the fraction of a window feedback·srtt of
-#: a few packets (3.4 at 40 ms) is cut. TCP Reno: Jain 0.334 / 0.317 / 0.274 (seeds 1-3).
+#: a few packets (about 2.4 at 40 ms) is cut. TCP Reno: Jain 0.334 / 0.317 / 0.274 (seeds 1-3).
 #: The medium itself agrees with ns-2.35's 802.11 on this scenario (tests/python/test_crosscheck_wlan.py, TCP Reno,
 #: 40 s, seeds 1-3: total goodput racc 4.04/3.94/3.77 Mb/s vs ns-2 3.79/3.74/3.73, downloads per flow
 #: 0.003/0.014/0.003 vs 0.019/0.026/0.039, uploads 0.67/0.64/0.63 vs 0.61/0.60/0.58, mean 1 s Jain
@@ -113,7 +113,7 @@ WLAN_CLAIMS = [
         "QFCP allocates the bandwidth equally among the flows, downloads and uploads alike",
         (
             "flows 0.24-0.28 Mb/s (downloads 0.262, uploads 0.265), worst 10.2 % from the mean (the 40 ms download: "
-            "its window feedback·srtt of 3-4 packets loses its fraction to whole packets) vs within 10 %"
+            "its window feedback·srtt of about 2.4 packets loses its fraction to whole packets) vs within 10 %"
         ),
     ),
     ("under TCP the downloading flows are unable to gain their fair share and keep sending at very low rates", None),
