@@ -463,7 +463,8 @@ fn a_shared_droptail_module_changes_nothing() {
 /// to twice its rate) and every member's row reports the same figures. Window 0.5 s ... 3 s.
 ///
 /// The modules probe the capacity (eq. 4), as QFCP does on a wireless link ("due to the
-/// inability to set the exact capacity of a wireless link") and as qfcp-wlan-fairness runs it:
+/// inability to set the exact capacity of a wireless link"); here the probe starts from the told
+/// 11 Mb/s (qfcp-wlan-fairness starts it from 1 Mb/s, docs/PROTOCOLS.md §9). Not probing, but
 /// told the medium's nominal 11 Mb/s, which 802.11b carries well under half of, eq. (2) has no
 /// fixed point within the buffers (y = C − β·q/T wants a standing queue of (C − y)·T/β, about
 /// 90 packets), the queues overflow, the flows wait out timeouts and N reads 1.00 from 3 s on
