@@ -11,18 +11,31 @@
 //! ports alone instead of also holding one timer per flow (issue 19: at 10,000 flows the
 //! timers were most of the heap and every hop's sift crossed their levels).
 //!
+//! Packet events mostly skip the heap too: each goes to a FIFO lane for its delay (its time
+//! less the current time), and the packet heap holds one stand-in per lane, its first event.
+//! Nearly every hop schedules its packet's arrival at the far end at one of a handful of
+//! delays (an idle link's serialisation plus propagation; a busy link's serialisation), and
+//! the current time never decreases, so events pushed with one delay come in time order, and
+//! with rising sequence numbers in (time, seq) order: a FIFO is then an exact priority queue,
+//! and the heap merges the lanes. A push is an append; the heap (stand-ins and the events no
+//! lane took) stays a few dozen entries deep at 10,000 flows instead of holding every busy
+//! port (issue 19). A lane is one of 32 slots found by hashing its delay (two choices); an
+//! event whose slots both hold other delays goes to the heap itself.
+//!
 //! Why not `std::collections::BinaryHeap`: nearly every event schedules another one right
 //! away (a port's next head, an endpoint's answer), and a heap can do "pop, then push" as a
 //! single sift-down of the new entry from the root instead of a pop (sift-down to the bottom
 //! and back up) plus a push (sift-up). `pop` therefore only hands out the root and marks it
 //! taken; the next `push` to that heap overwrites it, and the next `pop`/`peek_time` removes
-//! it first if no push came. Since (time, seq) is a total order with unique keys, the sequence
+//! it first if no push came; a lane's stand-in taken is replaced by the lane's next event in
+//! the same single sift. Since (time, seq) is a total order with unique keys, the sequence
 //! of popped events is exactly the one of any other correct priority queue: histories are
 //! unchanged.
 //!
 //! An event is 16 bytes (time, then one word packing sequence number, kind and index) and
-//! the heap is laid out so that a node's two children share a cache line: at 10,000 flows the
-//! heap outgrows the first-level cache, and each level of a sift then costs one line, not two.
+//! a heap is laid out so that a node's two children share a cache line: at 10,000 flows the
+//! timer heap outgrows the first-level cache, and each level of a sift then costs one line,
+//! not two.
 //! A sentinel after the last node spares the sift a test per level.
 //! The sequence number has 28 bits; before it runs out the queue renumbers its entries in
 //! their order (`renumber`), which changes no order.
@@ -144,9 +157,47 @@ fn is_packet_event(what: What) -> bool {
     matches!(what, What::PortHead | What::Medium)
 }
 
+/// The kind code of a lane's stand-in in the packet heap: no `What` has it (nor the
+/// sentinel, whose code is 15). Its index is the lane's.
+const LANE_KIND: u64 = 14;
+const KIND_MASK: u64 = (1 << WHAT_BITS) - 1;
+/// The sequence-number bits of a tag.
+const SEQ_MASK: u64 = !((1 << SEQ_SHIFT) - 1);
+
+impl Event {
+    #[inline(always)]
+    fn is_stand_in(&self) -> bool {
+        (self.tag >> IDX_BITS) & KIND_MASK == LANE_KIND
+    }
+
+    /// This event's place-holder in the packet heap for lane `j`: the same time and sequence
+    /// number, so the same rank among every other queued event.
+    #[inline(always)]
+    fn stand_in(&self, j: usize) -> Event {
+        Event { time: self.time, tag: self.tag & SEQ_MASK | LANE_KIND << IDX_BITS | j as u64 }
+    }
+}
+
+/// Number of lanes (a power of two). A run's packet events come in a handful of delays
+/// (serialisation plus propagation on an idle link, serialisation alone behind a busy one, for
+/// each link type and packet size); more lanes than those only stand idle.
+const LANES: usize = 32;
+
+/// The lane slot of delay `d` (multiplicative hashing); `slot ^ 1` is its second choice.
+#[inline(always)]
+fn lane_slot(d: Time) -> usize {
+    (d.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - LANES.trailing_zeros())) as usize
+}
+
 pub struct EventQueue {
+    /// Packet events that no lane took, and one stand-in for each lane's first event.
     packets: Heap,
     timers: Heap,
+    /// FIFO lanes of packet events pushed with one delay each (see `push_packet`); each that
+    /// holds any has its first event's stand-in in `packets`.
+    lanes: [Lane; LANES],
+    /// The latest time of an event popped: the engine's current time while it handles it.
+    now: Time,
     /// The last sequence number given, shared by both heaps: an event's place among
     /// equal-time events is its insertion order, whichever heap holds it.
     seq: u64,
@@ -156,24 +207,76 @@ pub struct EventQueue {
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { packets: Heap::new(), timers: Heap::new(), seq: 0, seq_limit: SEQ_LIMIT }
+        EventQueue {
+            packets: Heap::new(),
+            timers: Heap::new(),
+            lanes: std::array::from_fn(|_| Lane::default()),
+            now: 0,
+            seq: 0,
+            seq_limit: SEQ_LIMIT,
+        }
     }
 }
 
 impl EventQueue {
-    #[inline]
+    /// Inlined: `what` is a constant at every call site, so the choice of heap folds away and
+    /// a packet event's usual push, an append to its lane, costs no call.
+    #[inline(always)]
     pub fn push(&mut self, time: Time, what: What, idx: u32) {
         self.seq += 1;
         if self.seq >= self.seq_limit {
             self.renumber();
         }
         let e = Event::new(time, self.seq, what, idx);
-        // `what` is a constant at every call site: the choice folds away.
         if is_packet_event(what) {
-            self.packets.push(e);
+            self.push_packet(e);
         } else {
             self.timers.push(e);
         }
+    }
+
+    /// A packet event goes to the lane of its delay (its time less the current time) when one
+    /// holds that delay or is free, else to the packet heap. Pushed with one delay at a current
+    /// time that never decreases, a lane's events are in time order, and with rising sequence
+    /// numbers in (time, seq) order: a FIFO is then an exact priority queue, and the heap
+    /// merges the lanes through their first events' stand-ins. Every hop pushes its packet's
+    /// next event at such a delay (an idle link's serialisation plus propagation, a busy link's
+    /// serialisation), so at 10,000 flows the heap holds a few dozen entries, not the busy
+    /// ports' thousands, and a push is an append.
+    #[inline(always)]
+    fn push_packet(&mut self, e: Event) {
+        let d = e.time.wrapping_sub(self.now);
+        let h = lane_slot(d);
+        if e.time >= self.now && self.lanes[h].holds(d) {
+            debug_assert!(self.lanes[h].back().key() < e.key());
+            self.lanes[h].push_back(e);
+        } else {
+            self.push_packet_elsewhere(e, d, h);
+        }
+    }
+
+    /// `push_packet` when the first-choice lane does not hold the event's delay: the second
+    /// choice if it does, else a free lane of the two, else the heap.
+    #[inline(never)]
+    fn push_packet_elsewhere(&mut self, e: Event, d: Time, h: usize) {
+        if e.time < self.now {
+            return self.packets.push(e);
+        }
+        let j = if self.lanes[h ^ 1].holds(d) {
+            debug_assert!(self.lanes[h ^ 1].back().key() < e.key());
+            return self.lanes[h ^ 1].push_back(e);
+        } else if self.lanes[h].len == 0 {
+            h
+        } else if self.lanes[h ^ 1].len == 0 {
+            h ^ 1
+        } else {
+            return self.packets.push(e);
+        };
+        // Lane `j` is empty: it takes delay `d`, with `e` first.
+        let lane = &mut self.lanes[j];
+        lane.delay = d;
+        lane.push_back(e);
+        self.packets.push(e.stand_in(j));
     }
 
     /// The earlier of the two roots (a heap's root is `SENTINEL` when it is empty): the
@@ -190,13 +293,37 @@ impl EventQueue {
         }
     }
 
+    /// Remove `e`, the root of the timer heap (`from_timers`) or of the packet heap, and
+    /// return the event it is (a stand-in is replaced by its lane's first event).
     #[inline(always)]
-    fn take(&mut self, from_timers: bool) {
+    fn take(&mut self, e: Event, from_timers: bool) -> Event {
+        // Never back: an event pushed for an earlier time (the heap takes it) must not make a
+        // lane's later pushes earlier than its last.
+        self.now = self.now.max(e.time);
         if from_timers {
             self.timers.root_taken = true;
+            e
+        } else if e.is_stand_in() {
+            self.take_from_lane(e.idx() as usize & (LANES - 1))
+        } else {
+            self.packets.root_taken = true;
+            e
+        }
+    }
+
+    /// The packet heap's root stands in for lane `j`'s first event: take that event; the
+    /// lane's next one (later, so the root's place is a valid start) takes the root's place.
+    #[inline(always)]
+    fn take_from_lane(&mut self, j: usize) -> Event {
+        let lane = &mut self.lanes[j];
+        let e = lane.pop_front();
+        if lane.len > 0 {
+            let next = lane.front().stand_in(j);
+            self.packets.replace_root(next);
         } else {
             self.packets.root_taken = true;
         }
+        e
     }
 
     #[inline]
@@ -205,16 +332,15 @@ impl EventQueue {
         (e != SENTINEL).then_some(e.time)
     }
 
-    /// The earliest event. It stays in place (marked taken) until the next push to its heap
-    /// overwrites it or the next pop/peek removes it.
+    /// The earliest event. A heap's root stays in place (marked taken) until the next push to
+    /// its heap overwrites it or the next pop/peek removes it.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
         let (e, from_timers) = self.first();
         if e == SENTINEL {
             return None;
         }
-        self.take(from_timers);
-        Some(e)
+        Some(self.take(e, from_timers))
     }
 
     /// The earliest event if it is due by `t` (`peek_time` and `pop` in one). `t` is below
@@ -226,28 +352,39 @@ impl EventQueue {
         if e.time > t {
             return None;
         }
-        self.take(from_timers);
-        Some(e)
+        Some(self.take(e, from_timers))
     }
 
     pub fn len(&self) -> usize {
-        self.packets.len() + self.timers.len()
+        let in_lanes: usize = self.lanes.iter().map(|l| l.len as usize).sum();
+        self.packets.len() - self.busy_lanes() + in_lanes + self.timers.len()
+    }
+
+    /// Lanes that hold events (each has one stand-in in the packet heap).
+    fn busy_lanes(&self) -> usize {
+        self.lanes.iter().filter(|l| l.len > 0).count()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Give the queued events of both heaps the sequence numbers 1, 2, ... in their (time,
-    /// seq) order, so that numbering can go on in the tag's bits. Order is unchanged: every
-    /// queued event keeps its rank, and later pushes get larger numbers than all of them.
-    /// Runs once per `SEQ_LIMIT` pushes (2^28): its O(n log n) is nothing per event.
+    /// Give every queued event the sequence numbers 1, 2, ... in their (time, seq) order, so
+    /// that numbering can go on in the tag's bits. Order is unchanged: every queued event
+    /// keeps its rank, and later pushes get larger numbers than all of them. The lanes are
+    /// emptied into the heaps (new pushes fill them again). Runs once per `SEQ_LIMIT` pushes
+    /// (2^28): its O(n log n) is nothing per event.
     #[cold]
     #[inline(never)]
     fn renumber(&mut self) {
         self.packets.remove_taken_root();
         self.timers.remove_taken_root();
-        let mut all: Vec<Event> = self.packets.events().chain(self.timers.events()).collect();
+        let mut all: Vec<Event> = self.packets.events().filter(|e| !e.is_stand_in()).collect();
+        for lane in &mut self.lanes {
+            all.extend(lane.events());
+            lane.clear();
+        }
+        all.extend(self.timers.events());
         all.sort_unstable_by_key(Event::key);
         self.packets.clear();
         self.timers.clear();
@@ -268,6 +405,81 @@ impl EventQueue {
     #[cfg(test)]
     fn with_seq_limit(limit: u64) -> EventQueue {
         EventQueue { seq_limit: limit, ..EventQueue::default() }
+    }
+}
+
+/// A FIFO of packet events pushed with one delay: a ring buffer of power-of-two capacity.
+#[derive(Default)]
+struct Lane {
+    /// The delay of its events (meaningful while it holds any).
+    delay: Time,
+    buf: Box<[Event]>,
+    head: u32,
+    len: u32,
+}
+
+impl Lane {
+    #[inline(always)]
+    fn holds(&self, d: Time) -> bool {
+        self.len > 0 && self.delay == d
+    }
+
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.buf.len() - 1
+    }
+
+    #[inline(always)]
+    fn push_back(&mut self, e: Event) {
+        if self.len as usize == self.buf.len() {
+            self.grow();
+        }
+        let i = (self.head + self.len) as usize & self.mask();
+        // SAFETY: the capacity is a power of two (`grow`), so the masked index is below it.
+        unsafe { *self.buf.get_unchecked_mut(i) = e };
+        self.len += 1;
+    }
+
+    /// The first event (the lane is not empty).
+    #[inline(always)]
+    fn front(&self) -> Event {
+        // SAFETY: `head` is a masked index (`pop_front`, `grow`), below the capacity.
+        unsafe { *self.buf.get_unchecked(self.head as usize) }
+    }
+
+    /// The last event (the lane is not empty).
+    fn back(&self) -> Event {
+        self.buf[(self.head + self.len - 1) as usize & self.mask()]
+    }
+
+    #[inline(always)]
+    fn pop_front(&mut self) -> Event {
+        let e = self.front();
+        self.head = (self.head + 1) & self.mask() as u32;
+        self.len -= 1;
+        e
+    }
+
+    fn events(&self) -> impl Iterator<Item = Event> + '_ {
+        (0..self.len).map(|k| self.buf[(self.head + k) as usize & self.mask()])
+    }
+
+    fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+    }
+
+    /// Double the capacity, the events in order from slot 0.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let cap = (2 * self.buf.len()).max(16);
+        let mut buf = vec![SENTINEL; cap].into_boxed_slice();
+        for (k, e) in self.events().enumerate() {
+            buf[k] = e;
+        }
+        self.buf = buf;
+        self.head = 0;
     }
 }
 
@@ -326,7 +538,8 @@ impl Heap {
         self.root_taken = false;
     }
 
-    #[inline(always)]
+    /// Out of line: packet events mostly go to lanes, timers rarely come.
+    #[inline(never)]
     fn push(&mut self, e: Event) {
         if self.root_taken {
             self.root_taken = false;
@@ -339,6 +552,13 @@ impl Heap {
             self.set(self.len + 1, SENTINEL);
             self.sift_up(self.len, e);
         }
+    }
+
+    /// Replace the root (not taken) by `e`, which is not earlier than it: pop-then-push.
+    #[inline(always)]
+    fn replace_root(&mut self, e: Event) {
+        debug_assert!(!self.root_taken && self.len > 0 && self.root().key() < e.key());
+        self.sift_down(1, e);
     }
 
     /// Double the buffer, placing it so that sibling pairs are 32-byte aligned.
@@ -415,13 +635,15 @@ impl Heap {
             // sentinel, which is never the smaller); i < l. This loop is a fifth of a run's
             // instructions, and the three bounds checks a sixth of it.
             let (a, b) = unsafe { (*h.get_unchecked(l), *h.get_unchecked(l + 1)) };
-            let (c, ci) = if b.key() < a.key() { (b, l + 1) } else { (a, l) };
+            // Which child is smaller is a coin toss: a select, not a branch.
+            let right = b.key() < a.key();
+            let c = if right { b } else { a };
             if c.key() >= k {
                 break;
             }
             // SAFETY: i < l <= n (see above).
             unsafe { *h.get_unchecked_mut(i) = c };
-            i = ci;
+            i = l + right as usize;
         }
         h[i] = e;
     }
@@ -708,6 +930,117 @@ mod tests {
         }
         assert!(pending.is_empty());
         assert!(fired > 1000, "{fired} timers fired");
+    }
+
+    /// Packet events that no lane holds: the heap's entries that are not a lane's stand-in.
+    fn in_heap(q: &EventQueue) -> usize {
+        q.packets.len() - q.busy_lanes()
+    }
+
+    fn in_lanes(q: &EventQueue) -> usize {
+        q.lanes.iter().map(|l| l.len as usize).sum()
+    }
+
+    /// A run's pattern of packet events: most pushed at one of a few delays from the current
+    /// time (lanes), some at arbitrary delays (lanes while free, else the heap), some ties
+    /// (delay 0) and a few earlier than the current time (the heap), beside timer-heap events;
+    /// every pop, `pop_due` and `peek_time` checked against a sorted reference.
+    #[test]
+    fn lanes_and_heaps_match_a_sorted_reference() {
+        let mut rng = racc_proto::rng::SimRng::for_component(19, "eventq-lanes");
+        let mut q = EventQueue::default();
+        let mut pending: std::collections::BTreeSet<(u64, u32)> = Default::default();
+        let hot = [0, 80, 800, 2_000, 1_000_032, 1_000_800, 48_002_000];
+        let (mut now, mut most_in_lanes, mut most_in_heap) = (0u64, 0usize, 0usize);
+        for n in 0..400_000u32 {
+            if n < 380_000 && (pending.len() < 4000 || rng.below(2) == 0) {
+                let t = match rng.below(10) {
+                    0..=6 => now + hot[rng.below(hot.len() as u64) as usize],
+                    7 | 8 => now + rng.below(2_000_000),
+                    _ => now.saturating_sub(rng.below(100)),
+                };
+                let what = match rng.below(8) {
+                    0 => What::ALL[1 + rng.below(7) as usize],
+                    1 => What::Medium,
+                    _ => What::PortHead,
+                };
+                q.push(t, what, n);
+                pending.insert((t, n));
+            } else {
+                let Some(expect) = pending.pop_first() else { break };
+                assert_eq!(q.peek_time(), Some(expect.0));
+                if expect.0 > 0 {
+                    assert!(q.pop_due(expect.0 - 1).is_none());
+                }
+                let e = if rng.below(2) == 0 { q.pop() } else { q.pop_due(expect.0) }.unwrap();
+                assert_eq!((e.time, e.idx()), expect);
+                now = now.max(e.time);
+            }
+            assert_eq!(q.len(), pending.len());
+            most_in_lanes = most_in_lanes.max(in_lanes(&q));
+            most_in_heap = most_in_heap.max(in_heap(&q));
+        }
+        for expect in std::mem::take(&mut pending) {
+            let e = q.pop().unwrap();
+            assert_eq!((e.time, e.idx()), expect);
+        }
+        assert!(q.pop().is_none() && q.is_empty());
+        assert!(most_in_lanes > 2000 && most_in_heap > 100, "{most_in_lanes} in lanes, {most_in_heap} in the heap");
+    }
+
+    /// Events pushed at one delay as the current time advances share one lane: the packet
+    /// heap holds one stand-in for all of them.
+    #[test]
+    fn one_delay_is_one_lane() {
+        let (mut q, mut now) = (EventQueue::default(), 0);
+        for k in 0..100u32 {
+            q.push(now + 1_000, What::PortHead, k);
+            q.push(now + 1_000_000, What::PortHead, 1000 + k);
+            q.push(now + 5, What::Sample, 2000 + k); // moves the current time on
+            let e = q.pop().unwrap();
+            assert_eq!(e.idx(), 2000 + k);
+            now = e.time;
+        }
+        assert_eq!((q.len(), in_lanes(&q), q.busy_lanes(), q.packets.len()), (200, 200, 2, 2));
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.idx()).collect();
+        assert_eq!(order, (0..100).chain(1000..1100).collect::<Vec<_>>());
+    }
+
+    /// Equal times keep insertion order whether the events wait in a lane, in the packet heap
+    /// or in the timer heap.
+    #[test]
+    fn equal_times_keep_insertion_order_across_lanes_and_heaps() {
+        let mut q = EventQueue::default();
+        q.push(5, What::PortHead, 100); // the current time's driver
+        q.push(10, What::PortHead, 0); // opens the lane of delay 10
+                                       // Far events at distinct delays take every other lane and then the heap.
+        for k in 0..200 {
+            q.push(1_000 + 7 * k, What::PortHead, 200 + k as u32);
+        }
+        assert_eq!(q.busy_lanes(), LANES);
+        q.push(10, What::Medium, 1); // delay 10: its lane
+        q.push(10, What::SenderTimer, 2);
+        assert_eq!(q.lanes.iter().find(|l| l.holds(10)).map(|l| l.len), Some(2));
+        assert_eq!(q.pop().map(|e| e.idx()), Some(100));
+        // At time 5 the lane freed by the event at 5 is taken by a far delay, so that the next
+        // push at time 10 finds no lane of its own.
+        let mut k = 0;
+        while q.lanes.iter().any(|l| l.len == 0) {
+            q.push(5_000 + 3 * k, What::PortHead, 500 + k as u32);
+            k += 1;
+        }
+        let before = in_heap(&q);
+        q.push(10, What::PortHead, 3);
+        assert_eq!(in_heap(&q), before + 1, "the event at 10 from time 5 waits in the heap");
+        q.push(10, What::Sample, 4);
+        q.push(10, What::PortHead, 5);
+        let at_10: Vec<u32> = std::iter::from_fn(|| q.pop_due(10)).map(|e| e.idx()).collect();
+        assert_eq!(at_10, vec![0, 1, 2, 3, 4, 5]);
+        let rest: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop()).map(|e| (e.time, e.idx())).collect();
+        let mut sorted = rest.clone();
+        sorted.sort();
+        assert_eq!(rest, sorted);
+        assert_eq!(rest.len(), 200 + k as usize);
     }
 
     /// Lazy cancellation: a later deadline pushes nothing; an earlier one pushes a new event
