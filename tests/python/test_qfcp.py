@@ -197,16 +197,6 @@ LOSSY_SHORTFALLS: dict[str, str] = {
     "loss 0.1: QFCP fairly allocates the bandwidth between the lossy and the lossless flow": (
         "shares lossy 0.435 / lossless 0.550 vs each within 10 % of 0.5"
     ),
-    # the lossless flow takes what the lossy one leaves, so XCP-b's probe finds the capacity
-    "loss 0.001: XCP-b's window shrinking prevents its probing algorithm from working efficiently": (
-        "XCP-b's utilisation 0.970 vs below 0.90"
-    ),
-    "loss 0.01: XCP-b's window shrinking prevents its probing algorithm from working efficiently": (
-        "XCP-b's utilisation 0.966 vs below 0.90"
-    ),
-    "loss 0.1: XCP-b's window shrinking prevents its probing algorithm from working efficiently": (
-        "XCP-b's utilisation 0.979 vs below 0.90"
-    ),
 }
 
 
