@@ -371,13 +371,21 @@ fn registry_builds_and_checks_qfcp() {
 #[test]
 fn qfcp_s_transport_samples_the_rtt_once_per_round_trip_unless_told_otherwise() {
     use crate::tcp::RttSamples;
-    let once = TcpParams { rtt_samples: RttSamples::OncePerRtt, lost_retransmit: true, ..TcpParams::default() };
+    let once = TcpParams {
+        rtt_samples: RttSamples::OncePerRtt,
+        lost_retransmit: true,
+        sack_rtt: true,
+        ..TcpParams::default()
+    };
     assert_eq!(QfcpParams::default().tcp, once);
     assert_eq!(QfcpParams::from_value(&json!(null)).unwrap().tcp, once);
     assert_eq!(QfcpParams::from_value(&json!({})).unwrap().tcp, once);
     let p = QfcpParams::from_value(&json!({"tcp": {"dupthresh": 4}})).unwrap();
     assert_eq!(p.tcp, TcpParams { dupthresh: 4, ..once });
-    let p = QfcpParams::from_value(&json!({"tcp": {"rtt_samples": "every-ack", "lost_retransmit": false}})).unwrap();
+    let p = QfcpParams::from_value(
+        &json!({"tcp": {"rtt_samples": "every-ack", "lost_retransmit": false, "sack_rtt": false}}),
+    )
+    .unwrap();
     assert_eq!(p.tcp, TcpParams::default());
     let p = QfcpParams::from_value(&json!({"tcp": {"lost_retransmit": false}})).unwrap();
     assert_eq!(p.tcp, TcpParams { lost_retransmit: false, ..once });
