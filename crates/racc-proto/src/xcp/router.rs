@@ -8,6 +8,8 @@
 //! - every d (`on_tick`): the efficiency controller φ = α·d·(C − y) − β·Q, the shuffled traffic
 //!   h = max(0, γ·y·d − |φ|), and the fairness controller's ξ_p, ξ_n ([`control`]), with the
 //!   new d = Σ rtt²·s/cwnd / Σ rtt·s/cwnd (byte-weighted mean RTT) clamped to [1 ms, 1 s].
+//!   XCP-b (`spare = "queue"`) replaces C − y by the queue-based spare bandwidth S and Q by
+//!   Q − Q_target ([`super::blind`]).
 //!   The first tick comes at a random phase in [0, initial_d) from the port's own stream.
 //! - persistent queue Q: the minimum queue seen by arrivals over windows of (d − queue/C),
 //!   about one propagation delay (App. A), on a second timer.
