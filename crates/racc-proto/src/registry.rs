@@ -243,7 +243,7 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         name: "xcp-b",
         aliases: &["tcp-xcp-b"],
         regulation: Regulation::Window,
-        description: "XCP-b (seed 002 §III.C): XCP's sender (NewReno halving on loss) under XCP routers that probe their capacity (router \"xcp-b\")",
+        description: "XCP-b (seed 002 §III.C): XCP's sender (NewReno halving on loss) under XCP routers that take the spare bandwidth from the queue (router \"xcp-b\")",
         parse: xcp::parse_flow,
     },
 ];
@@ -307,7 +307,7 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
     },
     RouterEntry {
         name: "xcp-b",
-        description: "XCP-b (seed 002 §III.C): the xcp router module with capacity = \"probe\" by default (C·1.1 while the minimum queue is below one packet, else the output rate)",
+        description: "XCP-b (seed 002 §III.C): the xcp router module with spare = \"queue\" by default (spare bandwidth from the queue's speed, Q held at 2 packets, a probe of 0.1·y after two intervals ending empty)",
         parse: xcp::parse_router_b,
     },
 ];

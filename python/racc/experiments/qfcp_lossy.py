@@ -26,11 +26,12 @@ LOSS_RATES = [0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1]
 SHOWN = 0.01
 LOSS_KEY = "topology.links.0.loss.p"
 BOTTLENECK = "r0->r1"
-#: case prefix -> (sender protocol, bottleneck router module, its parameters); both probe from
-#: the wrong 1 Mb/s ("The bandwidth parameter C is initially set to 1 Mbps")
+#: case prefix -> (sender protocol, bottleneck router module, its parameters). QFCP probes C
+#: from the wrong 1 Mb/s ("The bandwidth parameter C is initially set to 1 Mbps"); XCP-b has no
+#: C to set: its router takes the spare bandwidth from the queue (docs/PROTOCOLS.md §5).
 PROTOCOLS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "qfcp": ("qfcp", "qfcp", {"capacity": "probe", "initial_capacity_bps": 1e6}),
-    "xcp-b": ("xcp-b", "xcp-b", {"initial_capacity_bps": 1e6}),
+    "xcp-b": ("xcp-b", "xcp-b", {}),
 }
 LABELS = {"qfcp": "QFCP", "xcp-b": "XCP-b"}
 LOSSY, LOSSLESS = "lossy", "lossless"
@@ -78,8 +79,9 @@ def shares(res: Any) -> dict[str, float]:
     out = {grp: float(g.filter(pl.col("group") == grp)["share"].mean() or 0.0) for grp in (LOSSY, LOSSLESS)}
     links = res.links.filter((pl.col("name") == BOTTLENECK) & (pl.col("time_s") > FROM_S + 1e-9))
     out["utilisation"] = float(links["utilisation"].mean())
-    est = links["capacity_estimate_bps"] if "capacity_estimate_bps" in links.columns else None
-    out["estimate_bps"] = float(est.mean()) if est is not None and est.len() else float("nan")
+    for key, col in (("estimate_bps", "capacity_estimate_bps"), ("spare_bps", "spare_estimate_bps")):
+        est = links[col] if col in links.columns else None
+        out[key] = float(est.mean()) if est is not None and est.len() else float("nan")
     return out
 
 
@@ -196,8 +198,8 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 CLAIM_XCPB_PROBE.format(rate=rate),
                 "the link under-used",
                 s["utilisation"],
-                f"bottleneck utilisation {s['utilisation']:.3f}; the probe's estimate {s['estimate_bps'] / 1e6:.2f} Mb/s "
-                "on average",
+                f"bottleneck utilisation {s['utilisation']:.3f}; the router's spare-bandwidth estimate "
+                f"{s['spare_bps'] / 1e6:.2f} Mb/s on average",
                 (None, HIGH_UTILISATION),
                 f"utilisation of the bottleneck below {HIGH_UTILISATION:.0%} after {FROM_S:g} s ('efficiently' read "
                 "as the 'high utilisation' rule, here its negation)",

@@ -46,8 +46,13 @@ impl Default for QfcpParams {
 /// timeouts' go-back-N loses one in ten again, fast retransmit is refused below the timeout's
 /// recovery point, and without a clean RTT sample (Karn) the back-off only grows: qfcp-lossy's
 /// lossy flow sat out RTOs of 7 and 14 s (0.05 Mb/s against the lossless flow's 9.86).
+///
+/// And, with SACK, the timed segment's sample from its first report, a SACK block included
+/// (`sack_rtt`): cwnd = feedback·RTT needs the RTT, and under steady loss nearly every
+/// cumulative ACK covers a retransmission, so Karn's rule left the lossy flow's SRTT at its
+/// start-up 202 ms while the real RTT was 210–240 ms (PROTOCOLS.md §9, "RTT under loss").
 pub fn qfcp_tcp_defaults() -> TcpParams {
-    TcpParams { rtt_samples: RttSamples::OncePerRtt, lost_retransmit: true, ..TcpParams::default() }
+    TcpParams { rtt_samples: RttSamples::OncePerRtt, lost_retransmit: true, sack_rtt: true, ..TcpParams::default() }
 }
 
 impl QfcpParams {
@@ -61,6 +66,9 @@ impl QfcpParams {
         }
         if v.pointer("/tcp/lost_retransmit").is_none() {
             p.tcp.lost_retransmit = d.lost_retransmit;
+        }
+        if v.pointer("/tcp/sack_rtt").is_none() {
+            p.tcp.sack_rtt = d.sack_rtt;
         }
         p.validate()?;
         Ok(p)

@@ -162,8 +162,8 @@ fn the_probe_rises_below_one_packet_and_settles_at_the_output_rate() {
     assert!(close(r.capacity(), 900_000.0), "{}", r.capacity());
 }
 
-/// XCP-b: the XCP router with the same probe; its capacity moves as QFCP's does, and the
-/// "xcp-b" router module probes by default.
+/// The XCP router with `capacity = "probe"` runs the same probe; its capacity moves as QFCP's
+/// does. The "xcp-b" router module uses XCP-b's own queue-based estimate instead.
 #[test]
 fn xcp_b_probes_with_the_same_code() {
     let p = XcpRouterParams {
@@ -196,7 +196,8 @@ fn xcp_b_probes_with_the_same_code() {
     registry::router("xcp-b", &json!({"initial_capacity_bps": 1e6}), crate::rng::SimRng::for_component(1, "p"))
         .unwrap()
         .metrics(&mut m);
-    assert!(m.get("probe_rises").is_some(), "xcp-b probes by default");
+    // The registry's xcp-b takes its spare bandwidth from the queue (xcp/blind.rs), not eq. (4).
+    assert!(m.get("blind_probes").is_some() && m.get("probe_rises").is_none(), "xcp-b is blind by default");
     assert!(registry::check_router("xcp-b", &json!({"capacity": "guess"})).is_err());
 }
 
@@ -370,13 +371,21 @@ fn registry_builds_and_checks_qfcp() {
 #[test]
 fn qfcp_s_transport_samples_the_rtt_once_per_round_trip_unless_told_otherwise() {
     use crate::tcp::RttSamples;
-    let once = TcpParams { rtt_samples: RttSamples::OncePerRtt, lost_retransmit: true, ..TcpParams::default() };
+    let once = TcpParams {
+        rtt_samples: RttSamples::OncePerRtt,
+        lost_retransmit: true,
+        sack_rtt: true,
+        ..TcpParams::default()
+    };
     assert_eq!(QfcpParams::default().tcp, once);
     assert_eq!(QfcpParams::from_value(&json!(null)).unwrap().tcp, once);
     assert_eq!(QfcpParams::from_value(&json!({})).unwrap().tcp, once);
     let p = QfcpParams::from_value(&json!({"tcp": {"dupthresh": 4}})).unwrap();
     assert_eq!(p.tcp, TcpParams { dupthresh: 4, ..once });
-    let p = QfcpParams::from_value(&json!({"tcp": {"rtt_samples": "every-ack", "lost_retransmit": false}})).unwrap();
+    let p = QfcpParams::from_value(
+        &json!({"tcp": {"rtt_samples": "every-ack", "lost_retransmit": false, "sack_rtt": false}}),
+    )
+    .unwrap();
     assert_eq!(p.tcp, TcpParams::default());
     let p = QfcpParams::from_value(&json!({"tcp": {"lost_retransmit": false}})).unwrap();
     assert_eq!(p.tcp, TcpParams { lost_retransmit: false, ..once });

@@ -110,6 +110,13 @@ pub struct TcpParams {
     /// `tcp_mark_lost_retrans` before RACK). RFC 6675 repairs a hole once, so a lost repair
     /// waits for the RTO. Off by default (RFC 6675 as written); QFCP's transport turns it on.
     pub lost_retransmit: bool,
+    /// With SACK and `once-per-rtt` samples: the timed segment gives its sample when it is first
+    /// reported, by a SACK block or by the cumulative ACK, unless it was itself retransmitted
+    /// (Karn's rule is about the timed segment; Linux's `tcp_sacktag_one` samples a never
+    /// retransmitted segment from the SACK that reports it). Off by default: a cumulative ACK
+    /// that covers any retransmitted byte gives no sample, so under steady random loss, with a
+    /// hole below nearly every timed segment, SRTT stays where it was (PROTOCOLS.md §9).
+    pub sack_rtt: bool,
 }
 
 /// Which ACKs give RTT samples (`TcpParams::rtt_samples`).
@@ -197,6 +204,7 @@ impl Default for TcpParams {
             send_jitter: 0.0,
             rtt_samples: RttSamples::EveryAck,
             lost_retransmit: false,
+            sack_rtt: false,
         }
     }
 }

@@ -5,15 +5,17 @@
 //! - [`window`]: [`XcpWindow`], the sender's window driven by the routers' feedback
 //! - [`params`]: [`XcpParams`] (flow) and [`XcpRouterParams`] (router)
 //!
-//! XCP-b (seed 002 §III.C) is this sender under XCP routers that probe their capacity
-//! (`capacity = "probe"`, the "xcp-b" router module's default; the probe is QFCP's,
-//! `xcc::capacity_probe`): it keeps XCP's halving on loss.
+//! XCP-b (seed 002 §III.C) is this sender under XCP routers that take the spare bandwidth from
+//! the queue's speed and probe with a fixed share of y once the queue stays empty
+//! (`spare = "queue"`, the "xcp-b" router module's default; [`blind`]): it keeps XCP's halving
+//! on loss.
 //!
 //! The receiver is the layer's [`HeaderEcho`], which sums the feedback of the packets an ACK
 //! covers into its reverse_feedback. An XCP flow cannot run without XCP routers (its window
 //! never grows past one packet): it requires one on its data path ([`keys::XCC_XCP`]), so a
 //! scenario that sends XCP through DropTail only is refused before the run.
 
+pub mod blind;
 pub mod params;
 pub mod router;
 pub mod window;
@@ -23,8 +25,11 @@ mod tests;
 #[cfg(test)]
 mod tests_throughput;
 
-pub use params::{XcpBudget, XcpForm, XcpParams, XcpRouterParams};
-pub use router::{arrival_x, arrival_xcp, carry_terms, control, departure, Budget, Control, Sums, XcpRouter};
+pub use blind::BlindSpare;
+pub use params::{XcpBudget, XcpForm, XcpParams, XcpRouterParams, XcpSpare};
+pub use router::{
+    arrival_x, arrival_xcp, carry_terms, control, control_blind, departure, Budget, Control, Sums, XcpRouter,
+};
 pub use window::{XcpWindow, XCP_HEADER_BYTES};
 
 use crate::endpoint::{Endpoint, FlowConfig};
@@ -112,12 +117,13 @@ impl RouterFactory for XcpRouterFactory {
     }
 }
 
-/// The registry's "xcp-b" router module: XCP's with `capacity = "probe"` unless given
-/// (seed 002 §III.C; the probe is QFCP's, `xcc::capacity_probe`).
+/// The registry's "xcp-b" router module: XCP's with `spare = "queue"` unless given (seed 002
+/// §III.C's XCP-b, "enhanced with an algorithm to probe the available bandwidth when the link
+/// capacity is unknown": [`blind`]).
 pub fn parse_router_b(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
     let mut v = if params.is_null() { serde_json::json!({}) } else { params.clone() };
     if let Some(m) = v.as_object_mut() {
-        m.entry("capacity").or_insert(serde_json::json!("probe"));
+        m.entry("spare").or_insert(serde_json::json!("queue"));
     }
     parse_router(&v)
 }

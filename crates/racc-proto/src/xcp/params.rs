@@ -101,6 +101,30 @@ pub struct XcpRouterParams {
     /// The header's form, "window" (default) or "throughput" ([`XcpForm`]); the flows on this
     /// router must use the same.
     pub form: XcpForm,
+    /// Where the efficiency controller's spare bandwidth comes from: "capacity" (C − y, XCP) or
+    /// "queue" (XCP-b's queue speed and late probe, [`super::blind`]; the "xcp-b" router
+    /// module's default).
+    pub spare: XcpSpare,
+    /// XCP-b: the persistent queue the controller holds, packets of the port's packet size
+    /// ("above-zero queue stabilisation") [reconstructed: 2].
+    pub q_target_pkts: f64,
+    /// XCP-b: the fixed probe, a fraction of y granted as spare bandwidth per interval once the
+    /// link is taken as idle [reconstructed: 0.1].
+    pub blind_probe: f64,
+    /// XCP-b: intervals in a row ending with an empty queue before the probe ("late
+    /// reaction") [reconstructed: 2].
+    pub late_intervals: u32,
+}
+
+/// Where an XCP router's spare bandwidth comes from (PROTOCOLS.md §5).
+#[derive(serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum XcpSpare {
+    /// C − y with C the port's capacity or the `capacity` probe's estimate (XCP).
+    #[default]
+    Capacity,
+    /// The queue's speed, and a fixed probe after the queue stayed empty (XCP-b).
+    Queue,
 }
 
 impl Default for XcpRouterParams {
@@ -116,6 +140,10 @@ impl Default for XcpRouterParams {
             probe_alpha: 0.1,
             initial_capacity_bps: None,
             form: XcpForm::Window,
+            spare: XcpSpare::Capacity,
+            q_target_pkts: 2.0,
+            blind_probe: 0.1,
+            late_intervals: 2,
         }
     }
 }
@@ -142,6 +170,16 @@ impl XcpRouterParams {
         positive("probe_alpha", self.probe_alpha)?;
         if let Some(c) = self.initial_capacity_bps {
             positive("initial_capacity_bps", c)?;
+        }
+        if !(self.q_target_pkts.is_finite() && self.q_target_pkts >= 0.0) {
+            return Err(ParamError::new(
+                "q_target_pkts",
+                format!("must be a finite number >= 0, got {}", self.q_target_pkts),
+            ));
+        }
+        positive("blind_probe", self.blind_probe)?;
+        if self.late_intervals == 0 {
+            return Err(ParamError::new("late_intervals", "must be at least 1, got 0".to_string()));
         }
         Ok(())
     }

@@ -8,6 +8,8 @@
 //! - every d (`on_tick`): the efficiency controller φ = α·d·(C − y) − β·Q, the shuffled traffic
 //!   h = max(0, γ·y·d − |φ|), and the fairness controller's ξ_p, ξ_n ([`control`]), with the
 //!   new d = Σ rtt²·s/cwnd / Σ rtt·s/cwnd (byte-weighted mean RTT) clamped to [1 ms, 1 s].
+//!   XCP-b (`spare = "queue"`) replaces C − y by the queue-based spare bandwidth S and Q by
+//!   Q − Q_target ([`super::blind`]).
 //!   The first tick comes at a random phase in [0, initial_d) from the port's own stream.
 //! - persistent queue Q: the minimum queue seen by arrivals over windows of (d − queue/C),
 //!   about one propagation delay (App. A), on a second timer.
@@ -33,7 +35,8 @@
 //! 2 multiplications), with the budgets of the interval divided by d. 6 + 3 per packet, as
 //! XCC-Linux counts, and nothing is carried across the buffer.
 
-use super::params::{XcpBudget, XcpForm, XcpRouterParams, D_MAX, D_MIN};
+use super::blind::BlindSpare;
+use super::params::{XcpBudget, XcpForm, XcpRouterParams, XcpSpare, D_MAX, D_MIN};
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{CongHeader, Direction, Kind, Packet};
 use crate::rng::SimRng;
@@ -220,9 +223,34 @@ fn a_per_s(form: XcpForm) -> f64 {
 /// App. A's end of interval: `elapsed` s since the last tick, capacity `c` B/s, persistent
 /// queue `q` bytes, `d_prev` the interval in force (kept if no XCP packet had an RTT).
 pub fn control(p: &XcpRouterParams, sums: &Sums, elapsed: f64, c: f64, q: f64, d_prev: f64) -> Control {
+    control_with(p, sums, elapsed, d_prev, |d, y| p.alpha * d * (c - y) - p.beta * q)
+}
+
+/// XCP-b's end of interval ([`super::blind`]): φ = α·d·S − β·(Q − Q_target), with the spare
+/// bandwidth S (B/s) that `spare(y)` gives for the interval's input rate y.
+pub fn control_blind(
+    p: &XcpRouterParams,
+    sums: &Sums,
+    elapsed: f64,
+    mut spare: impl FnMut(f64) -> f64,
+    q: f64,
+    q_target: f64,
+    d_prev: f64,
+) -> Control {
+    control_with(p, sums, elapsed, d_prev, |d, y| p.alpha * d * spare(y) - p.beta * (q - q_target))
+}
+
+/// The interval's decision with the aggregate feedback φ = `phi(d, y)`.
+fn control_with(
+    p: &XcpRouterParams,
+    sums: &Sums,
+    elapsed: f64,
+    d_prev: f64,
+    mut phi: impl FnMut(f64, f64) -> f64,
+) -> Control {
     let y = if elapsed > 0.0 { sums.in_bytes / elapsed } else { 0.0 };
     let d = if sums.sum_a > 0.0 { (sums.sum_b / sums.sum_a / US_PER_S).clamp(D_MIN, D_MAX) } else { d_prev };
-    let phi = p.alpha * d * (c - y) - p.beta * q;
+    let phi = phi(d, y);
     let h = (p.gamma * y * d - phi.abs()).max(0.0);
     let pos = h + phi.max(0.0);
     let neg = h + (-phi).max(0.0);
@@ -254,8 +282,14 @@ pub struct XcpRouter {
     carry_misses: u64,
     ops: OpCounts,
     ops_packets: u64,
-    /// C: the port's capacity, or (XCP-b) the probed estimate.
+    /// C: the port's capacity, or the probed estimate (`capacity = "probe"`).
     probe: CapacityProbe,
+    /// XCP-b's spare bandwidth from the queue (`spare = "queue"`), the bytes that left in the
+    /// interval and the last interval's output rate (B/s: the queue window's drain rate, C
+    /// being unknown).
+    blind: BlindSpare,
+    out_bytes: f64,
+    drain: f64,
 }
 
 impl XcpRouter {
@@ -284,6 +318,9 @@ impl XcpRouter {
             ops: OpCounts::default(),
             ops_packets: 0,
             probe: CapacityProbe::new(p.capacity, p.probe_alpha, p.initial_capacity_bps, 0.0),
+            blind: BlindSpare::default(),
+            out_bytes: 0.0,
+            drain: 0.0,
         }
     }
 
@@ -335,7 +372,18 @@ impl XcpRouter {
         let elapsed = to_secs(now.saturating_sub(self.last_tick));
         self.probe.learn(port.capacity_bps);
         let c = self.probe.end_interval(elapsed, port.queue_pkts);
-        self.ctrl = control(&self.p, &self.sums, elapsed, c, self.q_persistent as f64, self.ctrl.d);
+        self.ctrl = match self.p.spare {
+            XcpSpare::Capacity => control(&self.p, &self.sums, elapsed, c, self.q_persistent as f64, self.ctrl.d),
+            XcpSpare::Queue => {
+                let (blind, p) = (&mut self.blind, &self.p);
+                let q_target = p.q_target_pkts * port.mean_pkt_size as f64;
+                let spare = |y| blind.end_interval(p, elapsed, y, port.queue_bytes);
+                let q = self.q_persistent as f64;
+                self.drain = if elapsed > 0.0 { self.out_bytes / elapsed } else { 0.0 };
+                self.out_bytes = 0.0;
+                control_blind(p, &self.sums, elapsed, spare, q, q_target, self.ctrl.d)
+            }
+        };
         self.budget = match self.p.form {
             XcpForm::Window => Budget {
                 k_p: self.ctrl.xi_p / (US_PER_S * US_PER_S),
@@ -364,7 +412,13 @@ impl XcpRouter {
 
     /// The next queue window: d − queue/C, at least 1 ms, with the d in force.
     fn next_queue_window(&mut self, now: Time, port: &PortView) {
-        let c = if self.probe.probing() { self.probe.capacity() } else { port.capacity_bps / 8.0 };
+        let c = if self.p.spare == XcpSpare::Queue {
+            self.drain
+        } else if self.probe.probing() {
+            self.probe.capacity()
+        } else {
+            port.capacity_bps / 8.0
+        };
         let queue_delay = if c > 0.0 { port.queue_bytes as f64 / c } else { 0.0 };
         self.next_q = now + secs((self.ctrl.d - queue_delay).max(D_MIN));
     }
@@ -466,6 +520,9 @@ impl RouterModule for XcpRouter {
         if self.probe.probing() {
             self.probe.see_queue(port.queue_pkts);
             self.probe.on_departure(pkt.size);
+        }
+        if self.p.spare == XcpSpare::Queue {
+            self.out_bytes += pkt.size as f64;
         }
         let Some((rtt_us, cwnd)) = xcp_data(pkt) else {
             return false;
@@ -577,6 +634,9 @@ impl RouterModule for XcpRouter {
         out.put("persistent_queue_bytes", "bytes", MetricValue::Gauge(self.q_persistent as f64));
         if self.probe.probing() {
             self.probe.metrics(out);
+        }
+        if self.p.spare == XcpSpare::Queue {
+            self.blind.metrics(out);
         }
         self.ops.report(self.ops_packets, out);
     }

@@ -126,6 +126,46 @@ fn interval_with_shuffling_and_negative_feedback() {
     assert_eq!(control(&XcpRouterParams::default(), &short, 0.1, 1e6, 0.0, 0.05).d, 1e-3);
 }
 
+/// XCP-b (`spare = "queue"`, PROTOCOLS.md §5): the spare bandwidth is the queue's speed, the
+/// queue term pulls Q to 2 packets, and the probe 0.1·y comes after two intervals ending empty.
+/// The port's capacity (8 Mb/s here) is never read.
+#[test]
+fn xcp_b_takes_the_spare_bandwidth_from_the_queue() {
+    let p = XcpRouterParams { spare: XcpSpare::Queue, ..XcpRouterParams::default() };
+    let q = |bytes: u64| PortView { mean_pkt_size: 1000, ..port(bytes) };
+    let mut r = XcpRouter::with_phase(&p, 100 * MS);
+    hand_interval(&mut r);
+    r.on_tick(100 * MS, &q(5_000));
+    // First interval: no earlier queue, S = 0; Q = 5 000 B, Q_target = 2 000 B:
+    // φ = 0.4·d·0 − 0.226·3 000 = −678 B; h = max(0, 0.1·7·10⁵·(2/15) − 678) = 9 333.3 − 678.
+    let c = *r.control();
+    assert!(close(c.phi, -678.0, 1e-9), "φ {}", c.phi);
+    assert!(close(c.h, 0.1 * 700_000.0 * (2.0 / 15.0) - 678.0, 1e-12), "h {}", c.h);
+    // The next interval (2/15 s) ends with the queue drained to 0 and Q = 0: S = 5 000/(2/15)
+    // = 37 500 B/s (the first empty interval: no probe yet), φ = 0.4·(2/15)·37 500 + 0.226·2 000
+    // = 2 000 + 452 = 2 452 B.
+    let t1 = r.next_control();
+    hand_interval(&mut r);
+    r.on_tick(t1, &q(0));
+    let c = *r.control();
+    assert!(close(c.phi, 2_452.0, 1e-6), "φ {}", c.phi);
+    // A second interval ending empty: the probe, S = 0.1·y.
+    let t2 = r.next_control();
+    hand_interval(&mut r);
+    r.on_tick(t2, &q(0));
+    let c = *r.control();
+    assert!(close(c.phi, 0.4 * c.d * 0.1 * c.y + 0.226 * 2_000.0, 1e-9), "φ {} y {}", c.phi, c.y);
+    let mut m = MetricList::default();
+    r.metrics(&mut m);
+    assert_eq!(m.get("blind_probes"), Some(MetricValue::Count(1)));
+    assert_eq!(m.get("spare_estimate_bps"), Some(MetricValue::Gauge(0.1 * c.y * 8.0)));
+    assert_eq!(m.get("capacity_estimate_bps"), None, "no capacity estimate");
+    // The registry's "xcp-b" router module is this one.
+    let mut m = MetricList::default();
+    registry::router("xcp-b", &json!({}), crate::rng::SimRng::for_component(1, "xcp-b")).unwrap().metrics(&mut m);
+    assert!(m.get("blind_probes").is_some() && m.get("capacity_estimate_bps").is_none());
+}
+
 /// The budget of the shuffling interval above, in header units.
 fn shuffle_budget() -> Budget<f64> {
     let xi_p = (0.1 * 1e6 * (2.0 / 15.0) - 1_130.0) / 0.08;

@@ -38,6 +38,17 @@ impl TcpSender {
                 }
             }
             self.board.advance(ack);
+            // `TcpParams::sack_rtt`: the timed segment's first report may be a SACK block.
+            if self.sack_rtt {
+                if let Some((end, sent)) = self.timed {
+                    if end > ack && self.board.sacked_end(end - 1).is_some() {
+                        self.timed = None;
+                        if !self.timed_resent {
+                            self.sample_rtt(now.saturating_sub(sent));
+                        }
+                    }
+                }
+            }
         }
         // A controller whose recovery window follows its feedback moves the recovery's base
         // with every ACK the recovery sees (`CongestionControl::recovery_base`).
@@ -88,7 +99,11 @@ impl TcpSender {
         if self.once_per_rtt {
             if let Some((end, sent)) = self.timed.filter(|&(end, _)| ack >= end) {
                 self.timed = None;
-                if old_una >= self.retx_hi && end > self.retx_hi {
+                // With `sack_rtt` an ACK that first reports the timed segment was sent at its
+                // arrival (had it arrived earlier, a SACK block would have reported it).
+                let clean =
+                    if self.sack_rtt { !self.timed_resent } else { old_una >= self.retx_hi && end > self.retx_hi };
+                if clean {
                     self.sample_rtt(now.saturating_sub(sent));
                 }
             }

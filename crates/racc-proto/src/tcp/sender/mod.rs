@@ -89,6 +89,10 @@ pub struct TcpSender {
     /// time of the segment being timed.
     once_per_rtt: bool,
     timed: Option<(u64, Time)>,
+    /// `TcpParams::sack_rtt` (with SACK and `once-per-rtt` only), and whether the timed segment
+    /// has been retransmitted (Karn: then it gives no sample).
+    sack_rtt: bool,
+    timed_resent: bool,
     /// `TcpParams::lost_retransmit` (with SACK only), and the retransmissions not yet known
     /// to have arrived, sorted by start.
     lost_retransmit: bool,
@@ -214,6 +218,8 @@ impl TcpSender {
             retx_hi: 0,
             once_per_rtt: params.rtt_samples == RttSamples::OncePerRtt,
             timed: None,
+            sack_rtt: cfg.sack && params.sack_rtt && params.rtt_samples == RttSamples::OncePerRtt,
+            timed_resent: false,
             lost_retransmit: cfg.sack && params.lost_retransmit,
             rxt_log: VecDeque::new(),
             syn_pending: false,
@@ -393,9 +399,13 @@ impl TcpSender {
             if self.lost_retransmit {
                 self.log_retransmission(off, end);
             }
+            if self.sack_rtt && self.timed.is_some_and(|(e, _)| off < e && e <= end) {
+                self.timed_resent = true;
+            }
         }
         if self.once_per_rtt && !retx && self.timed.is_none() {
             self.timed = Some((end, now));
+            self.timed_resent = false;
         }
         self.snd_max = self.snd_max.max(end);
         self.data_pkts_sent += 1;

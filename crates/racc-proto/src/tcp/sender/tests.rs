@@ -440,6 +440,32 @@ fn once_per_rtt_times_one_segment_per_round_trip() {
     assert_eq!(s.stats().srtt, 100 * MS * 7 / 8 + 80 * MS / 8);
 }
 
+/// `sack_rtt` (QFCP's transport): the timed segment's first report gives its sample, a SACK
+/// block included. Ten segments at 0, 0..1000 timed (sample 100 ms at 100 ms); 10 000..11 000
+/// timed from 100 ms; 1000..2000 is lost and resent in a SACK recovery; a SACK block reports
+/// 2000..11 000 at 210 ms: sample 110 ms, SRTT 7/8·100 + 110/8 = 101.25 ms. Without the option
+/// the cumulative ACK of 11 000 covers the retransmission (Karn) and SRTT stays 100 ms.
+#[test]
+fn sack_rtt_samples_the_timed_segment_from_its_sack_block() {
+    for on in [true, false] {
+        let p = TcpParams { rtt_samples: RttSamples::OncePerRtt, sack_rtt: on, ..Default::default() };
+        let mut s = sack_sender_with(10, &p);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        s.on_packet(100 * MS, &ack(1000, 0, 0));
+        assert_eq!(offs(&drain(&mut s, 100 * MS)), vec![10_000, 11_000], "10 000..11 000 timed");
+        for (t, hi) in [(150, 3000), (151, 4000), (152, 5000)] {
+            s.on_packet(t * MS, &sack_ack(1000, &[(2000, hi)]));
+            drain(&mut s, t * MS);
+        }
+        assert!(s.in_recovery());
+        s.on_packet(210 * MS, &sack_ack(1000, &[(2000, 11_000)]));
+        drain(&mut s, 210 * MS);
+        s.on_packet(260 * MS, &ack(11_000, 0, 0));
+        let want = if on { 100 * MS * 7 / 8 + 110 * MS / 8 } else { 100 * MS };
+        assert_eq!(s.stats().srtt, want, "sack_rtt {on}");
+    }
+}
+
 /// Ten segments at t = 0, the first ACKed at 100 ms (two more go out), then the RTO at
 /// 400 ms retransmits offset 1000 stamped 400 ms.
 fn after_rto(params: &TcpParams) -> TcpSender {
