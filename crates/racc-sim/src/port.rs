@@ -534,7 +534,7 @@ impl Port {
     /// [`Self::enqueue`] of a packet whose wire size `size` the caller knows (the previous
     /// port's slot has it): a hop through a module that does not look at the packet then never
     /// reads it (issue 19: at 10,000 flows that read was a cache miss per hop).
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn enqueue_sized(
         &mut self,
