@@ -550,8 +550,9 @@ impl Simulator {
         }
     }
 
-    /// `send` with the flow's group looked up (a flow's start, a timer).
-    #[inline]
+    /// `send` with the flow's group looked up (a flow's start, a timer): out of line, so that
+    /// `send` is inlined only into the per-delivery path.
+    #[inline(never)]
     fn transmit(&mut self, f: usize, side: usize) {
         self.send(f, side, self.flow_group[f]);
     }
@@ -559,7 +560,7 @@ impl Simulator {
     /// Drain an endpoint's `poll_transmit_into` onto the first port of its path (each packet
     /// written straight into its slab slot; a drain ends at `Last` without an empty poll), then
     /// re-arm its timer. Flow `f` is in flow group `group`.
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, f: usize, side: usize, group: u16) {
         debug_assert_eq!(group, self.flow_group[f]);
         let now = self.now;
