@@ -22,18 +22,20 @@ use std::sync::Arc;
 
 /// Runtime state of one flow. Endpoints exist only while the flow runs, so a study with tens
 /// of thousands of short flows holds only the live ones: a flow runs exactly while it has them
-/// (started, not yet complete). One cache line, what a delivery reads first (issue 19: at
-/// 10,000 flows the 80-byte record it replaced straddled two lines on most flows).
+/// (started, not yet complete). One cache line holding all a delivery and the answer it sends
+/// read of the flow (issue 19: at 10,000 flows the 80-byte record it replaced straddled two
+/// lines on most flows, and the routes and group, in arrays of their own, were two more misses
+/// per delivery).
 #[repr(align(64))]
 struct FlowRt {
     sender: Option<Box<dyn Endpoint>>,
     receiver: Option<Box<dyn Endpoint>>,
     /// Each side's timer event in the queue (lazily cancelled).
     timer: [Timer; 2],
+    /// Where each side's route starts in `Simulator::route_ports` (the sender's is the data path).
+    routes: [u32; 2],
     /// Bytes to send; `UNSIZED` = until stopped.
     size: u64,
-    /// Receiver bytes at the previous sample, for goodput.
-    last_bytes: u64,
 }
 
 /// `FlowRt::size` of a flow without a size (sizes are at most 2^53 bytes: `scenario::limits`).
@@ -78,14 +80,8 @@ struct Slab {
 }
 
 impl FlowRt {
-    fn pending(size: Option<u64>) -> FlowRt {
-        FlowRt {
-            sender: None,
-            receiver: None,
-            timer: [Timer::default(); 2],
-            size: size.unwrap_or(UNSIZED),
-            last_bytes: 0,
-        }
+    fn pending(size: Option<u64>, routes: [u32; 2]) -> FlowRt {
+        FlowRt { sender: None, receiver: None, timer: [Timer::default(); 2], routes, size: size.unwrap_or(UNSIZED) }
     }
 
     fn running(&self) -> bool {
@@ -143,16 +139,19 @@ pub struct Simulator {
     ports: Vec<Port>,
     /// Shared media; their members' ports are in `ports`.
     media: Vec<Medium>,
-    /// Every route's ports, end to end, each followed by `ROUTE_END`, and per flow where its two
-    /// routes start in it. A packet's slot carries its position here (`Slot::hop`), so the
-    /// per-hop lookup reads one entry of this array: not the packet, not the flow (issue 19:
+    /// Every route's ports, end to end, each followed by `ROUTE_END` (where a flow's two routes
+    /// start is in its `FlowRt`). A packet's slot carries its position here (`Slot::hop`), so
+    /// the per-hop lookup reads one entry of this array: not the packet, not the flow (issue 19:
     /// at 10,000 flows both were cache misses on every hop).
     route_ports: Vec<u32>,
-    flow_routes: Vec<[u32; 2]>,
     /// Flow groups (scenario `[[flows]]`/`[[traffic]]` names) in order of first appearance,
-    /// and each flow's index into it.
+    /// and each flow's index into it (a delivery's answer takes it from the delivered packet's
+    /// slot instead: this array is read when a flow starts or a timer fires).
     pub groups: Vec<String>,
     flow_group: Vec<u16>,
+    /// Per flow, its receiver's bytes at the previous sample, for goodput (read only by samples
+    /// and a flow's completion, so kept out of `FlowRt`'s line).
+    last_bytes: Vec<u64>,
     /// Per recorded port (`spec.record_ports` order), its group counters at the last sample.
     prev_group_tx: Vec<Vec<u64>>,
     pub group_series: GroupSeries,
@@ -197,7 +196,6 @@ impl Simulator {
         let (rtt_sum, rtt_n) = port_rtts(&spec);
         let (media, medium_ports) = Medium::build(&spec, &rtt_sum, &rtt_n)?;
         ports.extend(medium_ports);
-        let flows = spec.flows.iter().map(|f| FlowRt::pending(f.size_bytes)).collect();
         // Marks per recorded port, not per port: at 10,000 flows one per port was 5.1 MB.
         let prev = vec![PortMark::default(); spec.record_ports.len()];
         let mut route_ports = Vec::with_capacity(spec.routes.iter().map(|r| r.len() + 1).sum());
@@ -208,7 +206,12 @@ impl Simulator {
             route_ports.push(ROUTE_END);
         }
         assert!(route_ports.len() <= u32::MAX as usize, "route table outgrew 2^32 entries");
-        let flow_routes = spec.flows.iter().map(|f| [starts[f.fwd_route], starts[f.rev_route]]).collect();
+        let flows = spec
+            .flows
+            .iter()
+            .map(|f| FlowRt::pending(f.size_bytes, [starts[f.fwd_route], starts[f.rev_route]]))
+            .collect();
+        let last_bytes = vec![0; spec.flows.len()];
         let mut groups: Vec<String> = Vec::new();
         let mut group_of = |f: &FlowSpec| match groups.iter().position(|g| *g == f.group) {
             Some(i) => i as u16,
@@ -254,9 +257,9 @@ impl Simulator {
             ports,
             media,
             route_ports,
-            flow_routes,
             groups,
             flow_group,
+            last_bytes,
             prev_group_tx,
             group_series: GroupSeries::default(),
             slab: Slab::default(),
@@ -470,7 +473,7 @@ impl Simulator {
             let pkt = &self.slab.pkts[slot.pkt as usize];
             // The direction the emitting endpoint set: the data path or the return path.
             let (f, forward_dir) = (pkt.flow as usize, pkt.dir == Direction::Forward);
-            self.deliver(f, slot.pkt, forward_dir);
+            self.deliver(f, slot.pkt, forward_dir, slot.group);
         }
     }
 
@@ -526,7 +529,8 @@ impl Simulator {
         }
     }
 
-    fn deliver(&mut self, f: usize, idx: u32, forward_dir: bool) {
+    /// Packet `idx` of flow `f` (in flow group `group`, from its slot) reaches its endpoint.
+    fn deliver(&mut self, f: usize, idx: u32, forward_dir: bool, group: u16) {
         self.cons.delivered += 1;
         if !self.flows[f].running() {
             self.slab.release(idx);
@@ -540,19 +544,27 @@ impl Simulator {
             ep.expect("running flow has endpoints").on_packet(now, &self.slab.pkts[idx as usize]);
         }
         self.slab.release(idx);
-        self.transmit(f, side);
+        self.send(f, side, group);
         if side == SENDER {
             self.check_done(f);
         }
     }
 
+    /// `send` with the flow's group looked up (a flow's start, a timer): out of line, so that
+    /// `send` is inlined only into the per-delivery path.
+    #[inline(never)]
+    fn transmit(&mut self, f: usize, side: usize) {
+        self.send(f, side, self.flow_group[f]);
+    }
+
     /// Drain an endpoint's `poll_transmit_into` onto the first port of its path (each packet
     /// written straight into its slab slot; a drain ends at `Last` without an empty poll), then
-    /// re-arm its timer.
-    #[inline]
-    fn transmit(&mut self, f: usize, side: usize) {
+    /// re-arm its timer. Flow `f` is in flow group `group`.
+    #[inline(always)]
+    fn send(&mut self, f: usize, side: usize, group: u16) {
+        debug_assert_eq!(group, self.flow_group[f]);
         let now = self.now;
-        let hop = self.flow_routes[f][side];
+        let hop = self.flows[f].routes[side];
         let first = self.route_ports[hop as usize] as usize;
         loop {
             let fl = &mut self.flows[f];
@@ -570,7 +582,7 @@ impl Simulator {
             debug_assert_eq!(pkt.dir == Direction::Forward, side == SENDER, "flow {f}: {:?}", pkt.dir);
             self.cons.sent += 1;
             let size = pkt.size;
-            self.forward(first, idx, hop, self.flow_group[f], size);
+            self.forward(first, idx, hop, group, size);
             if sent == Transmit::Last {
                 break;
             }
@@ -628,10 +640,10 @@ impl Simulator {
         let start = made.map_or_else(|| self.spec.flows[f].start, |m| m.start);
         let fl = &mut self.flows[f];
         let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
-        let delta = rb - fl.last_bytes;
+        let delta = rb - self.last_bytes[f];
         self.goodput_bytes += delta;
         self.done_bytes += rb;
-        fl.last_bytes = rb;
+        self.last_bytes[f] = rb;
         if self.spec.record_flows {
             // The flow has no row after this: what it delivered since its last row goes into
             // one at the next sample time, so its series adds up to every byte. (The run's last
@@ -668,9 +680,9 @@ impl Simulator {
     fn source_flow(&mut self, s: usize) {
         let f = self.flows.len();
         let size = self.sources[s].next_bytes;
-        self.flows.push(FlowRt::pending(Some(size)));
-        self.flow_routes.push(self.sources[s].routes);
+        self.flows.push(FlowRt::pending(Some(size), self.sources[s].routes));
         self.flow_group.push(self.sources[s].group);
+        self.last_bytes.push(0);
         self.made.push(Made { source: s as u32, start: self.now });
         let (snd, rcv) = self.endpoints(&self.spec.sources[s].flow, f, Some(size));
         self.run_flow(f, snd, rcv);
@@ -768,9 +780,9 @@ impl Simulator {
                 continue;
             }
             let rb = fl.receiver.as_ref().map_or(0, |r| r.stats().bytes);
-            let delta = rb - fl.last_bytes;
+            let delta = rb - self.last_bytes[f];
             self.goodput_bytes += delta;
-            fl.last_bytes = rb;
+            self.last_bytes[f] = rb;
             if self.spec.record_flows {
                 self.flow_series.push(t_s, f as u32, delta, dt, fl.sender.as_deref());
             }
