@@ -10,6 +10,7 @@ from conftest import REPO
 
 def _texts():
     files = [REPO / "README.md", REPO / "ARCHITECTURE.md", REPO / "DEVELOPERS.md"]
+    files += sorted((REPO / "docs").glob("*.md"))
     files += sorted((REPO / "python" / "racc").rglob("*.py")) + sorted((REPO / "python" / "racc").rglob("*.toml"))
     return [(f, f.read_text(encoding="utf-8")) for f in files]
 
