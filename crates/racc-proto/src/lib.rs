@@ -39,6 +39,7 @@ pub mod metrics;
 pub mod packet;
 pub mod params;
 pub mod piqi_rcp;
+pub mod protocol;
 pub mod qfcp;
 pub mod rcp;
 pub mod registry;

@@ -12,7 +12,7 @@ pub use droptail::DropTail;
 pub use red::{red_byte_scale, red_ewma, red_idle_decay, red_pa, red_pb, Red, RedAction, RedMode, RedParams};
 
 use crate::params::{parse, ParamError};
-use crate::registry::{PortIdentity, RouterFactory};
+use crate::protocol::{PortIdentity, RouterFactory};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use std::sync::Arc;
@@ -32,4 +32,24 @@ pub fn parse_red(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, P
     let p: RedParams = parse(params)?;
     Red::new(p.clone(), SimRng::for_component(0, "check"))?;
     Ok(Arc::new(RedFactory(p)))
+}
+
+/// DropTail takes no parameters, and still refuses unknown keys.
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+
+#[derive(Debug)]
+struct DropTailFactory;
+
+impl RouterFactory for DropTailFactory {
+    fn build(&self, _port: &PortIdentity<'_>, _rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(DropTail::new())
+    }
+}
+
+/// The registry's "droptail": no parameters.
+pub fn parse_droptail(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    let _: NoParams = parse(params)?;
+    Ok(Arc::new(DropTailFactory))
 }

@@ -37,7 +37,7 @@ pub use window::{DccpWindow, Growth};
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::packet::{ecn, hdr};
 use crate::params::{parse, ParamError};
-use crate::registry::{FlowProtocol, Requirement};
+use crate::protocol::{FlowProtocol, Requirement};
 use crate::vcp::{self, VcpEcho, VcpLaws, VcpParams};
 use std::sync::Arc;
 

@@ -5,7 +5,6 @@
 use super::*;
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::packet::{Kind, Packet};
-use crate::registry;
 use crate::rng::SimRng;
 use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
 use serde_json::json;
@@ -388,30 +387,23 @@ fn handshake_opens_before_data() {
 }
 
 #[test]
-fn registry_builds_and_checks_dccp() {
-    assert_eq!(registry::canonical_protocol("ccid2"), Some("dccp"));
-    assert_eq!(registry::check_protocol("dccp", &serde_json::Value::Null), Ok(()));
-    assert_eq!(registry::check_protocol("dccp", &json!({"ack_ratio": 0})).unwrap_err().key, "ack_ratio");
-    assert_eq!(
-        registry::check_protocol("dccp", &json!({"ack_ratio_bounds": "x"})).unwrap_err().key,
-        "ack_ratio_bounds"
-    );
-    assert!(registry::check_protocol("dccp", &json!({"nope": 1})).unwrap_err().reason.contains("nope"));
-    assert_eq!(registry::check_protocol("dccp-vcp", &serde_json::Value::Null), Ok(()));
-    assert_eq!(registry::check_protocol("dccp-vcp", &json!({"beta": 2.0})).unwrap_err().key, "beta");
-    assert_eq!(
-        registry::check_protocol("dccp-vcp", &json!({"dccp": {"numdupack": 0}})).unwrap_err().key,
-        "dccp.numdupack"
-    );
-    assert_eq!(registry::check_protocol("dccp-vcp", &json!({"dccp": {"x": 0}})).unwrap_err().key, "dccp.x");
-    assert_eq!(registry::check_protocol("dccp-vcp", &json!({"tcp": {}})).unwrap_err().key, "tcp");
+fn parses_and_checks_dccp() {
+    assert_eq!(parse_flow(&serde_json::Value::Null).map(drop), Ok(()));
+    assert_eq!(parse_flow(&json!({"ack_ratio": 0})).map(drop).unwrap_err().key, "ack_ratio");
+    assert_eq!(parse_flow(&json!({"ack_ratio_bounds": "x"})).map(drop).unwrap_err().key, "ack_ratio_bounds");
+    assert!(parse_flow(&json!({"nope": 1})).map(drop).unwrap_err().reason.contains("nope"));
+    assert_eq!(parse_vcp_flow(&serde_json::Value::Null).map(drop), Ok(()));
+    assert_eq!(parse_vcp_flow(&json!({"beta": 2.0})).map(drop).unwrap_err().key, "beta");
+    assert_eq!(parse_vcp_flow(&json!({"dccp": {"numdupack": 0}})).map(drop).unwrap_err().key, "dccp.numdupack");
+    assert_eq!(parse_vcp_flow(&json!({"dccp": {"x": 0}})).map(drop).unwrap_err().key, "dccp.x");
+    assert_eq!(parse_vcp_flow(&json!({"tcp": {}})).map(drop).unwrap_err().key, "tcp");
     let c = cfg(None);
-    let mut s = registry::sender("dccp-vcp", &c, &json!({"iw": 3})).unwrap();
+    let mut s = parse_vcp_flow(&json!({"iw": 3})).map(|p| p.sender(&c)).unwrap();
     s.start(0);
     let out: Vec<_> = std::iter::from_fn(|| s.poll_transmit(0)).collect();
     assert_eq!(out.len(), 3);
     assert!(out.iter().all(|p| p.ecn == crate::packet::ecn::ECT1 && p.size == 1000 && p.payload == 964));
-    let mut d = registry::sender("dccp", &c, &serde_json::Value::Null).unwrap();
+    let mut d = parse_flow(&serde_json::Value::Null).map(|p| p.sender(&c)).unwrap();
     d.start(0);
     let p = d.poll_transmit(0).unwrap();
     assert_eq!((p.ecn, p.dir), (crate::packet::ecn::ECT0, crate::packet::Direction::Forward));

@@ -27,10 +27,11 @@ pub use window::{BitMap, DcpewWindow, LossStats};
 use crate::dpcp::{chain_requirements, dpcp_flow, DpcpEcho};
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
-use crate::registry::{keys, ContractValue, FlowProtocol, PortIdentity, Requirement, RouterFactory};
+use crate::protocol::{ContractValue, FlowProtocol, PortIdentity, Requirement, RouterFactory};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery};
+use crate::vcp::keys;
 use std::sync::Arc;
 
 /// A TCP/DCP-EW sender. Validates `p`. The flow's data sequence space starts 2³¹ on, as

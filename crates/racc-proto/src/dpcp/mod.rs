@@ -32,13 +32,13 @@ pub use window::DpcpWindow;
 
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::ParamError;
-use crate::registry::{
-    keys, with_chain_default, ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory,
-};
+use crate::protocol::{ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery};
 use crate::vcp;
+use crate::vcp::keys;
+use params::with_chain_default;
 use std::sync::Arc;
 
 /// The flow as DPCP runs it. Seed 000 §3.2 rests on seq and ack being "sufficiently apart"

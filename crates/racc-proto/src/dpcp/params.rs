@@ -4,7 +4,7 @@
 
 use super::decode::DecoderParams;
 use super::levels::MAX_CHAIN;
-use crate::params::{positive, ParamError};
+use crate::params::{parse, positive, ParamError};
 use crate::tcp::TcpParams;
 use crate::vcp::{AiLawName, LoadFactorParams, MdHold, Ns2Ai, QueueTerm};
 
@@ -90,6 +90,18 @@ impl Default for DpcpParams {
             tcp: TcpParams::default(),
         }
     }
+}
+
+/// A parameter table whose `chain` defaults to `n` unless given (DPCP 2, TPCP 3).
+pub(crate) fn with_chain_default<T: serde::de::DeserializeOwned + Default>(
+    params: &serde_json::Value,
+    n: u8,
+) -> Result<T, ParamError> {
+    let mut v = if params.is_null() { serde_json::json!({}) } else { params.clone() };
+    if let Some(m) = v.as_object_mut() {
+        m.entry("chain").or_insert(serde_json::json!(n));
+    }
+    parse(&v)
 }
 
 /// Chain lengths the protocols accept (n = 1 would be VCP itself).

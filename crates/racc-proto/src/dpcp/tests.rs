@@ -158,35 +158,36 @@ fn lossy_path_delivers_everything_and_falls_back_to_vcp_mode() {
 }
 
 #[test]
-fn registry_builds_and_checks_dpcp_and_tpcp() {
-    use crate::registry;
+fn parses_and_checks_dpcp_and_tpcp() {
+    use crate::params::ParamError;
+    use crate::protocol::{FlowProtocol, RouterFactory, ANY_PORT};
     use serde_json::json;
-    assert_eq!(registry::canonical_protocol("tcp-dpcp"), Some("dpcp"));
-    assert_eq!(registry::canonical_protocol("tcp-tpcp"), Some("tpcp"));
-    for name in ["dpcp", "tpcp"] {
-        assert_eq!(registry::check_protocol(name, &serde_json::Value::Null), Ok(()));
-        assert_eq!(registry::check_protocol(name, &json!({"chain": 4})), Ok(()));
-        assert_eq!(registry::check_protocol(name, &json!({"chain": 1})).unwrap_err().key, "chain");
-        assert_eq!(registry::check_protocol(name, &json!({"tcp": {"dupthresh": 0}})).unwrap_err().key, "tcp.dupthresh");
-        assert!(registry::check_protocol(name, &json!({"mu": 0.1})).unwrap_err().reason.contains("mu"));
-        assert_eq!(registry::check_router(name, &serde_json::Value::Null), Ok(()));
-        assert_eq!(registry::check_router(name, &json!({"chain": 7})).unwrap_err().key, "chain");
-        assert_eq!(registry::check_router(name, &json!({"gamma": 2.0})).unwrap_err().key, "gamma");
-        let r = registry::router(name, &serde_json::Value::Null, SimRng::for_component(1, "router/port0")).unwrap();
+    type Flow = fn(&serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError>;
+    type Router = fn(&serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError>;
+    let both: [(&str, Flow, Router); 2] =
+        [("dpcp", parse_dpcp_flow, parse_dpcp_router), ("tpcp", parse_tpcp_flow, parse_tpcp_router)];
+    for (name, flow, router) in both {
+        assert_eq!(flow(&serde_json::Value::Null).map(drop), Ok(()));
+        assert_eq!(flow(&json!({"chain": 4})).map(drop), Ok(()));
+        assert_eq!(flow(&json!({"chain": 1})).unwrap_err().key, "chain");
+        assert_eq!(flow(&json!({"tcp": {"dupthresh": 0}})).unwrap_err().key, "tcp.dupthresh");
+        assert!(flow(&json!({"mu": 0.1})).unwrap_err().reason.contains("mu"));
+        assert_eq!(router(&serde_json::Value::Null).map(drop), Ok(()));
+        assert_eq!(router(&json!({"chain": 7})).unwrap_err().key, "chain");
+        assert_eq!(router(&json!({"gamma": 2.0})).unwrap_err().key, "gamma");
+        let r = router(&serde_json::Value::Null).unwrap().build(&ANY_PORT, SimRng::for_component(1, "router/port0"));
         assert_eq!(r.name(), name, "tpcp defaults to chains of 3");
-        assert!(registry::ROUTER_MODULES.iter().any(|m| m.name == name));
-        assert!(registry::PROTOCOLS.iter().any(|m| m.name == name));
     }
-    let r = registry::router("tpcp", &json!({"chain": 2}), SimRng::for_component(1, "p")).unwrap();
+    let r = parse_tpcp_router(&json!({"chain": 2})).map(|f| f.build(&ANY_PORT, SimRng::for_component(1, "p"))).unwrap();
     assert_eq!(r.name(), "dpcp");
-    // TPCP end to end through the registry: position offsets on the data.
+    // TPCP end to end through its factory: position offsets on the data.
     let cfg = FlowConfig::new(0, 1040);
-    let mut s = registry::sender("tpcp", &cfg, &serde_json::Value::Null).unwrap();
+    let mut s = parse_tpcp_flow(&serde_json::Value::Null).map(|p| p.sender(&cfg)).unwrap();
     s.start(0);
     let mut ks = vec![];
     for _ in 0..2 {
         ks.extend(std::iter::from_fn(|| s.poll_transmit(0)).map(|p| position_n(&p, 3).0));
     }
     assert_eq!(ks, vec![0, 1]);
-    assert!(registry::receiver("tpcp", &cfg, &json!({"chain": 9})).is_err());
+    assert!(parse_tpcp_flow(&json!({"chain": 9})).map(|p| p.receiver(&cfg)).is_err());
 }

@@ -32,7 +32,15 @@ pub use router::JetMaxRouter;
 
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
-use crate::registry::{keys, ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+use crate::protocol::{ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+
+/// JetMax's contract keys.
+pub mod keys {
+    /// A JetMax router module is present (Int 1; PROTOCOLS.md §7).
+    pub const XCC_JETMAX: &str = "xcc.jetmax";
+    /// The control interval Δ (s) of a JetMax router, which the sender's first step waits 2Δ of.
+    pub const JETMAX_DELTA: &str = "jetmax.delta";
+}
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery};
@@ -120,30 +128,30 @@ pub fn parse_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>
 mod tests {
     use super::*;
     use crate::packet::{CongHeader, Kind};
-    use crate::registry::{self, Registry, ANY_PORT};
+    use crate::protocol::ANY_PORT;
     use crate::time::NS_PER_MS;
     use serde_json::json;
 
     #[test]
-    fn registry_builds_and_checks_jetmax() {
-        let r = Registry::standard();
-        assert_eq!(r.protocol("jetmax").map(|p| p.regulation), Some(registry::Regulation::Rate));
-        assert_eq!(registry::check_protocol("jetmax", &serde_json::Value::Null), Ok(()));
-        assert_eq!(registry::check_protocol("jetmax", &json!({"tau": 2.0})).unwrap_err().key, "tau");
-        assert_eq!(registry::check_protocol("jetmax", &json!({"tcp": {"max_rto": 0}})).unwrap_err().key, "tcp.max_rto");
-        assert!(registry::check_protocol("jetmax", &json!({"gamma": 0.9})).unwrap_err().reason.contains("gamma"));
-        assert_eq!(registry::check_router("jetmax", &serde_json::Value::Null), Ok(()));
-        assert_eq!(registry::check_router("jetmax", &json!({"gamma": 0.0})).unwrap_err().key, "gamma");
-        assert_eq!(registry::check_router("jetmax", &json!({"delta": -1.0})).unwrap_err().key, "delta");
-        assert!(registry::check_router("jetmax", &json!({"tau": 0.5})).unwrap_err().reason.contains("tau"));
-        let m = registry::router("jetmax", &serde_json::Value::Null, SimRng::for_component(1, "router/port0")).unwrap();
+    fn parses_and_checks_jetmax() {
+        assert_eq!(parse_flow(&serde_json::Value::Null).map(drop), Ok(()));
+        assert_eq!(parse_flow(&json!({"tau": 2.0})).map(drop).unwrap_err().key, "tau");
+        assert_eq!(parse_flow(&json!({"tcp": {"max_rto": 0}})).map(drop).unwrap_err().key, "tcp.max_rto");
+        assert!(parse_flow(&json!({"gamma": 0.9})).map(drop).unwrap_err().reason.contains("gamma"));
+        assert_eq!(parse_router(&serde_json::Value::Null).map(drop), Ok(()));
+        assert_eq!(parse_router(&json!({"gamma": 0.0})).map(drop).unwrap_err().key, "gamma");
+        assert_eq!(parse_router(&json!({"delta": -1.0})).map(drop).unwrap_err().key, "delta");
+        assert!(parse_router(&json!({"tau": 0.5})).map(drop).unwrap_err().reason.contains("tau"));
+        let m = parse_router(&serde_json::Value::Null)
+            .map(|f| f.build(&ANY_PORT, SimRng::for_component(1, "router/port0")))
+            .unwrap();
         assert_eq!(m.name(), "jetmax");
         assert!(m.next_tick().unwrap() < 10 * NS_PER_MS);
         // The path contracts: JetMax needs a JetMax router somewhere, with its delta.
-        let reqs = r.parse_protocol("jetmax", &json!({"delta": 0.02})).unwrap().1.path_requirements();
+        let reqs = parse_flow(&json!({"delta": 0.02})).unwrap().path_requirements();
         assert!(reqs.iter().any(|q| q.key == keys::XCC_JETMAX && q.presence == Presence::Somewhere));
         assert!(reqs.iter().any(|q| q.key == keys::JETMAX_DELTA && q.value == ContractValue::Real(0.02)));
-        let prov = r.parse_router("jetmax", &json!({"delta": 0.02})).unwrap().provides();
+        let prov = parse_router(&json!({"delta": 0.02})).unwrap().provides();
         assert!(prov.contains(&(keys::JETMAX_DELTA, ContractValue::Real(0.02))));
         assert!(prov.contains(&(keys::XCC_JETMAX, ContractValue::Int(1))));
     }
@@ -161,8 +169,8 @@ mod tests {
     #[test]
     fn sender_and_receiver_back_to_back() {
         let cfg = FlowConfig::new(3, 1000);
-        let mut s = registry::sender("jetmax", &cfg, &serde_json::Value::Null).unwrap();
-        let mut r = registry::receiver("jetmax", &cfg, &serde_json::Value::Null).unwrap();
+        let mut s = parse_flow(&serde_json::Value::Null).map(|p| p.sender(&cfg)).unwrap();
+        let mut r = parse_flow(&serde_json::Value::Null).map(|p| p.receiver(&cfg)).unwrap();
         s.start(0);
         r.start(0);
         let mut p = s.poll_transmit(0).expect("one packet may always go");

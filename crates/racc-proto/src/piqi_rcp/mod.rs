@@ -18,8 +18,8 @@ pub use params::PiqiRouterParams;
 pub use router::PiqiRouter;
 
 use crate::params::ParamError;
+use crate::protocol::RouterFactory;
 use crate::rcp::parse_rate_router;
-use crate::registry::RouterFactory;
 use std::sync::Arc;
 
 /// The registry's "piqi-rcp" router module (RCP's factory glue: it provides xcc.rate).

@@ -22,7 +22,13 @@ pub use sender::{RcpSender, NO_LIMIT, RCP_HEADER};
 
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
-use crate::registry::{keys, ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+use crate::protocol::{ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+
+/// The rate routers' contract key (RCP's and PIQI-RCP's).
+pub mod keys {
+    /// A router module that writes a rate into RCP headers (rcp, piqi-rcp): Int(1).
+    pub const XCC_RATE: &str = "xcc.rate";
+}
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery};

@@ -7,7 +7,6 @@ use crate::endpoint::FlowConfig;
 use crate::metrics::{MetricList, MetricValue};
 use crate::packet::{CongHeader, Direction, Kind, Packet, TcpHeader};
 use crate::piqi_rcp::{PiqiRouter, PiqiRouterParams};
-use crate::registry;
 use crate::router::{PortView, RouterModule};
 use crate::time::{NS_PER_MS, NS_PER_SEC};
 use serde_json::json;
@@ -131,8 +130,8 @@ fn stamping_at_arrival_writes_the_rate_in_force_at_arrival() {
     assert!(r.rate() < 50_000.0, "{}", r.rate());
     r.on_departure(11 * MS, &mut pkt, &port(0));
     assert_eq!(rate_of(&pkt), 50_000);
-    assert_eq!(registry::check_router("rcp", &json!({"stamp": "arrival"})), Ok(()));
-    assert_eq!(registry::check_router("rcp", &json!({"stamp": "enqueue"})).unwrap_err().key, "stamp");
+    assert_eq!(parse_router(&json!({"stamp": "arrival"})).map(drop), Ok(()));
+    assert_eq!(parse_router(&json!({"stamp": "enqueue"})).map(drop).unwrap_err().key, "stamp");
 }
 
 #[test]
@@ -224,7 +223,10 @@ fn piqi_interval_and_newcomer_by_hand() {
 fn flow_pair(handshake: bool) -> (Box<dyn crate::Endpoint>, Box<dyn crate::Endpoint>) {
     let mut cfg = FlowConfig::new(1, 1040); // wire 1040 B, MSS 1040 − 40 − 12 = 988
     cfg.handshake = handshake;
-    (registry::sender("rcp", &cfg, &json!(null)).unwrap(), registry::receiver("rcp", &cfg, &json!(null)).unwrap())
+    (
+        parse_flow(&json!(null)).map(|p| p.sender(&cfg)).unwrap(),
+        parse_flow(&json!(null)).map(|p| p.receiver(&cfg)).unwrap(),
+    )
 }
 
 fn drain(e: &mut dyn crate::Endpoint, now: u64) -> Vec<Packet> {
@@ -330,9 +332,9 @@ fn ref_probes_once_per_rtt_while_the_gap_exceeds_it() {
 
 #[test]
 fn params_are_refused_with_their_key() {
-    assert_eq!(registry::check_router("rcp", &json!(null)), Ok(()));
-    assert_eq!(registry::check_router("piqi-rcp", &json!(null)), Ok(()));
-    assert_eq!(registry::check_protocol("piqi-rcp", &json!(null)), Ok(()));
+    assert_eq!(parse_router(&json!(null)).map(drop), Ok(()));
+    assert_eq!(crate::piqi_rcp::parse_router(&json!(null)).map(drop), Ok(()));
+    assert_eq!(parse_flow(&json!(null)).map(drop), Ok(()));
     for (module, bad, key) in [
         ("rcp", json!({"t_slot": 0.0}), "t_slot"),
         ("rcp", json!({"alpha": -1.0}), "alpha"),
@@ -345,16 +347,12 @@ fn params_are_refused_with_their_key() {
         ("piqi-rcp", json!({"gamma": 0.0}), "gamma"),
         ("piqi-rcp", json!({"delta": -1.0}), "delta"),
     ] {
-        assert_eq!(registry::check_router(module, &bad).unwrap_err().key, key, "{module} {bad}");
+        let parse = if module == "rcp" { parse_router } else { crate::piqi_rcp::parse_router };
+        assert_eq!(parse(&bad).unwrap_err().key, key, "{module} {bad}");
     }
-    assert!(registry::check_router("rcp", &json!({"rcp_d0_gain": "fast"}))
-        .unwrap_err()
-        .to_string()
-        .contains("rcp_d0_gain"));
-    assert!(registry::check_router("rcp", &json!({"alpah": 0.1})).unwrap_err().reason.contains("alpah"));
-    assert_eq!(registry::check_protocol("rcp", &json!({"tcp": {"max_rto": 0}})).unwrap_err().key, "tcp.max_rto");
-    let e = registry::Registry::standard().protocol("piqi-rcp").unwrap();
-    assert_eq!(e.regulation, registry::Regulation::Rate);
-    let req = registry::Registry::standard().parse_protocol("rcp", &json!(null)).unwrap().1.path_requirements();
-    assert_eq!(req[0].key, registry::keys::XCC_RATE);
+    assert!(parse_router(&json!({"rcp_d0_gain": "fast"})).map(drop).unwrap_err().to_string().contains("rcp_d0_gain"));
+    assert!(parse_router(&json!({"alpah": 0.1})).map(drop).unwrap_err().reason.contains("alpah"));
+    assert_eq!(parse_flow(&json!({"tcp": {"max_rto": 0}})).map(drop).unwrap_err().key, "tcp.max_rto");
+    let req = parse_flow(&json!(null)).unwrap().path_requirements();
+    assert_eq!(req[0].key, keys::XCC_RATE);
 }

@@ -35,7 +35,7 @@ use crate::cc::CongestionControl;
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::packet::hdr;
 use crate::params::{parse, positive, ParamError};
-use crate::registry::FlowProtocol;
+use crate::protocol::FlowProtocol;
 use std::sync::Arc;
 
 /// How fast recovery ends (the transport's variant; window rules are the same).

@@ -36,7 +36,16 @@ pub use window::VcpWindow;
 
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
-use crate::registry::{keys, ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+use crate::protocol::{ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+
+/// The contract keys of the load-factor family (what VCP-family routers provide and its flows
+/// require: VCP, DPCP/TPCP, DCP-EW, DCCP/VCP).
+pub mod keys {
+    /// The interval t_p (s) over which a router measures its load factor (VCP-DCCP A1).
+    pub const LOAD_FACTOR_T_P: &str = "load_factor.t_p";
+    /// The packets a load factor is spread over (DPCP 2, TPCP 3, ...; MPCP §3, §5).
+    pub const LOAD_FACTOR_CHAIN: &str = "load_factor.chain";
+}
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery};
@@ -109,42 +118,24 @@ pub fn parse_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>
 mod tests {
     use crate::endpoint::FlowConfig;
     use crate::packet::{ecn, Kind};
-    use crate::registry;
+    use crate::protocol::ANY_PORT;
     use crate::rng::SimRng;
     use crate::time::NS_PER_MS;
     use serde_json::json;
 
     #[test]
-    fn registry_builds_and_checks_vcp() {
-        assert_eq!(registry::canonical_protocol("tcp-vcp"), Some("vcp"));
-        assert_eq!(registry::check_protocol("vcp", &serde_json::Value::Null), Ok(()));
-        assert_eq!(registry::check_protocol("vcp", &json!({"beta": 2.0})).unwrap_err().key, "beta");
-        assert_eq!(registry::check_protocol("vcp", &json!({"tcp": {"max_rto": 0}})).unwrap_err().key, "tcp.max_rto");
-        assert!(registry::check_protocol("vcp", &json!({"gama": 1})).unwrap_err().reason.contains("gama"));
-        assert_eq!(registry::check_router("vcp", &serde_json::Value::Null), Ok(()));
-        assert_eq!(registry::check_router("vcp", &json!({"t_q": -0.01})).unwrap_err().key, "t_q");
-        assert!(registry::check_router("vcp", &json!({"mu": 0.1})).unwrap_err().reason.contains("mu"));
-        let r = registry::router("vcp", &json!({"gamma": 0.95}), SimRng::for_component(1, "router/port0")).unwrap();
+    fn parses_and_checks_vcp() {
+        assert_eq!(super::parse_flow(&serde_json::Value::Null).map(drop), Ok(()));
+        assert_eq!(super::parse_flow(&json!({"beta": 2.0})).map(drop).unwrap_err().key, "beta");
+        assert_eq!(super::parse_flow(&json!({"tcp": {"max_rto": 0}})).map(drop).unwrap_err().key, "tcp.max_rto");
+        assert!(super::parse_flow(&json!({"gama": 1})).map(drop).unwrap_err().reason.contains("gama"));
+        assert_eq!(super::parse_router(&serde_json::Value::Null).map(drop), Ok(()));
+        assert_eq!(super::parse_router(&json!({"t_q": -0.01})).map(drop).unwrap_err().key, "t_q");
+        assert!(super::parse_router(&json!({"mu": 0.1})).map(drop).unwrap_err().reason.contains("mu"));
+        let r = super::parse_router(&json!({"gamma": 0.95}))
+            .map(|f| f.build(&ANY_PORT, SimRng::for_component(1, "router/port0")))
+            .unwrap();
         assert_eq!(r.name(), "vcp");
-        assert!(registry::ROUTER_MODULES.iter().any(|m| m.name == "vcp"));
-    }
-
-    /// Every VCP-family protocol takes `ai_law` ("seed001" | "ns2") and its `ai_ns2` constants,
-    /// and refuses another value with the key and the two accepted names.
-    #[test]
-    fn every_vcp_family_protocol_takes_ai_law() {
-        for proto in ["vcp", "dpcp", "tpcp", "dcpew", "dccp-vcp"] {
-            for law in ["seed001", "ns2"] {
-                assert_eq!(registry::check_protocol(proto, &json!({"ai_law": law})), Ok(()), "{proto} {law}");
-            }
-            let e = registry::check_protocol(proto, &json!({"ai_law": "ns3"})).unwrap_err();
-            assert_eq!(e.key, "ai_law", "{proto}");
-            assert!(e.reason.contains("seed001") && e.reason.contains("ns2"), "{proto}: {e}");
-            let e = registry::check_protocol(proto, &json!({"ai_law": "ns2", "ai_ns2": {"w": 0}})).unwrap_err();
-            assert_eq!(e.key, "ai_ns2.w", "{proto}");
-            let e = registry::check_protocol(proto, &json!({"ai_ns2": {"t_e": 0.1}})).unwrap_err();
-            assert!(e.key.starts_with("ai_ns2") && e.reason.contains("t_e"), "{proto}: {e:?}");
-        }
     }
 
     /// Sender and receiver built by the registry, wired back to back: 2 packets at 01, ACKs
@@ -152,8 +143,8 @@ mod tests {
     #[test]
     fn sender_and_receiver_back_to_back() {
         let cfg = FlowConfig::new(3, 1040); // MSS 1000
-        let mut s = registry::sender("vcp", &cfg, &serde_json::Value::Null).unwrap();
-        let mut r = registry::receiver("vcp", &cfg, &serde_json::Value::Null).unwrap();
+        let mut s = super::parse_flow(&serde_json::Value::Null).map(|p| p.sender(&cfg)).unwrap();
+        let mut r = super::parse_flow(&serde_json::Value::Null).map(|p| p.receiver(&cfg)).unwrap();
         s.start(0);
         r.start(0);
         let out: Vec<_> = std::iter::from_fn(|| s.poll_transmit(0)).collect();

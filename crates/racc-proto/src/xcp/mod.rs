@@ -34,7 +34,16 @@ pub use window::{XcpWindow, XCP_HEADER_BYTES};
 
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
-use crate::registry::{keys, ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+use crate::protocol::{ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+
+/// XCP's contract keys.
+pub mod keys {
+    /// An XCP router module (value 1): XCP flows need one on their data path (PROTOCOLS.md §5).
+    pub const XCC_XCP: &str = "xcc.xcp";
+    /// The form of an XCP router's header and feedback: 0 window, 1 throughput
+    /// (`xcp::XcpForm`); flows and routers on one path must agree (feedback units).
+    pub const XCP_FORM: &str = "xcp.form";
+}
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery};

@@ -42,7 +42,7 @@ pub enum XcpForm {
 }
 
 impl XcpForm {
-    /// The path contract's value of this form ([`crate::registry::keys::XCP_FORM`]).
+    /// The path contract's value of this form ([`crate::xcp::keys::XCP_FORM`]).
     pub fn contract(self) -> i64 {
         match self {
             XcpForm::Window => 0,

@@ -1,12 +1,12 @@
 //! Unit tests of XCP's router arithmetic (against hand-computed values), its per-packet cost,
-//! the sender's window and the registry glue.
+//! the sender's window and the factory glue.
 
 use super::*;
 use crate::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
 use crate::endpoint::FlowConfig;
 use crate::metrics::{MetricList, MetricValue};
 use crate::packet::{CongHeader, Direction, Kind, Packet, TcpHeader};
-use crate::registry::{self, keys, ContractValue, Presence};
+use crate::protocol::{ContractValue, Presence, ANY_PORT};
 use crate::router::{PortView, RouterModule};
 use crate::tcp::recovery::drive;
 use crate::time::{Time, NS_PER_MS};
@@ -160,9 +160,12 @@ fn xcp_b_takes_the_spare_bandwidth_from_the_queue() {
     assert_eq!(m.get("blind_probes"), Some(MetricValue::Count(1)));
     assert_eq!(m.get("spare_estimate_bps"), Some(MetricValue::Gauge(0.1 * c.y * 8.0)));
     assert_eq!(m.get("capacity_estimate_bps"), None, "no capacity estimate");
-    // The registry's "xcp-b" router module is this one.
+    // The "xcp-b" router module (`parse_router_b`) is this one.
     let mut m = MetricList::default();
-    registry::router("xcp-b", &json!({}), crate::rng::SimRng::for_component(1, "xcp-b")).unwrap().metrics(&mut m);
+    parse_router_b(&json!({}))
+        .map(|f| f.build(&ANY_PORT, crate::rng::SimRng::for_component(1, "xcp-b")))
+        .unwrap()
+        .metrics(&mut m);
     assert!(m.get("blind_probes").is_some() && m.get("capacity_estimate_bps").is_none());
 }
 
@@ -469,16 +472,15 @@ fn sender_loss_halves_and_timeout_restarts_at_one_packet() {
     assert_eq!(w.cwnd_wire(), 10_000.0);
 }
 
-// ---- registry ----
+// ---- parameters and path contracts ----
 
 #[test]
-fn registry_builds_and_checks_xcp() {
-    assert_eq!(registry::canonical_protocol("tcp-xcp"), Some("xcp"));
-    assert_eq!(registry::check_protocol("xcp", &serde_json::Value::Null), Ok(()));
-    assert_eq!(registry::check_protocol("xcp", &json!({"desired_rate": 0})).unwrap_err().key, "desired_rate");
-    assert_eq!(registry::check_protocol("xcp", &json!({"tcp": {"max_rto": 0}})).unwrap_err().key, "tcp.max_rto");
-    assert!(registry::check_protocol("xcp", &json!({"alpha": 1})).unwrap_err().reason.contains("alpha"));
-    assert_eq!(registry::check_router("xcp", &serde_json::Value::Null), Ok(()));
+fn parses_and_checks_xcp() {
+    assert_eq!(parse_flow(&serde_json::Value::Null).map(drop), Ok(()));
+    assert_eq!(parse_flow(&json!({"desired_rate": 0})).map(drop).unwrap_err().key, "desired_rate");
+    assert_eq!(parse_flow(&json!({"tcp": {"max_rto": 0}})).map(drop).unwrap_err().key, "tcp.max_rto");
+    assert!(parse_flow(&json!({"alpha": 1})).map(drop).unwrap_err().reason.contains("alpha"));
+    assert_eq!(parse_router(&serde_json::Value::Null).map(drop), Ok(()));
     for (bad, key) in [
         (json!({"alpha": 0.0}), "alpha"),
         (json!({"alpha": -0.4}), "alpha"),
@@ -488,16 +490,17 @@ fn registry_builds_and_checks_xcp() {
         (json!({"initial_d": 2.0}), "initial_d"),
         (json!({"xcp_budget": "ns2"}), "xcp_budget"),
     ] {
-        let e = registry::check_router("xcp", &bad).unwrap_err();
+        let e = parse_router(&bad).map(drop).unwrap_err();
         assert_eq!(e.key, key, "{bad}: {e}");
     }
-    assert!(registry::check_router("xcp", &json!({"gama": 0.1})).unwrap_err().reason.contains("gama"));
-    assert_eq!(registry::check_router("xcp", &json!({"gamma": 1.0, "xcp_budget": "ns235", "count_ops": true})), Ok(()));
-    let r = registry::router("xcp", &json!(null), crate::rng::SimRng::for_component(1, "router/port0")).unwrap();
+    assert!(parse_router(&json!({"gama": 0.1})).map(drop).unwrap_err().reason.contains("gama"));
+    assert_eq!(parse_router(&json!({"gamma": 1.0, "xcp_budget": "ns235", "count_ops": true})).map(drop), Ok(()));
+    let r = parse_router(&json!(null))
+        .map(|f| f.build(&ANY_PORT, crate::rng::SimRng::for_component(1, "router/port0")))
+        .unwrap();
     assert_eq!(r.name(), "xcp");
     // The path contract: XCP flows need an XCP router somewhere; the router provides it.
-    let reg = registry::Registry::standard();
-    let reqs = reg.parse_protocol("xcp", &json!(null)).unwrap().1.path_requirements();
+    let reqs = parse_flow(&json!(null)).unwrap().path_requirements();
     assert_eq!(reqs.len(), 2);
     assert_eq!(
         (reqs[0].key, reqs[0].value, reqs[0].presence),
@@ -509,18 +512,18 @@ fn registry_builds_and_checks_xcp() {
         (keys::XCP_FORM, ContractValue::Int(0), Presence::IfProvided)
     );
     assert_eq!(
-        reg.parse_router("xcp", &json!(null)).unwrap().provides(),
+        parse_router(&json!(null)).unwrap().provides(),
         vec![(keys::XCC_XCP, ContractValue::Int(1)), (keys::XCP_FORM, ContractValue::Int(0))]
     );
 }
 
-/// Sender and receiver from the registry, back to back through one XCP router port.
+/// Sender and receiver from the flow factory, back to back through one XCP router port.
 #[test]
 fn sender_router_receiver_back_to_back() {
     let mut cfg = FlowConfig::new(3, 1000);
     cfg.handshake = false;
-    let mut s = registry::sender("xcp", &cfg, &serde_json::Value::Null).unwrap();
-    let mut rcv = registry::receiver("xcp", &cfg, &serde_json::Value::Null).unwrap();
+    let mut s = parse_flow(&serde_json::Value::Null).map(|p| p.sender(&cfg)).unwrap();
+    let mut rcv = parse_flow(&serde_json::Value::Null).map(|p| p.receiver(&cfg)).unwrap();
     s.start(0);
     rcv.start(0);
     let out: Vec<_> = std::iter::from_fn(|| s.poll_transmit(0)).collect();

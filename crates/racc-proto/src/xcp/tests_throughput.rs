@@ -8,7 +8,7 @@ use crate::cc::{Ack, CongestionControl, SenderCtx};
 use crate::endpoint::FlowConfig;
 use crate::metrics::{MetricList, MetricValue};
 use crate::packet::{CongHeader, Kind, Packet, TcpHeader};
-use crate::registry::{self, keys, ContractValue, Presence};
+use crate::protocol::{ContractValue, Presence};
 use crate::router::{PortView, RouterModule};
 use crate::time::{Time, NS_PER_MS};
 use crate::xcc::ops::{self, Counted, OpCounts};
@@ -193,16 +193,15 @@ fn sender_writes_x_and_scales_feedback_by_its_rtt() {
 
 #[test]
 fn form_is_a_parameter_and_a_path_contract() {
-    let reg = registry::Registry::standard();
     for (v, want) in [(json!(null), 0), (json!({"form": "window"}), 0), (json!({"form": "throughput"}), 1)] {
-        let reqs = reg.parse_protocol("xcp", &v).unwrap().1.path_requirements();
+        let reqs = parse_flow(&v).unwrap().path_requirements();
         assert_eq!(
             (reqs[1].key, reqs[1].value, reqs[1].presence),
             (keys::XCP_FORM, ContractValue::Int(want), Presence::IfProvided),
             "{v}"
         );
-        assert!(reg.parse_router("xcp", &v).unwrap().provides().contains(&(keys::XCP_FORM, ContractValue::Int(want))));
+        assert!(parse_router(&v).unwrap().provides().contains(&(keys::XCP_FORM, ContractValue::Int(want))));
     }
-    assert_eq!(registry::check_router("xcp", &json!({"form": "rate"})).unwrap_err().key, "form");
-    assert_eq!(registry::check_router("xcp-b", &json!({"form": "throughput"})), Ok(()));
+    assert_eq!(parse_router(&json!({"form": "rate"})).map(drop).unwrap_err().key, "form");
+    assert_eq!(parse_router_b(&json!({"form": "throughput"})).map(drop), Ok(()));
 }
