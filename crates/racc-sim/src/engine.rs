@@ -1,4 +1,4 @@
-//! The discrete-event engine: builds ports and flows from a [`Spec`], then runs events in
+//! The discrete-event engine: runs a [`Spec`]'s ports (built by `plan.rs`) and flows, events in
 //! (time, sequence) order. A packet's path: an endpoint's `poll_transmit` hands it to the
 //! first port of its route; each port accepts or drops it and, when it is the FIFO head,
 //! schedules its arrival at the far end; on arrival it is enqueued on the next port of the
@@ -7,18 +7,21 @@
 use crate::event::{EventQueue, Timer, What};
 use crate::medium::Medium;
 use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries};
+use crate::plan::flow_config_for;
 use crate::port::{Accept, Packets, Port, PortCounters, PortRole};
-use crate::scenario::{BufferSpec, FlowSpec, ScenarioError, Spec};
+use crate::scenario::buffers::port_rtts;
+use crate::scenario::{FlowSpec, ScenarioError, Spec};
 use crate::sources::FlowSource;
-use racc_proto::endpoint::{Endpoint, FlowConfig, Transmit};
+use racc_proto::endpoint::{Endpoint, Transmit};
 use racc_proto::ipsec::Tunnel;
-use racc_proto::loss::{LossProcess, LossSpec};
 use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
-use racc_proto::registry::{PortIdentity, RouterFactory};
 use racc_proto::rng::SimRng;
 use racc_proto::time::Time;
 use racc_proto::wire::ip_packet;
 use std::sync::Arc;
+
+/// Where the live runtime (racc-net) finds them; they are built in `plan.rs`.
+pub use crate::plan::{build_ports, flow_config};
 
 /// Runtime state of one flow. Endpoints exist only while the flow runs, so a study with tens
 /// of thousands of short flows holds only the live ones: a flow runs exactly while it has them
@@ -821,189 +824,6 @@ impl Simulator {
             counters: c,
         }
     }
-}
-
-/// Per port, the sum of the round-trip propagation delays of the flows (listed and made by
-/// sources) that cross it, and their number: a BDP buffer is sized from their mean.
-pub(crate) fn port_rtts(spec: &Spec) -> (Vec<f64>, Vec<u64>) {
-    let n_ports = spec.port_map().count();
-    let mut rtt_sum = vec![0f64; n_ports];
-    let mut rtt_n = vec![0u64; n_ports];
-    for f in spec.flows.iter().chain(spec.sources.iter().map(|s| &s.flow)) {
-        let rtt = spec.propagation_rtt(f) as f64;
-        for &p in spec.routes[f.fwd_route].iter().chain(&spec.routes[f.rev_route]) {
-            rtt_sum[p] += rtt;
-            rtt_n[p] += 1;
-        }
-    }
-    (rtt_sum, rtt_n)
-}
-
-/// The output ports of a run's links, two per link (port 2i is link i's a -> b direction): buffer limits
-/// resolved (a BDP buffer from the mean round-trip propagation delay of the flows crossing the
-/// port), each with its router module and loss process built from the port's own random streams.
-/// The simulator and the live runtime's router build their link ports here, so both run the same;
-/// the simulator adds the ports of shared media after them ([`Medium::build`]).
-pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
-    let (rtt_sum, rtt_n) = port_rtts(spec);
-    let mut ports = Vec::with_capacity(spec.port_map().count());
-    for (li, l) in spec.links.iter().enumerate() {
-        for dir in 0..2 {
-            let p = 2 * li + dir;
-            let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
-            let name = crate::names::arrow(&spec.nodes[from].name, &spec.nodes[to].name);
-            let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
-            let plan = PortPlan {
-                key: &l.key,
-                node: from,
-                capacity_bps: l.capacity_bps,
-                delay: l.delay,
-                buffer: l.buffer,
-                router_factory: l.router_factory.as_ref(),
-                loss: loss_spec,
-            };
-            ports.push(plan.build(spec, p, name, &rtt_sum, &rtt_n)?);
-        }
-    }
-    Ok(ports)
-}
-
-/// Every BDP buffer of a checked scenario resolves to a size a port can hold (scenario checking
-/// calls this once routes are known, so such a scenario is refused before anything runs).
-pub(crate) fn check_bdp_buffers(spec: &Spec) -> Result<(), ScenarioError> {
-    let (rtt_sum, rtt_n) = port_rtts(spec);
-    let pm = spec.port_map();
-    // Port order as `PortMap` numbers them: two per link, then one per medium member. The key
-    // is written out only for a refusal (40,002 ports at 10,000 flows).
-    let link_ports = spec.links.iter().flat_map(|l| [0, 1].map(|_| (None, l.capacity_bps, l.buffer)));
-    let medium_ports = spec
-        .media
-        .iter()
-        .enumerate()
-        .flat_map(|(mi, m)| m.members.iter().map(move |_| (Some(mi), m.capacity_bps, m.buffer)));
-    for (p, (medium, capacity_bps, buffer)) in link_ports.chain(medium_ports).enumerate() {
-        if let BufferSpec::Bdp(_) = buffer {
-            buffer_limits(buffer, capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size).map_err(|reason| {
-                let key = match medium {
-                    Some(mi) => format!("topology.media[{mi}]"),
-                    None => spec.links[p / 2].key.to_string(),
-                };
-                ScenarioError {
-                    source: spec.name.clone(),
-                    key: format!("{key}.buffer"),
-                    reason: format!("port {}: {reason}", pm.name(p)),
-                }
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// What one output port is built from, whatever carries it (a link direction or a member of a
-/// shared medium): both build it here, so buffers, router modules and loss processes are made
-/// the same way from the port's own random streams.
-pub(crate) struct PortPlan<'a> {
-    /// The scenario key of what carries the port (`links[3]`, `topology.media[0]`), for errors.
-    pub key: &'a str,
-    /// The node the port leaves.
-    pub node: usize,
-    pub capacity_bps: f64,
-    pub delay: Time,
-    pub buffer: BufferSpec,
-    pub router_factory: &'a dyn RouterFactory,
-    pub loss: &'a LossSpec,
-}
-
-impl PortPlan<'_> {
-    /// Port `p` named `name`; a BDP buffer from the mean RTT of the flows crossing it.
-    pub(crate) fn build(
-        &self,
-        spec: &Spec,
-        p: usize,
-        name: String,
-        rtt_sum: &[f64],
-        rtt_n: &[u64],
-    ) -> Result<Port, ScenarioError> {
-        let err = |key: &str, reason: String| ScenarioError {
-            source: spec.name.clone(),
-            key: format!("{}.{key}", self.key),
-            reason,
-        };
-        let (limit_pkts, limit_bytes) =
-            buffer_limits(self.buffer, self.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size)
-                .map_err(|reason| err("buffer", format!("port {name}: {reason}")))?;
-        let identity = PortIdentity {
-            node: &spec.nodes[self.node].name,
-            port: p as u32,
-            name: &name,
-            capacity_bps: self.capacity_bps,
-            delay: self.delay,
-            limit_pkts,
-            limit_bytes,
-        };
-        let mut buf = [0u8; 40];
-        let router_rng = SimRng::for_component(spec.seed, crate::names::label(&mut buf, "router/port", p));
-        let module = self.router_factory.build(&identity, router_rng);
-        let loss_rng = SimRng::for_component(spec.seed, crate::names::label(&mut buf, "loss/port", p));
-        let loss = LossProcess::new(self.loss, loss_rng).map_err(|e| err("loss", e.to_string()))?;
-        Ok(Port::new(name, self.capacity_bps, self.delay, limit_pkts, limit_bytes, spec.packet_size, module, loss))
-    }
-}
-
-/// What flow `i`'s sender and receiver are built from (both engines build them the same way).
-pub fn flow_config(spec: &Spec, i: usize) -> FlowConfig {
-    flow_config_for(spec, &spec.flows[i], i, spec.flows[i].size_bytes)
-}
-
-/// The same for any flow description (a listed flow or a source's template) as flow `id`
-/// sending `size` bytes.
-pub(crate) fn flow_config_for(spec: &Spec, f: &FlowSpec, id: usize, size: Option<u64>) -> FlowConfig {
-    let mut cfg = FlowConfig::new(id as u32, spec.packet_size);
-    cfg.size_bytes = size;
-    cfg.initial_window = f.initial_window;
-    cfg.initial_ssthresh = f.initial_ssthresh;
-    cfg.min_rto = spec.min_rto;
-    cfg.ecn = f.ecn;
-    cfg.delayed_ack = f.delayed_ack;
-    cfg.sack = f.sack;
-    cfg.handshake = f.handshake;
-    cfg.seed = spec.seed;
-    cfg
-}
-
-/// A port's buffer limit in packets and bytes; a BDP buffer counts the mean round-trip
-/// propagation delay of the flows crossing the port (`rtt_sum` over `rtt_n` flows, ns).
-/// A BDP multiple that resolves to less than one packet, or to more packets than a port can
-/// count, is refused (issue 12 item 5: never silently clamped). A port no flow crosses has no
-/// BDP; it carries no packet, and gets a nominal 100-packet buffer.
-pub(crate) fn buffer_limits(
-    b: BufferSpec,
-    capacity_bps: f64,
-    rtt_sum: f64,
-    rtt_n: u64,
-    packet_size: u32,
-) -> Result<(u32, u64), String> {
-    Ok(match b {
-        BufferSpec::Packets(n) => (n, u64::MAX),
-        BufferSpec::Bytes(b) => (u32::MAX, b),
-        BufferSpec::Bdp(_) if rtt_n == 0 => (100, u64::MAX),
-        BufferSpec::Bdp(x) => {
-            let rtt = rtt_sum / rtt_n as f64;
-            let exact = x * capacity_bps * rtt * 1e-9 / 8.0 / packet_size as f64;
-            let pkts = exact.round();
-            if pkts.is_nan() || pkts < 1.0 {
-                return Err(format!(
-                    "{x} bdp is {exact:.3} packets of {packet_size} B (capacity {capacity_bps} b/s, mean RTT {:.6} s): \
-                     less than one packet",
-                    rtt * 1e-9
-                ));
-            }
-            if pkts > u32::MAX as f64 {
-                return Err(format!("{x} bdp is {pkts:e} packets, more than 2^32 - 1"));
-            }
-            (pkts as u32, u64::MAX)
-        }
-    })
 }
 
 /// Whole-run figures of one port.

@@ -2,6 +2,7 @@
 //!
 //! - [`scenario`]: TOML/JSON scenario files, checked and resolved into a [`scenario::Spec`]
 //! - [`engine`]: the event loop, flows and metrics sampling
+//! - [`plan`]: what both engines build from a spec: ports (buffers, router modules, loss) and flows
 //! - [`port`]: output queue + link + router module + loss, with lazy departures
 //! - [`medium`]: shared media whose departures contention decides (802.11 DCF-like)
 //! - [`shared_router`]: one router module for all of a medium's member ports
@@ -18,6 +19,7 @@ pub mod medium;
 pub mod metrics;
 mod names;
 pub mod pcap;
+pub mod plan;
 pub mod port;
 pub mod routing;
 pub mod scenario;

@@ -30,7 +30,7 @@
 //! management frames, power save, the MAC's retries after a loss (the loss process is the
 //! residual loss), and the head-of-line order across destinations beyond one FIFO per member.
 
-use crate::engine::PortPlan;
+use crate::plan::PortPlan;
 use crate::port::{Packets, Port, PortRole};
 use crate::scenario::{DcfSpec, PortMap, RouterScope, ScenarioError, Spec};
 use crate::shared_router::SharedRouter;

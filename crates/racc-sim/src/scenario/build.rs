@@ -5,33 +5,24 @@
 //! source, `record.rs` and `tunnels.rs` resolve those sections, and `consistency.rs` checks what
 //! is valid part by part but wrong together. Every impossible value is refused naming the key.
 
+use super::buffers::check_bdp_buffers;
+use super::consistency;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::flows::FlowBuilder;
+use super::limits;
 use super::raw::RawScenario;
 use super::record::record_ports;
 use super::routes::Routes;
 use super::spec::{FlowSpec, PortMap, Spec};
 use super::topology::topology;
 use super::tunnels::tunnels;
-use super::{consistency, limits, ScenarioError};
 use racc_proto::registry::Registry;
 use racc_proto::time::NS_PER_MS;
 use rustc_hash::FxHashMap as FastMap;
 
 /// Headers of a TCP-like data packet: the smallest packet that still carries a byte.
 const MIN_PACKET_SIZE: i64 = 41;
-
-/// What every step needs: the file the errors name, and the registry that knows the protocols
-/// and router modules.
-pub(super) struct Ctx<'a> {
-    source: &'a str,
-    pub(super) registry: &'a Registry,
-}
-
-impl Ctx<'_> {
-    pub(super) fn err(&self, key: impl Into<String>, reason: impl Into<String>) -> ScenarioError {
-        ScenarioError { source: self.source.into(), key: key.into(), reason: reason.into() }
-    }
-}
 
 pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Result<Spec, ScenarioError> {
     let cx = Ctx { source, registry };
@@ -136,7 +127,7 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         sources,
         tunnels,
     };
-    crate::engine::check_bdp_buffers(&spec).map_err(|e| cx.err(e.key, e.reason))?;
+    check_bdp_buffers(&spec).map_err(|e| cx.err(e.key, e.reason))?;
     Ok(spec)
 }
 

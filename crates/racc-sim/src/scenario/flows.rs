@@ -1,14 +1,14 @@
 //! Flow generation: each `[[flows]]` group and `[[traffic]]` generator expands into its flows,
 //! with endpoints resolved by name and routed.
 
-use super::build::Ctx;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::host_options::host_opts;
 use super::limits::{self, Limits, MAX_ARRIVAL_RATE};
 use super::raw::{RawFlows, RawTraffic};
 use super::routes::Routes;
 use super::sizes::{bytes, size_dist};
 use super::spec::{FlowSpec, NodeSpec, SourceSpec};
-use super::ScenarioError;
 use crate::traffic;
 use rustc_hash::FxHashMap as FastMap;
 

@@ -1,11 +1,11 @@
 //! The transport options of a flow group or traffic generator: protocol (checked through the
 //! registry), its parameters, ECN, delayed ACK, SACK, initial window and ssthresh, handshake.
 
-use super::build::Ctx;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::raw::RawHostOptions;
 use super::sizes::bytes;
 use super::spec::FlowSpec;
-use super::ScenarioError;
 use racc_proto::registry::FlowProtocol;
 use std::sync::Arc;
 

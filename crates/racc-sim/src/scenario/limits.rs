@@ -27,10 +27,10 @@
 //! - Flows that closed-loop sources make during the run count against `limits.flows` by the
 //!   number their law expects (`FlowBuilder::expected_made`).
 
-use super::build::Ctx;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::raw::RawLimits;
 use super::spec::{FlowSpec, SourceSpec};
-use super::ScenarioError;
 use racc_proto::time::NS_PER_SEC;
 
 /// The longest time a run can represent: 2^53 ns, about 104 days.

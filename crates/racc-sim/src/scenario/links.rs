@@ -1,12 +1,12 @@
 //! One link: capacity, propagation delay, buffer, router module and loss model, checked and
 //! converted into a [`LinkSpec`].
 
-use super::build::Ctx;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::limits::{self, MAX_BYTES, MAX_TIME_NS};
 use super::raw::RawLink;
 use super::spec::{BufferSpec, LinkSpec};
 use super::units::{Amount, Buffer};
-use super::ScenarioError;
 use racc_proto::loss::LossSpec;
 use racc_proto::registry::RouterFactory;
 use std::sync::Arc;

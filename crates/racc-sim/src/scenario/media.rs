@@ -4,13 +4,13 @@
 //! 192 µs, an ACK of 14 B at 1 Mb/s after its 192 µs PLCP = 304 µs; MAC header and FCS 28 B;
 //! 7 transmission attempts of a frame at most (dot11ShortRetryLimit).
 
-use super::build::Ctx;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::limits;
 use super::links::{buffer, delay, loss, rate, router};
 use super::raw::RawMedium;
 use super::spec::{BufferSpec, DcfSpec, MediumSpec, NodeSpec, RouterScope};
 use super::units::Amount;
-use super::ScenarioError;
 use racc_proto::time::Time;
 use std::collections::{HashMap, HashSet};
 

@@ -2,8 +2,11 @@
 //! into the [`Spec`] the engine runs. Every error names the file, the key and the reason,
 //! and is raised before anything runs.
 
+pub(crate) mod buffers;
 mod build;
 mod consistency;
+mod ctx;
+mod error;
 mod flows;
 mod host_options;
 pub mod limits;
@@ -20,32 +23,12 @@ mod tunnels;
 pub mod units;
 mod web;
 
+pub use error::ScenarioError;
 use racc_proto::registry::Registry;
 pub use spec::{
     BufferSpec, DcfSpec, FlowSpec, LinkSpec, MediumSpec, NodeSpec, PortKind, PortMap, RouterScope, SourceSpec, Spec,
     TunnelSpec,
 };
-
-/// A refused scenario: `source` is the file (or "<string>"), `key` the dotted path of the
-/// offending setting (empty when the file as a whole is wrong).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub source: String,
-    pub key: String,
-    pub reason: String,
-}
-
-impl std::fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.key.is_empty() {
-            write!(f, "{}: {}", self.source, self.reason)
-        } else {
-            write!(f, "{}: key `{}`: {}", self.source, self.key, self.reason)
-        }
-    }
-}
-
-impl std::error::Error for ScenarioError {}
 
 /// Parse and check a scenario written in TOML, with the standard protocols.
 pub fn from_toml(text: &str, source: &str) -> Result<Spec, ScenarioError> {

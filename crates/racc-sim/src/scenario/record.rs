@@ -1,8 +1,8 @@
 //! `record.ports`: which ports the engine samples.
 
-use super::build::Ctx;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::spec::PortMap;
-use super::ScenarioError;
 
 /// Resolve `record.ports` into port numbers (numbered as [`PortMap`] says).
 pub(super) fn record_ports(

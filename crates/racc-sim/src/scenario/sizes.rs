@@ -1,9 +1,9 @@
 //! Flow sizes: a fixed amount in bytes or packets, or a distribution to draw sizes from.
 
-use super::build::Ctx;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::limits::MAX_BYTES;
 use super::units::Amount;
-use super::ScenarioError;
 use crate::traffic;
 
 pub(super) fn bytes(cx: &Ctx, key: &str, a: Amount, packet_size: u32) -> Result<u64, ScenarioError> {

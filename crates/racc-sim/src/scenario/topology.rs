@@ -2,12 +2,12 @@
 //! lists become the nodes and links of the [`Spec`](super::Spec), with each link resolved by
 //! `links.rs`.
 
-use super::build::Ctx;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::links::{delay, link};
 use super::media::media;
 use super::raw::{RawLink, RawTopology};
 use super::spec::{LinkSpec, MediumSpec, NodeSpec};
-use super::ScenarioError;
 use crate::names::numbered;
 use std::collections::HashMap;
 

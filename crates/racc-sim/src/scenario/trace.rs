@@ -5,11 +5,11 @@
 //! before anything runs, and a bad one is refused with the file, the row, the column and the
 //! reason.
 
+use super::error::ScenarioError;
 use super::flows::{endpoints, FlowBuilder};
 use super::host_options::{host_opts, HostOpts};
 use super::limits::{self, MAX_BYTES, MAX_TIME_NS};
 use super::raw::{RawArrivals, RawTraffic};
-use super::ScenarioError;
 use racc_proto::time::NS_PER_SEC;
 use std::collections::HashMap;
 

@@ -1,9 +1,9 @@
 //! `[[tunnels]]`: gateways, and which of their ports encapsulate or decapsulate.
 
-use super::build::Ctx;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::routes::Routes;
 use super::spec::{PortKind, PortMap, TunnelSpec};
-use super::ScenarioError;
 use rustc_hash::FxHashMap as FastMap;
 use std::collections::HashMap;
 

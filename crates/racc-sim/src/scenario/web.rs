@@ -2,14 +2,14 @@
 //! and resolved into one [`SourceSpec`] per source. Their flows are made during the run, so
 //! what they cost is estimated here from the think time's mean (`limits.rs`).
 
-use super::build::Ctx;
+use super::ctx::Ctx;
+use super::error::ScenarioError;
 use super::flows::{endpoints, time_opt, FlowBuilder};
 use super::host_options::host_opts;
 use super::limits;
 use super::raw::{RawFile, RawThink, RawTraffic};
 use super::spec::SourceSpec;
 use super::units::{Amount, Seconds, Size};
-use super::ScenarioError;
 use crate::web::{FileSize, LogLogistic, ThinkTime, WebLaw, MAX_FILE_BYTES};
 use serde_json::json;
 use std::sync::Arc;
