@@ -201,7 +201,10 @@ class Results:
 
         def write(tmp: Path) -> None:
             for t, df in self.tables().items():
-                df.write_parquet(tmp / f"{t}.parquet")
+                try:
+                    df.write_parquet(tmp / f"{t}.parquet")
+                except pl.exceptions.PolarsError as exc:
+                    raise os_error(exc, Path(out) / f"{t}.parquet") from None
             _write_resolved(tmp / "scenario.resolved.json", self.resolved)
             if self.scenario_text is not None:
                 (tmp / "scenario.toml").write_text(self.scenario_text, encoding="utf-8")
@@ -232,6 +235,18 @@ class Results:
         except Exception as exc:  # noqa: BLE001 - the data matter more than the figures
             self.summary.setdefault("run", {})["plot_error"] = f"{type(exc).__name__}: {exc}"
             warnings.warn(f"plots not written: {type(exc).__name__}: {exc}", stacklevel=3)
+
+
+def os_error(exc: Exception, path: Path) -> Exception:
+    """The OS error inside a polars error (``... (os error 28)``) as an :class:`OSError` naming
+    ``path``, the file being written (a full disk is one line naming it); else ``exc``."""
+    import re
+
+    m = re.search(r"\(os error (\d+)\)", str(exc))
+    if not m:
+        return exc
+    code = int(m.group(1))
+    return OSError(code, os.strerror(code), str(path))
 
 
 def load(path: str | os.PathLike) -> Results:

@@ -35,6 +35,12 @@ def test_run_out_is_replaced_only_with_force_and_never_a_foreign_folder(tmp_path
     (tmp_path / "o" / "notes.txt").write_text("mine")
     assert cli.main(["run", "tiny.toml", "-q", "--no-plots", "--out", "o", "--force"]) == 2
     assert "notes.txt" in _err(capsys) and (tmp_path / "o" / "notes.txt").read_text() == "mine"
+    # The default results/<stem> is racc's own: a rerun replaces it, but never a user's file there.
+    assert cli.main(["run", "tiny.toml", "-q", "--no-plots"]) == 0
+    assert cli.main(["run", "tiny.toml", "-q", "--no-plots"]) == 0
+    (tmp_path / "results" / "tiny" / "notes.txt").write_text("mine")
+    assert cli.main(["run", "tiny.toml", "-q", "--no-plots"]) == 2
+    assert "notes.txt" in _err(capsys)
 
 
 @needs_core

@@ -167,3 +167,19 @@ def test_a_ragged_trace_row_is_named_by_its_line_end_to_end(tmp_path, racc_cli):
     (tmp_path / "list.csv").write_text("start,size\n0.5,960\n1,960,9\n")
     p = racc_cli("run", sc, "--out", tmp_path / "o", "-q")
     assert p.returncode == 2 and "list.csv: line 3: 3 fields, but the header has 2" in p.stderr
+
+
+def test_a_full_disk_while_writing_a_table_names_the_table(tmp_path, monkeypatch, capsys, fake):
+    """polars wraps the OS error (`... (os error 28)`); the line names the table being written."""
+    import polars as pl
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiny.toml").write_text(SCEN)
+
+    def full(self, path, *a, **k):
+        raise pl.exceptions.ComputeError("parquet: underlying IO error: No space left on device (os error 28)")
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full)
+    got = cli.main(["run", "tiny.toml", "-q", "--no-plots", "--out", "o"])
+    _one_line(capsys, 1, got, "o/links.parquet: no space left on the device")
+    assert not (tmp_path / "o").exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".o.")]

@@ -76,4 +76,7 @@ def handle(exc: BaseException, args: argparse.Namespace) -> int:
         return fail(os_error(exc, args) if isinstance(exc, OSError) else str(exc), EXIT_ENV)
     if isinstance(exc, RecursionError):
         return fail("input nested too deeply to read", EXIT_INPUT)
+    polars = sys.modules.get("polars")
+    if polars is not None and isinstance(exc, polars.exceptions.PolarsError):  # writing a table
+        return fail(f"{type(exc).__name__}: {_first_line(exc)}", EXIT_ENV)
     raise exc
