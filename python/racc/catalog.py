@@ -57,15 +57,17 @@ def resolve(name: str, cwd: Path | None = None) -> Path | None:
 
 def describe(path: Path) -> str:
     """A one-line description: the ``description`` key, else the first sentence of the leading comment."""
+    from racc.errors import ScenarioError
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
+        text = _read(path)
+    except ScenarioError:
+        return "(not readable)"
     try:
         desc = tomllib.loads(text).get("description")
         if isinstance(desc, str) and desc.strip():
             return first_sentence(" ".join(desc.split()))
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return "(TOML syntax error)"
     para: list[str] = []
     for line in text.splitlines():
@@ -83,18 +85,30 @@ def describe(path: Path) -> str:
     return first_sentence(" ".join(para))
 
 
+def _read(path: Path) -> str:
+    """A scenario file's text: a regular file, bounded (a FIFO named ``x.toml`` never blocks a listing)."""
+    from racc import inputs
+
+    return inputs.read_text(path, str(path), inputs.MAX_SCENARIO_BYTES, "scenario file")
+
+
 def first_sentence(text: str, limit: int = 120) -> str:
     """The first sentence of ``text``, cut at ``limit`` characters."""
     end = text.find(". ")
     s = text if end < 0 else text[: end + 1]
-    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
+    s = s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
+    from racc.inputs import escape
+
+    return escape(s, limit + 10)
 
 
 def trace_files(path: Path) -> list[str]:
     """The relative files a scenario's trace entries read (`[[traffic]] kind = "trace"`)."""
+    from racc.errors import ScenarioError
+
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
+        data = tomllib.loads(_read(path))
+    except (ScenarioError, tomllib.TOMLDecodeError, RecursionError):
         return []
     return [
         t["file"]

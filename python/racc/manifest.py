@@ -29,6 +29,7 @@ class Manifest:
         self.settings = json.loads(json.dumps(dict(settings)))  # as it reads back from the file
         self.units = list(units)
         self.finished: dict[str, Any] = {}  # unit -> its record (a sweep point's row)
+        self.complete = False  # set by :meth:`close` once everything, claims and report included, is written
 
     @classmethod
     def open(
@@ -69,6 +70,11 @@ class Manifest:
             del self.finished[unit]  # listed, but its folder is gone or partial: run it again
         return unit in self.finished
 
+    def close(self) -> None:
+        """Mark the work complete: the manifest says so last, after every other file."""
+        self.complete = True
+        self.write()
+
     def mark(self, unit: str, record: Any = None) -> None:
         self.finished[unit] = record if record is not None else {"at_utc": _now()}
         self.write()
@@ -81,6 +87,7 @@ class Manifest:
             "settings": self.settings,
             "units": self.units,
             "finished": {u: self.finished[u] for u in self.units if u in self.finished},
+            "complete": self.complete,
         }
         tmp = self.folder / f".{NAME}.partial"
         tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
@@ -90,10 +97,6 @@ class Manifest:
         return [u for u in self.units if u not in self.finished]
 
 
-#: What a results folder holds (racc.results): a folder of only these is racc's own, even half-written.
-RESULT_FILES = {"summary.json", "scenario.resolved.json", "scenario.toml", "report.html", "plots"}
-
-
 def clear_partial(folder: Path) -> None:
     """Remove ``folder`` if it is a half-written results folder (only racc's own files, without
     the ``summary.json`` that marks it complete), so its run starts again; anything else there is
@@ -101,16 +104,82 @@ def clear_partial(folder: Path) -> None:
     import shutil
 
     from racc.errors import ResultsError
-    from racc.results import is_results_dir
+    from racc.results import foreign_entries, is_results_dir
 
     if not folder.is_dir() or is_results_dir(folder):
         return
-    foreign = [p.name for p in folder.iterdir() if p.name not in RESULT_FILES and p.suffix != ".parquet"]
+    foreign = foreign_entries(folder)
     if foreign:
         raise ResultsError(
             f"{folder}: not a racc results folder ({', '.join(sorted(foreign))}); refusing to replace it"
         )
     shutil.rmtree(folder)
+
+
+#: What ``racc reproduce`` writes at the top of its folder, beside one results folder per case.
+REPRODUCE_FILES = frozenset({NAME, "claims.json", "report.html", "figures", f".{NAME}.partial", ".claims.json.partial"})
+
+
+def is_complete(folder: Path) -> bool:
+    """Whether ``folder``'s manifest says its work is complete."""
+    try:
+        doc = json.loads((folder / NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and doc.get("complete") is True
+
+
+def prepare_fresh(folder: Path, kind: str, force: bool) -> None:
+    """Make ``folder`` ready for a fresh (not resumed) run of ``kind`` work: absent or empty is
+    ready; racc's own earlier work there is removed with ``force`` (its manifest first, so an
+    interruption never leaves a folder that looks finished) and refused without it; a folder
+    holding anything else is never emptied."""
+    import shutil
+
+    from racc.errors import ResultsError
+    from racc.results import check_replaceable
+
+    if not folder.exists() and not folder.is_symlink():
+        return
+    if folder.is_symlink() or not folder.is_dir():
+        raise ResultsError(f"{folder}: exists and is not a directory; choose another --out")
+    entries = list(folder.iterdir())
+    if not entries:
+        return
+    try:
+        doc = json.loads((folder / NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        doc = None
+    if not isinstance(doc, dict) or doc.get("kind") != kind:
+        raise ResultsError(f"{folder}: not a racc {kind} folder (no {NAME} of one); refusing to replace it, even with --force")
+    units = set(doc.get("units") or [])
+    cases = []
+    for p in entries:
+        if p.name in REPRODUCE_FILES:
+            continue
+        hidden = p.name.startswith(".") and any(p.name.startswith(f".{u}.") for u in units)
+        if p.name in units or hidden:
+            if p.name in units:
+                check_replaceable(p, force=True)  # a case folder holding the user's files is refused
+            cases.append(p)
+            continue
+        from racc.inputs import escape
+
+        raise ResultsError(
+            f"{folder}: holds `{escape(p.name, 40)}`, which racc did not write; refusing to replace it, even with --force"
+        )
+    if not force:
+        state = "a finished" if doc.get("complete") is True else "an unfinished"
+        raise ResultsError(
+            f"{folder}: holds {state} {kind}; add --resume to finish it with the same arguments, "
+            "or --force to replace it"
+        )
+    (folder / NAME).unlink(missing_ok=True)  # first: nothing left looks finished
+    for p in [folder / n for n in REPRODUCE_FILES] + cases:
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        elif p.exists() or p.is_symlink():
+            p.unlink()
 
 
 def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:

@@ -260,7 +260,7 @@ def _per_port(
     if step:
         df, ylabel = _coarsen(df, "port", ylabel)
     fig, ax = _figure()
-    from racc.experiments.figures import draw
+    from racc.drawing import draw
 
     for p in ports:
         d = df.filter(pl.col("port") == p).sort("time_s")

@@ -201,7 +201,10 @@ class Results:
 
         def write(tmp: Path) -> None:
             for t, df in self.tables().items():
-                df.write_parquet(tmp / f"{t}.parquet")
+                try:
+                    df.write_parquet(tmp / f"{t}.parquet")
+                except pl.exceptions.PolarsError as exc:
+                    raise os_error(exc, Path(out) / f"{t}.parquet") from None
             _write_resolved(tmp / "scenario.resolved.json", self.resolved)
             if self.scenario_text is not None:
                 (tmp / "scenario.toml").write_text(self.scenario_text, encoding="utf-8")
@@ -234,6 +237,18 @@ class Results:
             warnings.warn(f"plots not written: {type(exc).__name__}: {exc}", stacklevel=3)
 
 
+def os_error(exc: Exception, path: Path) -> Exception:
+    """The OS error inside a polars error (``... (os error 28)``) as an :class:`OSError` naming
+    ``path``, the file being written (a full disk is one line naming it); else ``exc``."""
+    import re
+
+    m = re.search(r"\(os error (\d+)\)", str(exc))
+    if not m:
+        return exc
+    code = int(m.group(1))
+    return OSError(code, os.strerror(code), str(path))
+
+
 def load(path: str | os.PathLike) -> Results:
     """Read a results folder written by :meth:`Results.save`."""
     p = Path(path)
@@ -245,13 +260,19 @@ def load(path: str | os.PathLike) -> Results:
         f = p / f"{t}.parquet"
         if not f.exists():
             raise ResultsError(f"{p}: incomplete results folder, {f.name} is missing")
-        frames[t] = pl.read_parquet(f)
+        try:
+            frames[t] = pl.read_parquet(f)
+        except (pl.exceptions.PolarsError, OSError) as exc:  # the reader's words may quote the file
+            raise ResultsError(f"{f}: not a readable Parquet file ({type(exc).__name__})") from None
     resolved_f = p / "scenario.resolved.json"
     from racc.resolved import Resolved
 
-    resolved = Resolved(resolved_f.read_text(encoding="utf-8")) if resolved_f.exists() else {}
-    toml_f = p / "scenario.toml"
-    text = toml_f.read_text(encoding="utf-8") if toml_f.exists() else None
+    try:
+        resolved = Resolved(resolved_f.read_text(encoding="utf-8")) if resolved_f.exists() else {}
+        toml_f = p / "scenario.toml"
+        text = toml_f.read_text(encoding="utf-8") if toml_f.exists() else None
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{p}: a scenario file there is not readable ({type(exc).__name__})") from None
     name = summary.get("run", {}).get("scenario") or resolved.get("name") or p.name
     return Results(**frames, summary=summary, resolved=resolved, scenario_text=text, name=name, path=p)
 
@@ -276,14 +297,17 @@ def replot(path: str | os.PathLike) -> Results:
 
 def is_results_dir(p: Path) -> bool:
     """True if ``p`` holds a ``summary.json`` written by racc."""
-    try:
-        s = json.loads((p / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    from racc.errors import ScenarioError
+    from racc.inputs import read_bytes
+
+    try:  # a regular file, bounded: a FIFO named summary.json never blocks
+        s = json.loads(read_bytes(p / "summary.json", "summary.json", 256 * 2**20, "summary"))
+    except (OSError, ValueError, ScenarioError, RecursionError):
         return False
     return isinstance(s, dict) and str(s.get("run", {}).get("format", "")).startswith("racc-results/")
 
 
-def atomic_dir(out: str | os.PathLike, write: Callable[[Path], None]) -> Path:
+def atomic_dir(out: str | os.PathLike, write: Callable[[Path], None], force: bool = True) -> Path:
     """Call ``write(tmp)`` on a fresh hidden sibling of ``out`` and rename it to ``out`` on success.
 
     An existing ``out`` is replaced only if it is empty or a racc results folder; otherwise
@@ -291,7 +315,7 @@ def atomic_dir(out: str | os.PathLike, write: Callable[[Path], None]) -> Path:
     folder is removed and ``out`` is left as it was.
     """
     dest = Path(os.path.abspath(out))
-    check_replaceable(dest)
+    check_replaceable(dest, force)
     dest.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale(dest)
     tmp = _fresh_sibling(dest, "tmp")
@@ -304,14 +328,52 @@ def atomic_dir(out: str | os.PathLike, write: Callable[[Path], None]) -> Path:
     return dest
 
 
-def check_replaceable(dest: Path) -> None:
-    """Raise :class:`ResultsError` unless ``dest`` is absent, empty, or a racc results folder."""
+#: What racc writes in a results folder (`Results.save`, `racc live run --compare`); a folder
+#: holding anything else is the user's, and is never replaced, even with --force.
+OWN_ENTRIES = frozenset(
+    {
+        "summary.json",
+        "scenario.resolved.json",
+        "scenario.toml",
+        "report.html",
+        "plots",
+        "simulated",
+        "compare.json",
+        "compare.txt",
+        "compare.png",
+    }
+)
+
+
+def foreign_entries(folder: Path) -> list[str]:
+    """The names in ``folder`` that racc does not write in a results folder (escaped)."""
+    from racc.inputs import escape
+
+    return sorted(
+        escape(p.name, 40) for p in folder.iterdir() if p.name not in OWN_ENTRIES and not p.name.endswith(".parquet")
+    )
+
+
+def check_replaceable(dest: Path, force: bool = True) -> None:
+    """Raise :class:`ResultsError` unless ``dest`` is absent, empty, or racc's own results
+    folder (holding only what racc writes there) and ``force`` allows replacing it. The command
+    line passes its ``--force``; the API replaces its own folders, never anyone else's."""
     if not dest.exists() and not dest.is_symlink():
         return
-    if not dest.is_dir() or dest.is_symlink():
+    if dest.is_symlink() or not dest.is_dir():
         raise ResultsError(f"{dest}: exists and is not a directory; refusing to overwrite it")
-    if any(dest.iterdir()) and not is_results_dir(dest):
-        raise ResultsError(f"{dest}: exists and is not a racc results folder; refusing to overwrite it")
+    try:
+        if not any(dest.iterdir()):
+            return
+        foreign = foreign_entries(dest)
+    except OSError as exc:
+        raise ResultsError(f"{dest}: cannot list the folder ({exc.strerror or type(exc).__name__})") from None
+    if foreign or not is_results_dir(dest):
+        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+        why = "not a racc results folder" + (f": holds files racc did not write ({shown})" if foreign else "")
+        raise ResultsError(f"{dest}: {why}; refusing to replace it, even with --force")
+    if not force:
+        raise ResultsError(f"{dest}: holds the results of an earlier run; pass --force to replace them")
 
 
 def _replace_dir(tmp: Path, dest: Path, check: bool = True) -> None:

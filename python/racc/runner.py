@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -56,20 +57,30 @@ def run(
     except _scenario.ScenarioError as exc:
         raise _scenario.blame_override(exc, sc) from None
     resolved = Resolved(sim.resolved())  # made into text only when read or written
-    if pcap is not None:
-        sim.capture(str(pcap), None if pcap_ports is None else list(pcap_ports))
-    started = _dt.datetime.now(_dt.timezone.utc)
-    t0 = time.perf_counter()
-    setup = t0 - t_setup  # read, check and build: a trace's file included
-    if callable(progress):
-        advance(sim, on_chunk=progress)
-    else:
-        advance(sim, show=progress, label=sc.name)
-    res = finished_results(sim, sc, resolved, started, time.perf_counter() - t0, window)
-    if pcap is not None:
-        counts, error = sim.capture_status()
-        res.summary["run"]["pcap"] = {"file": str(pcap), "packets": dict(counts), "error": error}
-    del sim  # the engine's copy of the series is no longer needed
+    # A capture goes to a temporary sibling, renamed into place only when the run ends well: an
+    # interrupted or failed run leaves no pcap that looks whole, and no earlier file is cut short.
+    final = Path(pcap) if pcap is not None else None
+    tmp = final.parent / f".{final.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}" if final is not None else None
+    try:
+        if tmp is not None:
+            sim.capture(str(tmp), None if pcap_ports is None else list(pcap_ports))
+        started = _dt.datetime.now(_dt.timezone.utc)
+        t0 = time.perf_counter()
+        setup = t0 - t_setup  # read, check and build: a trace's file included
+        if callable(progress):
+            advance(sim, on_chunk=progress)
+        else:
+            advance(sim, show=progress, label=sc.name)
+        res = finished_results(sim, sc, resolved, started, time.perf_counter() - t0, window)
+        if pcap is not None:
+            counts, error = sim.capture_status()
+            res.summary["run"]["pcap"] = {"file": str(pcap), "packets": dict(counts), "error": error}
+        del sim  # the engine's copy of the series is no longer needed (and the capture is closed)
+        if tmp is not None:
+            os.replace(tmp, final)
+    finally:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
     res.summary["run"]["peak_reset"] = peak_reset
     res.summary["run"]["setup_s"] = setup
     if out is not None:

@@ -20,7 +20,9 @@ from typing import Any
 
 import tomllib
 
+from racc import inputs
 from racc.errors import ScenarioError
+from racc.inputs import escape
 
 OVERRIDE_SOURCE = "--set"
 _BRACKET_INDEX = re.compile(r"\[\s*(\d+)\s*\]")
@@ -50,11 +52,12 @@ class Scenario:
 
     @property
     def name(self) -> str:
-        """The scenario's ``name`` key, else the file stem, else ``"scenario"``."""
+        """The scenario's ``name`` key, else the file stem, else ``"scenario"``; control
+        characters escaped (an ESC or newline in a name never reaches a terminal raw)."""
         name = self.data.get("name")
         if isinstance(name, str) and name:
-            return name
-        return self.path.stem if self.path else "scenario"
+            return escape(name, 200)
+        return escape(self.path.stem, 200) if self.path else "scenario"
 
     @property
     def stem(self) -> str:
@@ -66,14 +69,14 @@ class Scenario:
         entries get their file's rows as ``arrivals`` (spliced in as text, since their values
         are checked already; :meth:`engine_inputs` hands them over faster)."""
         if not self.traces:
-            return to_json(self.data, self.source)
+            return self._json(self.data)
         data = dict(self.data)
         data["traffic"] = [dict(t) for t in data["traffic"]]
         marks = {}
         for i in self.traces:
             marks[i] = f"@racc-arrivals-{i}-{id(self)}@"
             data["traffic"][i]["arrivals"] = marks[i]
-        text = to_json(data, self.source)
+        text = self._json(data)
         for i, tr in self.traces.items():
             text = text.replace(json.dumps(marks[i]), tr.to_json(), 1)
         return text
@@ -82,12 +85,23 @@ class Scenario:
         """The scenario's JSON without the trace entries' rows, and those rows by traffic index
         as the engine's ``arrivals`` argument takes them (buffers, not JSON numbers: a million
         rows cross in milliseconds)."""
-        return to_json(self.data, self.source), {i: tr.columns() for i, tr in self.traces.items()}
+        return self._json(self.data), {i: tr.columns() for i, tr in self.traces.items()}
+
+    def _json(self, data: dict[str, Any]) -> str:
+        """:func:`to_json`, a bad value a ``--set`` or ``--seed`` gave blamed on that argument."""
+        try:
+            return to_json(data, self.source)
+        except ScenarioError as exc:
+            raise blame_override(exc, self) from None
 
 
 def looks_like_path(scenario: str) -> bool:
-    """A string is a path unless it looks like TOML text (has a newline or ``=``)."""
-    return "\n" not in scenario and "=" not in scenario
+    """A string is a path unless it is TOML text: it has a newline, or an ``=`` and no file of
+    that name exists (``a=b.toml`` is read as a file when there is one). A :class:`pathlib.Path`
+    is always a path; the command line hands its FILE over as one."""
+    if "\n" in scenario or "\r" in scenario:
+        return False
+    return "=" not in scenario or Path(scenario).exists()
 
 
 def load(
@@ -135,28 +149,68 @@ def load(
         data["seed"] = seed
     from racc import trace  # trace files are relative to the scenario file (else to the current folder)
 
-    traces = trace.load_traces(data, source, path.parent if path is not None else Path.cwd())
-    return Scenario(data=data, source=source, text=text, path=path, overrides=applied, seed=seed, traces=traces)
+    # A scenario file's traces stay in its folder; the API's own dicts and text are not confined.
+    sc = Scenario(data=data, source=source, text=text, path=path, overrides=applied, seed=seed)
+    try:
+        check_names(data, source)
+    except ScenarioError as exc:
+        raise blame_override(exc, sc) from None
+    try:
+        sc.traces = trace.load_traces(data, source, path.parent if path is not None else Path.cwd(), path is not None)
+    except ScenarioError as exc:
+        raise blame_override(exc, sc) from None
+    return sc
+
+
+def check_names(data: dict[str, Any], source: str) -> None:
+    """Names the engine would take silently but should not: two ``[[flows]]``/``[[traffic]]``
+    entries with one group name (their flows would be merged into one group, and drawn with the
+    same start times), and a node or medium name holding ``->``, which joins two names in a
+    port's name (``r0->r1``, the handle of ``--pcap-port`` and ``ports."r0->r1"``): refused rather
+    than renamed, so that every port keeps the one name a user can guess."""
+    seen: dict[str, str] = {}
+    for table in ("flows", "traffic"):
+        entries = data.get(table)
+        for i, e in enumerate(entries if isinstance(entries, list) else []):
+            if not isinstance(e, dict):
+                continue
+            name = e.get("name") if isinstance(e.get("name"), str) else f"{table}{i}"
+            key = f"{table}[{i}]"
+            if name in seen:
+                raise ScenarioError(
+                    f"{source}: key `{key}.name`: group name '{escape(name)}' is also {seen[name]}'s; "
+                    "each [[flows]] and [[traffic]] entry needs its own"
+                )
+            seen[name] = key
+    topo = data.get("topology")
+    for table in ("nodes", "media"):
+        entries = topo.get(table) if isinstance(topo, dict) else None
+        for i, e in enumerate(entries if isinstance(entries, list) else []):
+            name = e.get("name") if isinstance(e, dict) else None
+            if isinstance(name, str) and "->" in name:
+                raise ScenarioError(
+                    f"{source}: key `topology.{table}[{i}].name`: must not contain `->` "
+                    "(it joins two names in a port's name, as in r0->r1)"
+                )
 
 
 def read_text(path: Path) -> str:
-    """Read a scenario file, turning OS errors into :class:`ScenarioError`."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{path}: is a directory, not a scenario file") from None
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    """Read a scenario file: a regular file of at most :data:`racc.inputs.MAX_SCENARIO_BYTES`,
+    UTF-8; every failure is one :class:`ScenarioError` naming the file, never its content."""
+    return inputs.read_text(path, escape(str(path), 160), inputs.MAX_SCENARIO_BYTES, "scenario file")
+
+
+#: Tables and arrays nested deeper than this are refused (a scenario needs four or five levels;
+#: Python's TOML reader would fail with a RecursionError near 330).
+MAX_DEPTH = 32
 
 
 def parse_toml(text: str, source: str) -> dict[str, Any]:
     """Parse TOML; syntax errors become ``"<source>: line L, column C: <reason>"``."""
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise ScenarioError(f"{source}: TOML nested too deeply (at most {MAX_DEPTH} levels of tables and arrays)") from None
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc.args[0] if exc.args else exc)
         line = getattr(exc, "lineno", None)
@@ -170,7 +224,18 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
             line = text.count("\n") + 1
             col = len(text.rsplit("\n", 1)[-1]) + 1
         where = f"line {line}, column {col}: " if line else ""
-        raise ScenarioError(f"{source}: TOML syntax error: {where}{msg}") from None
+        raise ScenarioError(f"{source}: TOML syntax error: {where}{escape(msg, 120)}") from None
+    if _depth(data) > MAX_DEPTH:
+        raise ScenarioError(f"{source}: TOML nested too deeply (at most {MAX_DEPTH} levels of tables and arrays)")
+    return data
+
+
+def _depth(node: Any, limit: int = MAX_DEPTH + 1) -> int:
+    """Nesting depth of tables and arrays, counted no further than ``limit``."""
+    if limit <= 0 or not isinstance(node, (dict, list)):
+        return 0
+    items = node.values() if isinstance(node, dict) else node
+    return 1 + max((_depth(v, limit - 1) for v in items), default=0)
 
 
 def canonical_key(key: str) -> str:
@@ -211,9 +276,11 @@ def blame_override(exc: Exception, sc: Scenario) -> Exception:
     (scenario x.toml)``. Other errors are returned unchanged."""
     msg = str(exc)
     m = re.match(r"(?P<src>.*?): key `(?P<key>[^`]*)`: (?P<why>.*)$", msg, re.DOTALL)
-    if not m or not sc.overrides:
+    if not m:
         return exc
     key = m.group("key")
+    if key == "seed" and sc.seed is not None:
+        return ScenarioError(f"--seed {sc.seed}: {m.group('why')} (scenario {m.group('src')})")
     for applied in sc.overrides:
         okey, _, _ = applied.partition("=")
         if key == okey or key.startswith((okey + ".", okey + "[")) or okey.startswith((key + ".", key + "[")):
@@ -315,12 +382,21 @@ def to_json(data: Any, source: str) -> str:
     bad = _find_nonfinite(data, [])
     if bad is not None:
         key, val = bad
-        raise ScenarioError(f"{source}: key `{key}`: non-finite number {val} is not allowed")
+        key = _render(split_key(key)) if key else "<top>"
+        if isinstance(val, int):
+            raise ScenarioError(
+                f"{source}: key `{escape(key)}`: an integer of {len(str(abs(val)))} digits is out of range "
+                "(at most 64 bits)"
+            )
+        raise ScenarioError(f"{source}: key `{escape(key)}`: non-finite number {val} is not allowed")
     return json.dumps(data, default=_json_default, allow_nan=False)
 
 
-def _find_nonfinite(node: Any, path: list[str]) -> tuple[str, float] | None:
+def _find_nonfinite(node: Any, path: list[str]) -> tuple[str, float | int] | None:
+    """The first non-finite float, or integer beyond 64 bits (a 301-digit number), and its key."""
     if isinstance(node, float) and not math.isfinite(node):
+        return ".".join(path), node
+    if isinstance(node, int) and not isinstance(node, bool) and not -(2**63) <= node < 2**64:
         return ".".join(path), node
     if isinstance(node, dict):
         items: Iterable = node.items()

@@ -11,6 +11,8 @@ file's line, the header being line 1; a Parquet file's 1-based row), the column 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +20,14 @@ from typing import Any
 
 import polars as pl
 
+from racc import inputs
 from racc.errors import ScenarioError
+from racc.inputs import escape
 
 NUMERIC = ("start", "size")
 TEXT = ("src", "dst", "protocol")
 COLUMNS = NUMERIC + TEXT
+EXPECTED = "start, size, and optionally src, dst, protocol"
 
 
 @dataclass
@@ -54,13 +59,13 @@ def is_parquet(path: Path) -> bool:
     return path.suffix.lower() in (".parquet", ".pq")
 
 
-def _read_csv(path: Path) -> pl.DataFrame:
-    """A CSV file with `start` and `size` read as numbers where every value is one (the common
-    case, a million rows in a tenth of a second), else every column as text, so that the checks
-    below name the line of the first value that is not a number."""
+def _read_csv(data: bytes) -> pl.DataFrame:
+    """A CSV file's bytes with `start` and `size` read as numbers where every value is one (the
+    common case, a million rows in a tenth of a second), else every column as text, so that the
+    checks below name the line of the first value that is not a number."""
     try:
         df = pl.read_csv(
-            path,
+            io.BytesIO(data),
             infer_schema=False,
             schema_overrides={c: pl.Float64 for c in NUMERIC},
             truncate_ragged_lines=False,
@@ -69,38 +74,81 @@ def _read_csv(path: Path) -> pl.DataFrame:
             return df
     except pl.exceptions.PolarsError:
         pass  # a value that is not a number (or a file polars cannot read): named below
-    return pl.read_csv(path, infer_schema=False, truncate_ragged_lines=False)
+    return pl.read_csv(io.BytesIO(data), infer_schema=False, truncate_ragged_lines=False)
 
 
-def read(source: str, key: str, file: str, base: Path) -> Trace:
-    """Read trace ``file`` (relative to ``base``, the scenario file's folder) for entry ``key``."""
+def _csv_problem(data: bytes) -> str:
+    """Why polars could not read a CSV file, in words that quote none of it: the line of the first
+    row whose field count differs from the header's, else that it is not CSV text."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+    try:
+        rows = csv.reader(io.StringIO(text, newline=""))
+        width = None
+        for row in rows:
+            if width is None:
+                width = len(row)
+            elif row and len(row) != width:
+                return f"line {rows.line_num}: {len(row)} fields, but the header has {width}"
+    except csv.Error:
+        return "not CSV text"
+    return "not CSV text polars can read"
+
+
+def _header_problem(columns: list[str]) -> str | None:
+    """A header that is not a trace's, described by position: an unexpected name is not shown
+    (it may be the first line of a file that is no trace at all, such as a password file)."""
+    unknown = [i + 1 for i, c in enumerate(columns) if c not in COLUMNS]
+    if unknown:
+        which = ", ".join(map(str, unknown[:5])) + (", ..." if len(unknown) > 5 else "")
+        return (
+            f"line 1 is not a trace header: column{'s' if len(unknown) > 1 else ''} {which} of {len(columns)} "
+            f"{'are' if len(unknown) > 1 else 'is'} not one of {EXPECTED} (names not shown)"
+        )
+    if len(set(columns)) != len(columns):
+        return f"line 1 names a column twice (columns: {EXPECTED})"
+    for c in NUMERIC:
+        if c not in columns:
+            return f"missing column `{c}` (columns: {EXPECTED})"
+    return None
+
+
+def read(source: str, key: str, file: str, base: Path, confine: bool = True) -> Trace:
+    """Read trace ``file`` (relative to ``base``, the scenario file's folder) for entry ``key``.
+    With ``confine`` a file resolving outside ``base`` (or an allowed folder) is refused."""
+    shown = escape(file, 120)
 
     def fail(reason: str) -> ScenarioError:
-        return ScenarioError(f"{source}: key `{key}`: {file}: {reason}")
+        return ScenarioError(f"{source}: key `{key}`: {shown}: {reason}")
 
     path = Path(file) if Path(file).is_absolute() else base / file
-    if not path.is_file():
-        where = f" (looked for {path})" if path.as_posix() != file else ""
+    if not path.exists() and not path.is_symlink():
+        where = f" (looked for {escape(str(path), 160)})" if path.as_posix() != file else ""
         raise fail(f"file not found{where}")
+    if confine and not inputs.confined(path, base):
+        raise fail(
+            "resolves outside the scenario file's folder; a trace is read from there only "
+            f"(allow another folder with --allow-path DIR, or {inputs.ALLOW_ENV})"
+        )
+    try:
+        data = inputs.read_bytes(path, "file", inputs.MAX_TRACE_BYTES, "trace")
+    except ScenarioError as exc:
+        raise fail(str(exc).removeprefix("file: ")) from None
     try:
         if is_parquet(path):
-            df, rows = pl.read_parquet(path), "row"
+            df, rows = pl.read_parquet(io.BytesIO(data)), "row"
         else:
-            df, rows = _read_csv(path), "line"
+            df, rows = _read_csv(data), "line"
     except Exception as exc:  # noqa: BLE001 - any reader error is bad input, named with the file
-        raise fail(
-            f"not a readable {'Parquet' if is_parquet(path) else 'CSV'} file ({str(exc).splitlines()[0]})"
-        ) from None
+        # The reader's own words may quote the file: only its kind is said.
+        why = "not a readable Parquet file" if is_parquet(path) else _csv_problem(data)
+        raise fail(f"{why} ({type(exc).__name__})" if is_parquet(path) else why) from None
     df = df.rename({c: c.strip() for c in df.columns})
-    unknown = [c for c in df.columns if c not in COLUMNS]
-    if unknown:
-        raise fail(
-            f"unknown column{'s' if len(unknown) > 1 else ''} {', '.join(f'`{c}`' for c in unknown)} "
-            f"(columns: start, size, and optionally src, dst, protocol)"
-        )
-    for c in NUMERIC:
-        if c not in df.columns:
-            raise fail(f"missing column `{c}` (columns: start, size, and optionally src, dst, protocol)")
+    problem = _header_problem(df.columns)
+    if problem:
+        raise fail(problem)
     if df.height == 0:
         raise fail("no rows: a trace needs at least one flow")
 
@@ -117,7 +165,7 @@ def read(source: str, key: str, file: str, base: Path) -> Trace:
         if bad.any():
             i = int(bad.arg_true()[0])
             v = (text if text is not None else raw)[i]
-            raise at(i, c, "empty" if v is None or v == "" else f"not a number: {v!r}")
+            raise at(i, c, "empty" if v is None or v == "" else "not a number (value not shown)")
         nonfinite = ~num.is_finite()
         if nonfinite.any():
             i = int(nonfinite.arg_true()[0])
@@ -133,15 +181,16 @@ def read(source: str, key: str, file: str, base: Path) -> Trace:
     return Trace(file=file, frame=pl.DataFrame(out), rows=rows)
 
 
-def load_traces(data: dict[str, Any], source: str, base: Path) -> dict[int, Trace]:
-    """Read every trace entry's file; the entries are left as written (``file`` stays a name)."""
+def load_traces(data: dict[str, Any], source: str, base: Path, confine: bool = True) -> dict[int, Trace]:
+    """Read every trace entry's file; the entries are left as written (``file`` stays a name).
+    ``confine``: see :func:`read` (a scenario file's traces are; the API's dicts and text are not)."""
     traces: dict[int, Trace] = {}
     for i, t in enumerate(data.get("traffic") or []):
         if not isinstance(t, dict) or t.get("kind") != "trace" or "arrivals" in t:
             continue
         f = t.get("file")
         if isinstance(f, str):
-            traces[i] = read(source, f"traffic[{i}].file", f, base)
+            traces[i] = read(source, f"traffic[{i}].file", f, base, confine)
     return traces
 
 
@@ -179,11 +228,11 @@ def arrivals(resolved: dict, data: dict) -> pl.DataFrame:
     )
 
 
-def write(df: pl.DataFrame, out: Path) -> None:
-    """CSV, or Parquet for a ``.parquet`` name; start times written so that they read back to the
-    same nanosecond (the shortest text that round-trips)."""
+def write(df: pl.DataFrame, out: Path, parquet: bool | None = None) -> None:
+    """CSV, or Parquet for a ``.parquet`` name (or ``parquet``); start times written so that they
+    read back to the same nanosecond (the shortest text that round-trips)."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    if is_parquet(out):
+    if is_parquet(out) if parquet is None else parquet:
         df.write_parquet(out)
         return
     with out.open("w", encoding="utf-8") as f:

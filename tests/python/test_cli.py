@@ -90,8 +90,10 @@ def test_run_in_process_with_fake_engine(tmp_path, monkeypatch, capsys, fake):
     res = racc.load(d)
     assert res.summary["run"]["seed"] == 5 and res.resolved["flows"][0]["rate"] == 3e6
     assert res.summary["run"]["overrides"] == ["flows[0].rate=3000000.0"]
-    # rerun replaces; --no-plots --quiet prints nothing
-    assert cli.main(["run", "tiny.toml", "--no-plots", "--quiet", "--out", str(d)]) == 0
+    # a rerun replaces the folder only with --force; --no-plots --quiet prints nothing
+    assert cli.main(["run", "tiny.toml", "--no-plots", "--quiet", "--out", str(d)]) == 2  # named: --force
+    assert "pass --force" in capsys.readouterr().err and (d / "plots").exists()
+    assert cli.main(["run", "tiny.toml", "--no-plots", "--quiet", "--out", str(d), "--force"]) == 0
     assert capsys.readouterr().out == "" and not (d / "plots").exists()
     assert cli.main(["plot", str(d)]) == 0
     assert (d / "plots" / "queue.png").exists()

@@ -74,11 +74,14 @@ def test_interrupted_save_keeps_previous_results(tmp_path, monkeypatch):
 
 def test_existing_results_folder_is_replaced(tmp_path):
     out = make_results(name="first").save(tmp_path / "r")
-    (out / "stale.txt").write_text("old")
     make_results(name="second").save(out)
     assert racc.load(out).name == "second"
-    assert not (out / "stale.txt").exists()
     assert _siblings(tmp_path) == ["r"]
+    # A file the user put there makes the folder the user's: never replaced (issue 37).
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ResultsError, match=r"holds files racc did not write \(notes.txt\)"):
+        make_results(name="third").save(out)
+    assert racc.load(out).name == "second" and (out / "notes.txt").read_text() == "mine"
 
 
 def test_foreign_folder_refused(tmp_path):

@@ -153,7 +153,7 @@ def test_path_text_dict_sources(tmp_path):
 
 
 def test_nonfinite_refused_with_key():
-    with pytest.raises(ScenarioError, match=r"key `flows.0.rate`: non-finite"):
+    with pytest.raises(ScenarioError, match=r"^--set flows\[0\].rate=Infinity: key `flows\[0\].rate`: non-finite"):
         sc.load(BASE, overrides=["flows.0.rate=inf"]).to_json()
 
 

@@ -61,9 +61,9 @@ def test_a_trace_file_runs_as_the_same_flows_written_out(tmp_path):
     (tmp_path / "data").mkdir()
     _csv(tmp_path / "data" / "list.csv", FLOWS)
     from_file = racc.run(_scenario(tmp_path, "data/list.csv"))  # relative to the scenario file
-    listed = "".join(
-        f'[[flows]]\nname = "list"\nprotocol = "newreno"\nsrc = "s{p}"\ndst = "d{p}"\nstart = {s}\nsize = "{b}B"\n'
-        for s, b, p in FLOWS
+    listed = "".join(  # one group per flow: two entries may not share a group's name
+        f'[[flows]]\nname = "list{i}"\nprotocol = "newreno"\nsrc = "s{p}"\ndst = "d{p}"\nstart = {s}\nsize = "{b}B"\n'
+        for i, (s, b, p) in enumerate(FLOWS)
     )
     written = racc.run(SCENARIO.format(body=listed))
     assert from_file.completions.height == len(FLOWS)
@@ -78,10 +78,11 @@ def test_a_trace_file_runs_as_the_same_flows_written_out(tmp_path):
     [
         ("size,src\n960,s0\n", "list.csv: missing column `start`"),
         ("start\n0.5\n", "list.csv: missing column `size`"),
-        ("start,size,flow\n0.5,960,1\n", "list.csv: unknown column `flow`"),
-        ("start,size\n0.5,960\nsoon,960\n", "list.csv: line 3, column `start`: not a number: 'soon'"),
+        # An unexpected name is described by its position, a bad value by its line: never quoted.
+        ("start,size,flow\n0.5,960,1\n", "list.csv: line 1 is not a trace header: column 3 of 3 is not one of"),
+        ("start,size\n0.5,960\nsoon,960\n", "list.csv: line 3, column `start`: not a number (value not shown)"),
         ("start,size\n0.5,960\n1.0,\n", "list.csv: line 3, column `size`: empty"),
-        ("start,size\n0.5,960\n0.75,1kB\n", "list.csv: line 3, column `size`: not a number: '1kB'"),
+        ("start,size\n0.5,960\n0.75,1kB\n", "list.csv: line 3, column `size`: not a number (value not shown)"),
         ("start,size\n0.5,960\ninf,960\n", "list.csv: line 3, column `start`: must be a finite number, got inf"),
         ("start,size\n0.5,960\nnan,960\n", "list.csv: line 3, column `start`: must be a finite number"),
         ("start,size,src\n0.5,960,s0\n1,960,\n", "list.csv: line 3, column `src`: empty"),

@@ -294,6 +294,7 @@ def reproduce(
         tmp = out_dir / ".claims.json.partial"
         tmp.write_text(json.dumps(payload, indent=2))
         os.replace(tmp, out_dir / "claims.json")
+        manifest.close()  # last: only now does the manifest call the reproduction complete
     return Reproduction(exp, results, skipped, claims, figures, out_dir)
 
 

@@ -1,0 +1,164 @@
+"""``racc reproduce`` (a paper experiment: its cases, figures and claims) and ``racc plot``
+(redraw a results or reproduce folder)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    pl = sub.add_parser(
+        "plot", help="redraw the plots and report of a results folder, or the figures, claims and report of a reproduce"
+    )
+    pl.add_argument("dir", metavar="DIR")
+    pl.set_defaults(func=cmd_plot)
+
+    rp = sub.add_parser("reproduce", help="run a paper experiment: every case, its figures and its claims")
+    rp.add_argument("name", metavar="NAME", nargs="?", help="experiment name (omit, or --list, to list them)")
+    rp.add_argument("--list", action="store_true", help="list the experiments")
+    rp.add_argument("--out", metavar="DIR", help="output folder (default: results/<NAME>)")
+    rp.add_argument("--quick", action="store_true", help="reduced scale (minutes become seconds; claims qualitative)")
+    rp.add_argument("--seed", type=int, metavar="N", help="run every case with this seed instead of the scenarios' own")
+    rp.add_argument("--workers", type=int, metavar="N", help="run the cases on a local Dask cluster of N processes")
+    rp.add_argument("--scheduler", metavar="ADDR", help="run the cases on this Dask scheduler (tcp://host:8786)")
+    rp.add_argument(
+        "--resume", action="store_true", help="run only the cases an interrupted run in --out did not finish"
+    )
+    rp.add_argument(
+        "--force", action="store_true", help="replace an earlier reproduction in --out (racc's own files only)"
+    )
+    rp.add_argument("--cases", metavar="A,B", help="run only these cases (names as in --list)")
+    rp.add_argument("--json", action="store_true", help="print the claims (or the list) as JSON instead of a table")
+    rp.set_defaults(func=cmd_reproduce)
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from racc.errors import ResultsError
+    from racc.results import replot
+
+    folder = Path(args.dir)
+    if not folder.is_dir():
+        raise ResultsError(f"{folder}: not a folder" if folder.exists() else f"{folder}: no such folder")
+    if (folder / "manifest.json").exists() and not (folder / "summary.json").exists():
+        from racc.experiments.base import redraw
+
+        rep = redraw(args.dir)
+        print(f"figures: {folder / 'figures'}  claims: {folder / 'claims.json'}  report: {folder / 'report.html'}")
+        print(f"({rep.experiment.name}: {len(rep.figures)} figures, {len(rep.claims)} claims)")
+        return 0
+
+    res = replot(args.dir)
+    print(f"plots: {folder / 'plots'}  report: {folder / 'report.html'}  ({res.name})")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from racc import experiments
+    from racc.display import console as make_console
+    from racc.display import print_json
+
+    if args.json:
+        print_json(
+            [
+                {"name": e.name, "source": e.source, "cases": [c.name for c in e.cases], "description": e.description}
+                for e in map(experiments.get, experiments.names())
+            ]
+        )
+        return 0
+    from racc.experiments.papers import PAPERS
+
+    t = Table(
+        title="experiments (papers: " + "; ".join(f"{k} = {v}" for k, v in PAPERS.items()) + ")",
+        title_justify="left",
+    )
+    for c in ("name", "source", "cases", "description"):
+        t.add_column(c, overflow="fold")
+    for n in experiments.names():
+        e = experiments.get(n)
+        t.add_row(n, e.source, ", ".join(c.name for c in e.cases), e.description)
+    make_console().print(t)
+    return 0
+
+
+def check_reproduce_out(out: Path, resume: bool, force: bool) -> None:
+    """``--out`` of a reproduction: a folder (never a file); without ``--resume`` an earlier
+    reproduction there is replaced only with ``--force`` (never anything racc did not write), so
+    an old run's claims and cases never sit beside a new one's."""
+    from racc.errors import ResultsError
+    from racc.manifest import prepare_fresh
+
+    if out.exists() and not out.is_dir():
+        raise ResultsError(f"--out {out}: exists and is not a folder; choose another --out")
+    if resume and force:
+        raise ResultsError("--resume and --force: choose one (finish the earlier run, or replace it)")
+    if not resume:
+        prepare_fresh(out, "reproduce", force)
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from racc import experiments
+    from racc.display import console as make_console
+    from racc.display import print_json
+    from racc.errors import ScenarioError
+
+    if args.list or not args.name:
+        return _list(args)
+    exp = experiments.get(args.name)  # unknown names are refused before anything runs
+    out = Path(args.out) if args.out else Path("results") / exp.name
+    if args.workers is not None and args.workers < 1:
+        raise ScenarioError(f"--workers must be at least 1, got {args.workers}")
+    check_reproduce_out(out, args.resume, args.force)
+    rep = experiments.reproduce(
+        exp.name,
+        out=out,
+        quick=args.quick,
+        progress=True,
+        seed=args.seed,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        resume=args.resume,
+        cases=[c.strip() for c in args.cases.split(",") if c.strip()] if args.cases else None,
+    )
+    if args.json:
+        print_json(
+            {
+                "experiment": exp.name,
+                "source": exp.source,
+                "quick": args.quick,
+                "seed": args.seed,
+                "out": str(out),
+                "cases_run": list(rep.results),
+                "cases_skipped": rep.skipped,
+                "claims": [c.__dict__ for c in rep.claims],
+            }
+        )
+        return 0
+    scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
+    scale += f", seed {args.seed}" if args.seed is not None else ""
+    from racc.experiments.papers import title as paper_title
+
+    paper = paper_title(exp.source)
+    t = Table(
+        title=f"{exp.name} ({exp.source}{': ' + paper if paper else ''}){scale}", title_justify="left", show_lines=True
+    )
+    for c in ("the paper says", "paper's number", "racc's number", "acceptance rule (or why not judged)", "verdict"):
+        t.add_column(c, overflow="fold")
+    for c in rep.claims:
+        rule = c.rule_text() if c.verdict in ("consistent", "differs") else (c.note or c.rule)
+        if c.verdict in ("consistent", "differs") and c.note and c.rule and c.note != c.rule:
+            rule += f" — {c.note}"
+        t.add_row(c.claim, c.paper, c.measured, rule, _verdict_style(c.verdict))
+    console = make_console()
+    console.print(t)
+    console.print(f"results: [bold]{out}[/bold]  figures: {out / 'figures'}  claims: {out / 'claims.json'}")
+    return 0
+
+
+def _verdict_style(v: str) -> str:
+    style = {"consistent": "green", "differs": "bold red"}.get(v)
+    return f"[{style}]{v}[/{style}]" if style else v
