@@ -94,7 +94,7 @@ class Claim:
 
     def __post_init__(self) -> None:
         if self.cause is not None and self.verdict != "differs":
-            raise ValueError(f"claim {self.claim!r}: a cause on a {self.verdict!r} claim (only \"differs\" has one)")
+            raise ValueError(f'claim {self.claim!r}: a cause on a {self.verdict!r} claim (only "differs" has one)')
         if self.accept is not None and self.verdict in ("consistent", "differs"):
             inside = within(self.value, self.accept)
             if inside != (self.verdict == "consistent"):

@@ -33,3 +33,13 @@ def shortfall(claims: Sequence[Claim], name: str, text: str, tried: str) -> bool
     if claim_named(claims, name) is None:
         return False
     return explain(claims, name, Cause("racc", text, tried))
+
+
+def open_shortfalls(claims: Sequence[Claim], match, text: str, tried) -> int:
+    """:func:`shortfall` for every differing claim without a cause whose name ``match`` accepts;
+    ``tried(claim)`` says what was tried for it. The number of claims marked."""
+    n = 0
+    for c in claims:
+        if c.verdict == "differs" and c.cause is None and match(c.claim):
+            n += shortfall(claims, c.claim, text, tried(c))
+    return n

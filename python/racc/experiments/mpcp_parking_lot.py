@@ -262,7 +262,11 @@ def headline_for(figure: str, results: Mapping[str, Any]) -> str:
         f"{p.upper()} {laws[law][1]} against {other}'s {laws[other][1].split(' (')[0]}" for p, laws in fair.items()
     )
     drops = ", ".join(f"{p.upper()} {laws[law][2]:,} vs {laws[other][2]:,}" for p, laws in fair.items())
-    named = 'ai_law "ns2" (the VCP reference code\'s law, router γ 0.95)' if law == "ns2" else 'ai_law "seed001" (the law MPCP prints)'
+    named = (
+        'ai_law "ns2" (the VCP reference code\'s law, router γ 0.95)'
+        if law == "ns2"
+        else 'ai_law "seed001" (the law MPCP prints)'
+    )
     return (
         f"{figure} is reproduced by {named}: {shares}. Drops over L0..L3 ({law} vs {other}): {drops}; "
         "the paper reports no loss. The default stays seed001, the law MPCP prints and the one without "
