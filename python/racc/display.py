@@ -7,18 +7,20 @@ from typing import Any
 
 from racc import tables
 
-#: Width of tables written to a pipe or a log (rich would use 80 columns and cut long cells).
-PIPE_WIDTH = 160
+#: Width of output written to a pipe or a log: wide enough that no table cell is cut or folded
+#: (rich would use 80 columns and print "uti…" for "utilisation"; issue 39 item 4). Tables are
+#: as wide as their content, so lines are only as long as the words they hold.
+PIPE_WIDTH = 10_000
 
 
-def console(stderr: bool = False) -> Any:
-    """A rich console as wide as the terminal; for pipes and logs :data:`PIPE_WIDTH` columns
-    (or ``COLUMNS`` if set), so tables are not cut at 80 columns."""
+def console(stderr: bool = False, file: Any = None) -> Any:
+    """A rich console as wide as the terminal; for pipes and logs (or ``file``) :data:`PIPE_WIDTH`
+    columns, so every word of every table is kept (``COLUMNS``, if set, wins)."""
     from rich.console import Console
 
-    c = Console(stderr=stderr)
+    c = Console(stderr=stderr, file=file)
     if not c.is_terminal and "COLUMNS" not in os.environ:
-        c = Console(stderr=stderr, width=PIPE_WIDTH)
+        c = Console(stderr=stderr, file=file, width=PIPE_WIDTH)
     return c
 
 

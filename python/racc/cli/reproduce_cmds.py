@@ -30,6 +30,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     )
     rp.add_argument("--cases", metavar="A,B", help="run only these cases (names as in --list)")
     rp.add_argument("--json", action="store_true", help="print the claims (or the list) as JSON instead of a table")
+    rp.add_argument("--all-claims", action="store_true", help="print every claim, measured rows too (default: summary)")
     rp.set_defaults(func=cmd_reproduce)
 
 
@@ -99,8 +100,6 @@ def check_reproduce_out(out: Path, resume: bool, force: bool) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from rich.table import Table
-
     from racc import experiments
     from racc.display import console as make_console
     from racc.display import print_json
@@ -134,31 +133,19 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 "out": str(out),
                 "cases_run": list(rep.results),
                 "cases_skipped": rep.skipped,
-                "claims": [c.__dict__ for c in rep.claims],
+                "headline": rep.headline,
+                "claims": [c.to_json() for c in rep.claims],
             }
         )
         return 0
     scale = " — reduced scale (--quick): compare with the paper qualitatively" if args.quick else ""
     scale += f", seed {args.seed}" if args.seed is not None else ""
     from racc.experiments.papers import title as paper_title
+    from racc.experiments.printout import print_reproduction
 
     paper = paper_title(exp.source)
-    t = Table(
-        title=f"{exp.name} ({exp.source}{': ' + paper if paper else ''}){scale}", title_justify="left", show_lines=True
-    )
-    for c in ("the paper says", "paper's number", "racc's number", "acceptance rule (or why not judged)", "verdict"):
-        t.add_column(c, overflow="fold")
-    for c in rep.claims:
-        rule = c.rule_text() if c.verdict in ("consistent", "differs") else (c.note or c.rule)
-        if c.verdict in ("consistent", "differs") and c.note and c.rule and c.note != c.rule:
-            rule += f" — {c.note}"
-        t.add_row(c.claim, c.paper, c.measured, rule, _verdict_style(c.verdict))
     console = make_console()
-    console.print(t)
+    print_reproduction(rep, console, f"{exp.name} ({exp.source}{': ' + paper if paper else ''}){scale}", args.all_claims)
     console.print(f"results: [bold]{out}[/bold]  figures: {out / 'figures'}  claims: {out / 'claims.json'}")
     return 0
 
-
-def _verdict_style(v: str) -> str:
-    style = {"consistent": "green", "differs": "bold red"}.get(v)
-    return f"[{style}]{v}[/{style}]" if style else v

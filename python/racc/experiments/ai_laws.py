@@ -49,3 +49,52 @@ def by_law(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if sub:
             out[law] = sub
     return out
+
+
+#: the two laws as a cause names them (docs/PROTOCOLS.md, `ai_law`)
+LAW_NAMES = {
+    "seed001": 'ai_law "seed001" (the law the MPCP paper prints)',
+    "ns2": f'ai_law "ns2" (the VCP reference code\'s law, router γ {NS2_GAMMA})',
+}
+
+
+def law_counterpart(name: str, protocols: list[str]) -> tuple[str, str] | None:
+    """(the same claim's name under the other AI law, that law) for a claim named after a case
+    of :func:`law_cases` ("dpcp: ..." <-> "dpcp-ns2: ..."), or None."""
+    for p in protocols:
+        if name.startswith((f"{p}-ns2: ", f"{p}-ns2 (")):
+            return p + name[len(p) + len("-ns2") :], "seed001"
+        if name.startswith((f"{p}: ", f"{p} (")):
+            return f"{p}-ns2" + name[len(p) :], "ns2"
+    return None
+
+
+def law_causes(claims: list, counterpart, tried: str = "") -> None:
+    """A claim that differs under one AI law and holds under the other gets a "configuration"
+    cause naming the law it holds under, with that law's measured value from this run; one that
+    differs under both (and has no cause yet) is racc's open shortfall, with both laws' values as
+    what was tried (plus ``tried``). ``counterpart(name)`` gives (the same claim's name under the
+    other law, that law) or None."""
+    from racc.experiments.base import Cause, explain
+    from racc.experiments.causes import claim_named, other_configuration
+
+    for c in claims:
+        if c.verdict != "differs" or c.cause is not None:
+            continue
+        pair = counterpart(c.claim)
+        if pair is None:
+            continue
+        if other_configuration(claims, c.claim, pair[0], LAW_NAMES[pair[1]]):
+            continue
+        o = claim_named(claims, pair[0])
+        if o is not None and o.verdict == "differs":
+            explain(
+                claims,
+                c.claim,
+                Cause(
+                    "racc",
+                    "differs under both AI laws; no cause found",
+                    f"tried both laws in this run: '{c.claim}' {c.measured}, '{o.claim}' {o.measured}"
+                    + (f"; {tried}" if tried else ""),
+                ),
+            )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,40 @@ ABOUT_DEFAULT = 0.25
 NOT_JUDGED_QUICK = "not judged at --quick scale"
 
 
+#: Why a claim differs from its paper (issue 35), one of:
+#: - "paper": the paper's own numbers or parameters cannot produce its figure (arithmetic or a sweep);
+#: - "reference": an independent implementation on the identical scenario (ns-2.35 through
+#:   ``racc crosscheck``, or the authors' code) gives racc's number;
+#: - "unspecified": the paper omits a setting that decides the claim (its range over a sweep);
+#: - "configuration": the claim holds in another documented configuration of the same protocol;
+#: - "racc": none of these found: racc's own open shortfall (the evidence says what was tried).
+CAUSES = ("paper", "reference", "unspecified", "configuration", "racc")
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Why a "differs" claim differs: its kind (:data:`CAUSES`), one line of text, and the evidence.
+    The evidence of every kind but "racc" is produced by the run (another case's measured value, a
+    sweep's range, arithmetic computed in code) or names the test that produces it; for "racc" it
+    says what was tried."""
+
+    kind: str
+    text: str
+    evidence: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in CAUSES:
+            raise ValueError(f"cause kind {self.kind!r} is not one of {', '.join(CAUSES)}")
+        for key in ("text", "evidence"):
+            value = getattr(self, key)
+            if not value or "\n" in value:
+                raise ValueError(f"cause {key} must be one non-empty line, got {value!r}")
+
+    def line(self) -> str:
+        """The cause as one line: "kind: text (evidence)"."""
+        return f"{self.kind}: {self.text} ({self.evidence})"
+
+
 @dataclass
 class Claim:
     """A paper's claim next to what racc measured.
@@ -55,8 +89,12 @@ class Claim:
     rule: str = ""
     value: float | None = None
     accept: tuple[float | None, float | None] | None = None
+    #: why a "differs" claim differs (:class:`Cause`); set by :func:`explain`
+    cause: Cause | None = None
 
     def __post_init__(self) -> None:
+        if self.cause is not None and self.verdict != "differs":
+            raise ValueError(f'claim {self.claim!r}: a cause on a {self.verdict!r} claim (only "differs" has one)')
         if self.accept is not None and self.verdict in ("consistent", "differs"):
             inside = within(self.value, self.accept)
             if inside != (self.verdict == "consistent"):
@@ -68,6 +106,42 @@ class Claim:
     def rule_text(self) -> str:
         """The acceptance rule as shown: ``rule``, else the note (older claims keep it there)."""
         return self.rule or self.note
+
+    def to_json(self) -> dict[str, Any]:
+        """The claim as claims.json holds it (its cause a {kind, text, evidence} object or null)."""
+        return asdict(self)
+
+
+def explain(claims: Sequence[Claim], name: str, cause: Cause) -> bool:
+    """Give the claim named ``name`` its cause if its verdict is "differs" (a consistent claim keeps
+    none); True if a claim was explained. An unknown name is an error (a renamed claim must not
+    silently lose its cause)."""
+    found = [c for c in claims if c.claim == name]
+    if not found:
+        raise KeyError(f"no claim named {name!r} to explain")
+    done = False
+    for c in found:
+        if c.verdict == "differs":
+            c.cause = cause
+            done = True
+    return done
+
+
+def unexplained(claims: Sequence[Claim]) -> list[Claim]:
+    """The claims whose verdict is "differs" and which carry no cause."""
+    return [c for c in claims if c.verdict == "differs" and c.cause is None]
+
+
+def tally(claims: Sequence[Claim]) -> tuple[dict[str, int], dict[str, int]]:
+    """(claims by verdict, "differs" claims by cause kind; "none" for those without one)."""
+    verdicts: dict[str, int] = {}
+    causes: dict[str, int] = {}
+    for c in claims:
+        verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
+        if c.verdict == "differs":
+            k = c.cause.kind if c.cause else "none"
+            causes[k] = causes.get(k, 0) + 1
+    return verdicts, causes
 
 
 def within(value: float | None, accept: tuple[float | None, float | None]) -> bool:
@@ -120,6 +194,11 @@ class Experiment:
     quick: Mapping[str, Any]
     figures: Callable[[Mapping[str, Any], Path], list[Path]]
     claims: Callable[[Mapping[str, Any], bool], list[Claim]]
+    #: gives the "differs" claims their causes from the results (:func:`explain`), after ``claims``
+    causes: Callable[[Mapping[str, Any], list[Claim], bool], None] | None = None
+    #: the experiment's summary, first line: which configuration reproduces the paper's figures
+    #: (from the results; "" when no such statement applies)
+    headline: Callable[[Mapping[str, Any], list[Claim]], str] | None = None
 
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -178,6 +257,7 @@ class Reproduction:
     claims: list[Claim]
     figures: list[Path]
     out: Path | None
+    headline: str = ""
 
 
 def reproduce(
@@ -273,6 +353,9 @@ def reproduce(
     if out_dir is not None and results:
         figures = exp.figures(results, out_dir / "figures")
     claims = exp.claims(results, quick)
+    if exp.causes is not None and results:
+        exp.causes(results, claims, quick)
+    headline = exp.headline(results, claims) if exp.headline is not None and results else ""
     for case, why in skipped.items():
         claims.append(Claim(f"case {case}", "", "", "not run", why))
     if out_dir is not None:
@@ -281,11 +364,12 @@ def reproduce(
             "experiment": exp.name,
             "source": exp.source,
             "description": exp.description,
+            "headline": headline,
             "quick": quick,
             "seed": seed,
             "cases_run": sorted(results),
             "cases_skipped": skipped,
-            "claims": [c.__dict__ for c in claims],
+            "claims": [c.to_json() for c in claims],
             "figures": [str(p.relative_to(out_dir)) for p in figures],
         }
         from racc.experiments import report
@@ -295,7 +379,7 @@ def reproduce(
         tmp.write_text(json.dumps(payload, indent=2))
         os.replace(tmp, out_dir / "claims.json")
         manifest.close()  # last: only now does the manifest call the reproduction complete
-    return Reproduction(exp, results, skipped, claims, figures, out_dir)
+    return Reproduction(exp, results, skipped, claims, figures, out_dir, headline)
 
 
 def redraw(out: str | os.PathLike) -> Reproduction:

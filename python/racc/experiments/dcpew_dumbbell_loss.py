@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from racc.experiments.base import SAME_UTILISATION, Case, Claim, Experiment, port_summary, register, verdict
+from racc.experiments.causes import open_shortfalls
 from racc.experiments.figures import save, subplots
 
 BOTTLENECK = "r0->r1"
@@ -85,6 +86,19 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     return out
 
 
+def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool) -> None:
+    """DCP-EW's loss differentiation (DCP-EW §III.B) not keeping it ahead at high loss: open
+    (issue 35 item 4 is the same question on the parking lot)."""
+    u = utilisation_by_loss(results)
+    seen = "; ".join(f"{p}: " + ", ".join(f"{r:.0%} {v:.1%}" for r, v in sorted(by.items())) for p, by in u.items())
+    open_shortfalls(
+        claims,
+        lambda name: name.startswith("utilisation at"),
+        "DCP-EW's loss differentiation does not keep it ahead of DPCP at this loss rate",
+        lambda c: f"no cause search done yet (issue 35 item 4 is open); utilisation by loss rate in this run: {seen}",
+    )
+
+
 register(
     Experiment(
         name="dcpew-dumbbell-loss",
@@ -94,5 +108,6 @@ register(
         quick={"duration": "30s"},
         figures=figures,
         claims=claims,
+        causes=causes,
     )
 )

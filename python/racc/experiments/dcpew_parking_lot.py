@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from racc.experiments import mpcp_parking_lot
-from racc.experiments.ai_laws import by_law, law_cases
+from racc.experiments.ai_laws import LAW_NAMES, by_law, law_cases
 from racc.experiments.base import Claim, Experiment, port_summary, register, verdict
+from racc.experiments.causes import claim_named, other_configuration, shortfall
 from racc.experiments.parking_lot import PL_LINKS, PL_PORTS
 
 
@@ -45,7 +46,7 @@ def efficiency_claim(u: Mapping[str, float], law: str) -> list[Claim]:
     if "dcpew" in u and "dpcp" in u:
         out.append(
             Claim(
-                ("" if law == "seed001" else f"{law} law: ") + "DCP-EW efficient where DPCP under-utilises",
+                efficiency_name(law),
                 "DCP-EW > DPCP",
                 f"{u['dcpew']:.1%} vs {u['dpcp']:.1%}",
                 verdict(u["dcpew"] > u["dpcp"]),
@@ -53,6 +54,37 @@ def efficiency_claim(u: Mapping[str, float], law: str) -> list[Claim]:
             )
         )
     return out
+
+
+#: the mean loss rate of each link's Gilbert-Elliott model (DCP-EW §IV: "an average loss rate 5%")
+LINK_LOSS = 0.05
+
+
+def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool) -> None:
+    """As mpcp-parking-lot's (the other AI law first), with what the long flows' path loss is;
+    DCP-EW's own shortfall (its loss differentiation does not restore the fair split) stays open."""
+    path_loss = 1 - (1 - LINK_LOSS) ** len(PL_PORTS)
+    tried = (
+        f"computed: the long flows cross {len(PL_PORTS)} links of {LINK_LOSS:.0%} loss each, "
+        f"{path_loss:.1%} path loss against {LINK_LOSS:.0%} for a local flow; DCP-EW's loss differentiation "
+        "is to stop cuts on that loss (issue 35 item 4, open)"
+    )
+    for law, other in (("seed001", "ns2"), ("ns2", "seed001")):
+        name, other_name = (efficiency_name(x) for x in (law, other))
+        if claim_named(claims, name) is not None:
+            other_configuration(claims, name, other_name, LAW_NAMES[other])
+    mpcp_parking_lot.causes(results, claims, quick, tried)
+    for law in ("seed001", "ns2"):
+        shortfall(
+            claims,
+            efficiency_name(law),
+            "DCP-EW no more efficient than DPCP here, under either AI law",
+            tried,
+        )
+
+
+def efficiency_name(law: str) -> str:
+    return ("" if law == "seed001" else f"{law} law: ") + "DCP-EW efficient where DPCP under-utilises"
 
 
 register(
@@ -65,5 +97,7 @@ register(
         quick={"duration": "300s", "flows.3.start": "100s"},
         figures=figures,
         claims=claims,
+        causes=causes,
+        headline=lambda results, claims: mpcp_parking_lot.headline_for("DCP-EW Figs. 4-5 (the fair split)", results),
     )
 )

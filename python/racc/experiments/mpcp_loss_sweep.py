@@ -10,6 +10,7 @@ from typing import Any
 from matplotlib import ticker
 
 from racc.experiments.base import ABOUT, MUCH, Case, Claim, Experiment, judged, register, verdict
+from racc.experiments.causes import shortfall
 from racc.experiments.figures import save, subplots
 from racc.experiments.protocols import PROTOCOLS, protocol_overrides
 
@@ -179,6 +180,29 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     return out
 
 
+def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool) -> None:
+    """DPCP under loss (issue 35 item 5, open): its fallbacks to VCP mode start at low loss and
+    its transfer stalls where MPCP §4.3 has it little affected; no cause found yet."""
+    for direction in ("data", "ack"):
+        fb = fallbacks_by_loss(results, "dpcp", direction)
+        seen = "fallbacks to VCP mode per loss rate in this run: " + ", ".join(f"{r:.0%} {n}" for r, n in fb.items())
+        for name, text in (
+            (
+                "DPCP little affected below 30 %",
+                "DPCP's transfer is slowed below 30 % loss, where MPCP has it little affected",
+            ),
+            ("DPCP degrades past 35 %", "DPCP's completion time does not jump past 35 % loss"),
+            ("DPCP falls back to VCP mode only at high loss", "DPCP falls back to VCP mode at low loss rates"),
+            ("DPCP completes no later than VCP", "DPCP completes later than VCP at some loss rates"),
+        ):
+            shortfall(
+                claims,
+                f"{direction} loss: {name}",
+                text,
+                f"open (issue 35 item 5): no diagnosis beyond this sweep tried yet; {seen}",
+            )
+
+
 register(
     Experiment(
         name="mpcp-loss-sweep",
@@ -188,5 +212,6 @@ register(
         quick={"duration": "120s"},
         figures=figures,
         claims=claims,
+        causes=causes,
     )
 )

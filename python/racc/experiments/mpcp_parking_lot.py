@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from racc.experiments.ai_laws import NS2_GAMMA, by_law, law_cases, split_case
+from racc.experiments.ai_laws import NS2_GAMMA, by_law, law_cases, law_causes, law_counterpart, split_case
 from racc.experiments.base import Claim, Experiment, about_claim, judged, port_summary, register, verdict
 from racc.experiments.figures import save, subplots
 from racc.experiments.parking_lot import (
@@ -217,6 +217,74 @@ def law_comparison(results: Mapping[str, Any]) -> list[Claim]:
     return out
 
 
+def law_evidence(results: Mapping[str, Any]) -> dict[str, dict[str, tuple[float, str, int]]]:
+    """protocol -> law -> (distance to the paper's figure, what was seen, drops over L0..L3), as
+    :func:`law_comparison` judges them (VCP: L0 local:long split against 15:1; the others: L0
+    long share against per-flow max-min, mean over the two phases)."""
+    out: dict[str, dict[str, tuple[float, str, int]]] = {}
+    laws = by_law(dict(results))
+    for law, sub in laws.items():
+        for protocol, res in sub.items():
+            ps = phase_shares(res)
+            drops = sum(int(port_summary(res, port)["drops"]) for port in PL_PORTS.values())
+            if protocol == "vcp":
+                ratio = ps.l0_local_after / max(ps.l0_long_after, 1e-9)
+                seen = (abs(ratio - 15.0), f"L0 {ratio:.1f}:1", drops)
+            else:
+                seen = (
+                    sum(ps.gaps) / 2,
+                    (
+                        f"L0 long {ps.l0_long_before:.0%} → {ps.l0_long_after:.0%} "
+                        f"(max-min {ps.maxmin_before:.1%} → {ps.maxmin_after:.1%})"
+                    ),
+                    drops,
+                )
+            out.setdefault(protocol, {})[law] = seen
+    return out
+
+
+def headline_for(figure: str, results: Mapping[str, Any]) -> str:
+    """Which AI law reproduces the paper's parking-lot figure (the router-assisted protocols'
+    fair split), at what cost in drops, and which law the experiment keeps as its default (the
+    decision of issue 35 item 2, measured on every run)."""
+    ev = law_evidence(results)
+    fair = {p: laws for p, laws in ev.items() if p != "vcp" and set(laws) == {"seed001", "ns2"}}
+    if not fair:
+        return ""
+    nearer = {p: min(laws, key=lambda law: laws[law][0]) for p, laws in fair.items()}
+    winners = sorted(set(nearer.values()))
+    if len(winners) > 1:
+        who = "; ".join(f"{p.upper()}: ai_law {law}" for p, law in nearer.items())
+        return f"{figure}: no one AI law reproduces it for every protocol ({who})"
+    law = winners[0]
+    other = "seed001" if law == "ns2" else "ns2"
+    shares = "; ".join(
+        f"{p.upper()} {laws[law][1]} against {other}'s {laws[other][1].split(' (')[0]}" for p, laws in fair.items()
+    )
+    drops = ", ".join(f"{p.upper()} {laws[law][2]:,} vs {laws[other][2]:,}" for p, laws in fair.items())
+    named = (
+        'ai_law "ns2" (the VCP reference code\'s law, router γ 0.95)'
+        if law == "ns2"
+        else 'ai_law "seed001" (the law MPCP prints)'
+    )
+    return (
+        f"{figure} is reproduced by {named}: {shares}. Drops over L0..L3 ({law} vs {other}): {drops}; "
+        "the paper reports no loss. The default stays seed001, the law MPCP prints and the one without "
+        "that loss; both laws run side by side."
+    )
+
+
+def headline(results: Mapping[str, Any], claims: list[Claim]) -> str:
+    return headline_for("MPCP Fig. 2 (the fair split)", results)
+
+
+def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool, tried: str = "") -> None:
+    """A claim that differs under one AI law and holds under the other: "configuration", with the
+    other law's value from this run; one that differs under both: racc's open shortfall."""
+    protocols = sorted({split_case(n)[0] for n in results})
+    law_causes(claims, lambda name: law_counterpart(name, protocols), tried)
+
+
 def link_table(results: Mapping[str, Any]) -> list[Claim]:
     """Beside each share: per case and link, the long and local aggregates' share of capacity and
     goodput over the steady half of the last phase, the link's drops and the aggregates' timeouts
@@ -251,5 +319,7 @@ register(
         quick={"duration": "300s", "flows.3.start": "100s"},
         figures=figures,
         claims=claims,
+        causes=causes,
+        headline=headline,
     )
 )

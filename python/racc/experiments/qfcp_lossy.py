@@ -17,6 +17,7 @@ from typing import Any
 import polars as pl
 
 from racc.experiments.base import FAIR, HIGH_UTILISATION, MUCH, Case, Claim, Experiment, judged, register
+from racc.experiments.causes import open_shortfalls
 
 SCENARIO = "qfcp-lossy.toml"
 #: QFCP §III.C: "The packet loss rate we have investigated varies from 0.0001 to 0.1"; the paper
@@ -208,6 +209,16 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     return out
 
 
+def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool) -> None:
+    """Not found yet: at the lowest loss rates XCP-b keeps most of the lossy flow's rate."""
+    open_shortfalls(
+        claims,
+        lambda name: name.startswith("loss "),
+        "at this loss rate racc's XCP-b keeps more of the lossy flow's rate than QFCP §III.C describes",
+        lambda c: f"no cause search done yet; measured in this run: {c.measured}",
+    )
+
+
 register(
     Experiment(
         name="qfcp-lossy",
@@ -221,5 +232,6 @@ register(
         quick={"duration": "60s"},
         figures=figures,
         claims=claims,
+        causes=causes,
     )
 )

@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from racc.experiments.papers import title
+from racc.experiments.printout import summary_lines
 from racc.report import CSS
 
 VERDICT_CSS = """
 td.v-consistent{color:#176f2c;font-weight:600}td.v-differs{color:#b00020;font-weight:600}
 td.v-not-judged-at---quick-scale,td.v-not-run{color:#8a6d00}
+td.cause{font-size:90%}p.headline{font-weight:600}
 table.claims td,table.claims th{text-align:left;vertical-align:top}
 """
 
@@ -49,11 +51,13 @@ def render(out: Path, payload: Mapping[str, Any], claims: Sequence[Any], figures
         + (f" · every case with seed {e(str(seed))}" if seed is not None else "")
         + "</p>",
         "<h2>Claims</h2>",
-        (
-            "<table class='claims'><thead><tr><th>the paper says</th><th>paper's number</th><th>racc's number</th>"
-            "<th>acceptance rule (or why not judged)</th><th>verdict</th></tr></thead><tbody>"
-        ),
     ]
+    for i, line in enumerate(summary_lines(claims, payload.get("headline", ""))):
+        parts.append(f"<p class='{'headline' if i == 0 and payload.get('headline') else 'meta'}'>{e(line)}</p>")
+    parts.append(
+        "<table class='claims'><thead><tr><th>the paper says</th><th>paper's number</th><th>racc's number</th>"
+        "<th>acceptance rule (or why not judged)</th><th>verdict</th><th>cause of a difference</th></tr></thead><tbody>"
+    )
     for c in claims:
         rule = c.rule_text() if c.verdict in ("consistent", "differs") else (c.note or c.rule)
         if c.verdict in ("consistent", "differs") and c.note and c.rule and c.note != c.rule:
@@ -61,7 +65,13 @@ def render(out: Path, payload: Mapping[str, Any], claims: Sequence[Any], figures
         cls = "v-" + "".join(ch if ch.isalnum() else "-" for ch in c.verdict)
         parts.append(
             f"<tr class='claim'><td>{e(c.claim)}</td><td>{e(c.paper)}</td><td>{e(c.measured)}</td>"
-            f"<td>{e(rule)}</td><td class='{cls}'>{e(c.verdict)}</td></tr>"
+            f"<td>{e(rule)}</td><td class='{cls}'>{e(c.verdict)}</td>"
+            + (
+                f"<td class='cause'><b>{e(c.cause.kind)}</b>: {e(c.cause.text)}<br><i>evidence:</i> {e(c.cause.evidence)}</td>"
+                if c.cause is not None
+                else "<td></td>"
+            )
+            + "</tr>"
         )
     parts.append("</tbody></table>")
     if figures:
