@@ -30,11 +30,16 @@ def add(sub: argparse._SubParsersAction) -> None:
     sw.set_defaults(func=cmd_sweep)
 
     cc = sub.add_parser("crosscheck", help="run a scenario in racc and in ns-2 and compare them side by side")
-    cc.add_argument("engine", choices=["ns2"], help="the other simulator: ns2 (ns-2.35, Debian/Ubuntu package ns2)")
+    cc.add_argument(
+        "engine",
+        choices=["ns2", "ns2-vcp"],
+        help="the other simulator: ns2 (ns-2.35, Debian/Ubuntu package ns2), ns2-vcp (ns-2.35 with the VCP authors' code)",
+    )
     cc.add_argument("file", metavar="SCENARIO", help="scenario TOML file (or the name of one under scenarios/)")
     cc.add_argument("--seeds", metavar="N", help="N seeds from the scenario's own (default 5), or e.g. 1,3 or 1-5")
     cc.add_argument("--window", metavar="START:END", help="seconds compared (default: the last half of the run)")
-    cc.add_argument("--out", metavar="DIR", help="output folder (default: results/<scenario-stem>-ns2)")
+    cc.add_argument("--out", metavar="DIR", help="output folder (default: results/<scenario-stem>-<engine>)")
+    cc.add_argument("--ns", metavar="PATH", help="the ns binary (ns2-vcp: one built with the VCP authors' code)")
     add_scenario_options(cc, seed=False)
     cc.set_defaults(func=cmd_crosscheck)
 

@@ -13,6 +13,10 @@ from pathlib import Path
 from typing import IO
 
 INSTALL_HINT = "install ns-2.35 with `apt-get install ns2` (the Debian/Ubuntu package ns2)"
+VCP_HINT = (
+    "build ns-2.35 with the VCP authors' code as docs/PROTOCOLS.md says (\"VCP against its authors' "
+    'ns-2 code") and give its `ns` with --ns PATH or RACC_NS2_VCP'
+)
 
 
 class NsMissing(Exception):
@@ -23,11 +27,26 @@ class NsFailed(Exception):
     """``ns`` ran but did not finish the script."""
 
 
-def find() -> str:
-    """Path of the ``ns`` binary (``RACC_NS`` overrides PATH), or :class:`NsMissing`."""
-    exe = os.environ.get("RACC_NS") or shutil.which("ns")
+def find(path: str | None = None) -> str:
+    """Path of the ``ns`` binary (``path``, else ``RACC_NS``, else PATH), or :class:`NsMissing`."""
+    exe = path or os.environ.get("RACC_NS") or shutil.which("ns")
     if not exe or not os.access(exe, os.X_OK):
         raise NsMissing(f"ns-2 (`ns`) is not installed or not on PATH: {INSTALL_HINT}")
+    return exe
+
+
+def find_vcp(path: str | None = None) -> str:
+    """Path of an ``ns`` built with the VCP authors' code (``--ns``, else ``RACC_NS2_VCP``), or
+    :class:`NsMissing` saying how to build one."""
+    exe = path or os.environ.get("RACC_NS2_VCP")
+    if not exe:
+        raise NsMissing(f"ns-2 with the VCP authors' code is not given: {VCP_HINT}")
+    if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+        raise NsMissing(f"--ns {exe}: not an executable file; {VCP_HINT}")
+    script = "puts [expr {[catch {Agent/TCP/Reno/VcpSrc info superclass}] ? 0 : 1}]; exit 0\n"
+    p = subprocess.run([exe], input=script, capture_output=True, text=True, timeout=60, check=False)
+    if not p.stdout.strip().endswith("1"):
+        raise NsMissing(f"--ns {exe}: this ns has no VCP classes (Agent/TCP/Reno/VcpSrc); {VCP_HINT}")
     return exe
 
 

@@ -99,7 +99,9 @@ def interval_ns(duration_ns: int, window: tuple[float, float]) -> int:
     raise ScenarioError(f"--window {window[0]:g}:{window[1]:g}: edges must be whole multiples of 10 µs")
 
 
-def prepare(path: str, overrides: Iterable[str], seeds_text: str | None, window_text: str | None) -> dict[str, Any]:
+def prepare(
+    path: str, overrides: Iterable[str], seeds_text: str | None, window_text: str | None, vcp: bool = False
+) -> dict[str, Any]:
     """Load and check everything before any run: scenarios per seed, window, interval, refusals."""
     base = _scenario.load(path, overrides=list(overrides))
     engine = core()
@@ -116,7 +118,7 @@ def prepare(path: str, overrides: Iterable[str], seeds_text: str | None, window_
         sc.data.setdefault("record", {}).update(interval=f"{step / 1e6:g}ms", flows=True)
         cases.append((s, sc, engine.Simulation(sc.to_json(), sc.source)))
     _, sc0, sim0 = cases[0]
-    support.check(sc0.data, json.loads(sim0.resolved().json()), sim0.results()["port_info"], sc0.source)
+    support.check(sc0.data, json.loads(sim0.resolved().json()), sim0.results()["port_info"], sc0.source, vcp)
     return {"cases": cases, "window": window, "interval_ns": step, "source": sc0.source, "name": sc0.name}
 
 
@@ -128,10 +130,14 @@ def crosscheck_ns2(
     overrides: Iterable[str] = (),
     jobs: int | None = None,
     log: Callable[[str], None] | None = None,
+    vcp: bool = False,
+    ns_path: str | None = None,
 ) -> Crosscheck:
-    """Run racc and ns-2 on ``path`` for each seed and compare them (see the module doc)."""
-    plan = prepare(path, overrides, seeds, window)
-    exe = ns.find()
+    """Run racc and ns-2 on ``path`` for each seed and compare them (see the module doc). With
+    ``vcp``, ns-2 is an ``ns`` built with the VCP authors' code (``ns_path``, else
+    ``RACC_NS2_VCP``), and racc's vcp flows and router module run as that code."""
+    plan = prepare(path, overrides, seeds, window, vcp)
+    exe = ns.find_vcp(ns_path) if vcp else ns.find(ns_path)
     version = ns.version(exe)
     say = log or (lambda _m: None)
     w0, w1 = plan["window"]

@@ -21,6 +21,7 @@ import re
 from collections import deque
 from typing import Any
 
+from racc.crosscheck import vcp as _vcp
 from racc.errors import ScenarioError
 
 # racc protocol -> ns-2 one-way TCP agent (the seeds' ns-2 TCP is the one-way agent, not FullTcp).
@@ -28,7 +29,7 @@ AGENTS = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/TCP/Reno", "xcp": "Agen
 SINKS = {"newreno": "Agent/TCPSink", "reno": "Agent/TCPSink", "xcp": "Agent/TCPSink/XCPSink"}
 ROUTERS = ("droptail", "red", "xcp")
 # racc's registry aliases (crates/racc-proto/src/registry.rs) of the protocols above.
-ALIASES = {"tcp-xcp": "xcp"}
+ALIASES = {"tcp-xcp": "xcp", "tcp-vcp": "vcp"}
 
 # Bytes of headers in a data packet on top of the payload, and so in every ACK: IPv4 + TCP, plus
 # XCP's 20-byte congestion header (docs/PROTOCOLS.md §1; racc's xcp::XCP_HEADER_BYTES) for XCP.
@@ -111,6 +112,11 @@ def is_xcp(flow: dict[str, Any]) -> bool:
     return protocol(flow) == "xcp"
 
 
+def has_tcp_table(flow: dict[str, Any]) -> bool:
+    """XCP and VCP flows keep their transport's keys in a `tcp` table."""
+    return protocol(flow) in ("xcp", "vcp")
+
+
 def headers(flow: dict[str, Any]) -> int:
     """Header bytes of the flow's data packets: packet_size - headers is its MSS (racc's
     tcp::mss_for), and the same bytes make its ACKs."""
@@ -118,9 +124,9 @@ def headers(flow: dict[str, Any]) -> int:
 
 
 def raw_tcp_params(flow: dict[str, Any]) -> dict[str, Any]:
-    """The TCP keys a flow's `params` table sets: the table itself, or an XCP flow's `tcp` table."""
+    """The TCP keys a flow's `params` table sets: the table itself, or an XCP/VCP flow's `tcp` table."""
     params = flow.get("params") or {}
-    return (params.get("tcp") or {}) if is_xcp(flow) else params
+    return (params.get("tcp") or {}) if has_tcp_table(flow) else params
 
 
 def tcp_params(params: Any) -> dict[str, Any]:
@@ -135,16 +141,20 @@ def flow_tcp_params(flow: dict[str, Any]) -> dict[str, Any]:
     return tcp_params(raw_tcp_params(flow))
 
 
-def refusals(data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str, list]) -> list[str]:
-    """``key: reason`` for every part of the scenario ns-2 cannot express (empty if none)."""
+def refusals(
+    data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str, list], vcp: bool = False
+) -> list[str]:
+    """``key: reason`` for every part of the scenario ns-2 cannot express (empty if none); with
+    ``vcp``, for ns-2 built with the VCP authors' code (``racc crosscheck ns2-vcp``)."""
     if resolved.get("media"):
-        # Checked first and alone: the checks below number ports by links only.
+        # Checked first and alone: the checks below number ports by links only. `racc crosscheck
+        # ns2` runs a shared medium through its own 802.11 comparison (crosscheck/wlan).
         return ["topology.media: a shared medium (racc's DCF-like model is not mapped onto ns-2's Mac802_11)"]
     out: list[str] = []
     if resolved.get("tunnels"):
         out.append("tunnels: IPsec ESP tunnels (ns-2 has no ESP tunnel model)")
-    out += _link_refusals(data, resolved, port_info)
-    out += _flow_refusals(data, resolved)
+    out += _link_refusals(data, resolved, port_info, vcp)
+    out += _flow_refusals(data, resolved, vcp)
     out += _xcp_port_refusals(data, resolved)
     out += _route_refusals(resolved)
     keys = group_keys(data)
@@ -157,14 +167,18 @@ def refusals(data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str
     return list(dict.fromkeys(out))  # a shared access link would repeat itself
 
 
-def check(data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str, list], source: str) -> None:
+def check(
+    data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str, list], source: str, vcp: bool = False
+) -> None:
     """Raise :class:`ScenarioError` naming every part ns-2 cannot express."""
-    bad = refusals(data, resolved, port_info)
+    bad = refusals(data, resolved, port_info, vcp)
     if bad:
         raise ScenarioError(f"{source}: ns-2 cannot run this scenario as racc does: " + "; ".join(bad))
 
 
-def _link_refusals(data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str, list]) -> list[str]:
+def _link_refusals(
+    data: dict[str, Any], resolved: dict[str, Any], port_info: dict[str, list], vcp: bool = False
+) -> list[str]:
     out = []
     seen: dict[frozenset, str] = {}
     limit_bytes = port_info["limit_bytes"]
@@ -174,7 +188,13 @@ def _link_refusals(data: dict[str, Any], resolved: dict[str, Any], port_info: di
             out.append(f"{key}: a second link between the same two nodes as {seen[ends]} (ns-2 keeps one per pair)")
         seen.setdefault(ends, key)
         router = link["router"]
-        if router not in ROUTERS:
+        if router == "vcp" and vcp:
+            out += _vcp.router_refusals(key, link.get("router_params") or {})
+            if limit_bytes[2 * li] < 2**63:
+                out.append(f"{key}.buffer: a byte buffer (the crosscheck gives the authors' VcpQueue packet limits)")
+        elif router == "vcp":
+            out.append(f"{key}.router: 'vcp' needs ns-2 built with the VCP authors' code (`racc crosscheck ns2-vcp`)")
+        elif router not in ROUTERS:
             out.append(f"{key}.router: '{router}' is racc's own router module (ns-2 has no counterpart)")
         elif router == "red":
             mode = (link.get("router_params") or {}).get("mode", "packet")
@@ -217,7 +237,7 @@ def _red_mean_size(link: dict[str, Any], resolved: dict[str, Any]) -> int:
     return int((link.get("router_params") or {}).get("mean_pkt_size") or resolved["packet_size"])
 
 
-def _flow_refusals(data: dict[str, Any], resolved: dict[str, Any]) -> list[str]:
+def _flow_refusals(data: dict[str, Any], resolved: dict[str, Any], vcp: bool = False) -> list[str]:
     out = []
     keys = group_keys(data)
     done: set[str] = set()
@@ -227,11 +247,16 @@ def _flow_refusals(data: dict[str, Any], resolved: dict[str, Any]) -> list[str]:
             continue
         done.add(group)
         key = keys.get(group, group)
-        if protocol(f) not in AGENTS:
+        if protocol(f) == "vcp" and not vcp:
+            out.append(f"{key}.protocol: 'vcp' needs ns-2 built with the VCP authors' code (`racc crosscheck ns2-vcp`)")
+            continue
+        if protocol(f) == "vcp":
+            out += _vcp.flow_refusals(key, f)
+        elif protocol(f) not in AGENTS:
             out.append(f"{key}.protocol: '{f['protocol']}' (ns-2 runs only TCP Reno, NewReno and XCP here)")
             continue
         raw = raw_tcp_params(f)
-        pk = f"{key}.params.tcp" if is_xcp(f) else f"{key}.params"  # where the TCP keys are
+        pk = f"{key}.params.tcp" if has_tcp_table(f) else f"{key}.params"  # where the TCP keys are
         if is_xcp(f):
             out += _xcp_flow_refusals(key, f)
         for k in raw:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from racc.crosscheck import vcp as _vcp
 from racc.crosscheck.support import (
     AGENTS,
     SINKS,
@@ -62,7 +63,8 @@ def write(resolved: dict[str, Any], port_info: dict[str, list], interval_ns: int
 
 def _preamble(r: dict[str, Any]) -> str:
     mss = r["packet_size"] - HEADERS
-    return f"""# ns-2.35 script written by `racc crosscheck ns2` from racc's resolved scenario
+    return (
+        f"""# ns-2.35 script written by `racc crosscheck ns2` from racc's resolved scenario
 # "{r["name"]}", seed {r["seed"]}: racc's nodes, links, start times and flow sizes.
 set ns [new Simulator]
 # ns-2's own stream for RED and loss draws (racc's cannot be replayed); 0 would mean "from the clock".
@@ -85,7 +87,14 @@ Agent/TCP/Newreno set partial_window_deflation_ 1 ;# RFC 6582: deflate by the da
 Agent/TCP/Newreno set exit_recovery_fix_ 1 ;# full ACK: cwnd = min(ssthresh, flight + 1), RFC 6582 option (1)
 Agent/TCPSink/DelAck set interval_ 0.1 ;# racc's delayed-ACK timer (100 ms)
 Agent/TCPSink/Sack1/DelAck set interval_ 0.1
-""" + (_xcp_preamble() if any(is_xcp(f) for f in r["flows"]) else "")
+"""
+        + (_xcp_preamble() if any(is_xcp(f) for f in r["flows"]) else "")
+        + (_vcp.preamble(num) if _uses_vcp(r) else "")
+    )
+
+
+def _uses_vcp(r: dict[str, Any]) -> bool:
+    return any(_vcp.is_vcp(f) for f in r["flows"]) or any(link["router"] == "vcp" for link in r["links"])
 
 
 def _xcp_preamble() -> str:
@@ -113,7 +122,9 @@ def _links(r: dict[str, Any], port_info: dict[str, list]) -> str:
     record = set(r["record_ports"])
     for li, link in enumerate(r["links"]):
         a, b = link["a"], link["b"]
-        kind = {"red": "RED", "xcp": "XCP"}.get(link["router"], "DropTail")
+        kind = {"red": "RED", "xcp": "XCP", "vcp": _vcp.QUEUE}.get(link["router"], "DropTail")
+        if link["router"] == "vcp":
+            lines.append(_vcp.link_defaults(link.get("router_params") or {}, num))
         lines.append(f"$ns duplex-link $n({a}) $n({b}) {num(link['capacity_bps'])} {secs(link['delay'])} {kind}")
         for p, (x, y) in ((2 * li, (a, b)), (2 * li + 1, (b, a))):
             lines += _queue(r, link, x, y, port_info["limit_pkts"][p], port_info["limit_bytes"][p])
@@ -131,6 +142,8 @@ def _queue(r: dict[str, Any], link: dict[str, Any], x: int, y: int, limit_pkts: 
     in_bytes = limit_bytes < 2**63
     if link["router"] == "xcp":
         return _xcp_queue(q, link, x, y, limit_pkts, limit_bytes)
+    if link["router"] == "vcp":
+        return _vcp.queue_lines(q, link, x, y, limit_pkts, num)
     if link["router"] != "red":
         if in_bytes:
             # DropTail in bytes accepts while bytes + size < limit x mean_pktsize_: with a mean
@@ -214,6 +227,8 @@ def group_classes(flow: dict[str, Any]) -> tuple[str, str]:
     """(sender agent class, receiver sink class) of a resolved flow."""
     if is_xcp(flow):
         return AGENTS["xcp"], SINKS["xcp"]  # support refuses SACK and delayed ACKs for XCP
+    if _vcp.is_vcp(flow):
+        return _vcp.AGENT, _vcp.SINK  # support refuses SACK, delayed ACKs and ECN for VCP
     if flow["sack"]:
         agent, sink = "Agent/TCP/Sack1", "Agent/TCPSink/Sack1"  # RFC 2018 blocks; ns-2's own SACK recovery
     else:
@@ -233,6 +248,8 @@ def iw_packets(flow: dict[str, Any], mss: int) -> int:
         return int(flow["initial_window"])
     if is_xcp(flow):
         return 1
+    if _vcp.is_vcp(flow):
+        return _vcp.iw_packets(flow)
     return 4 if mss <= 1095 else 3 if mss <= 2190 else 2
 
 
@@ -242,6 +259,8 @@ def _groups(r: dict[str, Any]) -> str:
     for k, f in enumerate(_first_of_each_group(r)):
         p = flow_tcp_params(f)
         mss = mss_of(f, r["packet_size"])
+        if _vcp.is_vcp(f):
+            lines.append(_vcp.group_pre(k, f, num))
         lines.append(f"proc g{k} {{t}} {{ ;# group {f['group']}: {f['protocol']}")
         # ns-2 sends the SYN at tcpip_base_hdr_size_, racc's XCP sender without its XCP header.
         syn = "60 bytes; racc's is 40" if is_xcp(f) else "40 bytes"
@@ -280,6 +299,7 @@ def _procs(r: dict[str, Any], interval_ns: int, samples: int) -> str:
 # the group's settings take effect); `done` fires when every byte is acknowledged.
 proc flow {{i cls sink group src dst bytes ssthresh}} {{
     global ns n tcp app running
+    if {{[info procs pre_$group] != ""}} {{ pre_$group }} ;# class defaults a constructor reads (VCP)
     set t [new $cls]
     $t set fid_ $i
     $group $t

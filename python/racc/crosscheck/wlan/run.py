@@ -42,7 +42,7 @@ def _apply(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
         node: Any = data
         parts = key.split(".")
         for p in parts[:-1]:
-            node = node[int(p)] if isinstance(node, list) else node[p]
+            node = node[int(p)] if isinstance(node, list) else node.setdefault(p, {})
         last = parts[-1]
         if isinstance(node, list):
             node[int(last)] = value
