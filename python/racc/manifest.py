@@ -52,7 +52,7 @@ class Manifest:
                 raise ScenarioError(f"{folder}: has no {NAME}, so nothing to resume; choose a new --out")
             return m
         try:
-            old = json.loads(path.read_text(encoding="utf-8"))
+            old = _read(path)
         except (OSError, ValueError) as exc:
             raise ScenarioError(f"{path}: unreadable ({exc}); cannot resume") from None
         if old.get("kind") != kind or old.get("settings") != m.settings:
@@ -123,7 +123,7 @@ REPRODUCE_FILES = frozenset({NAME, "claims.json", "report.html", "figures", f".{
 def is_complete(folder: Path) -> bool:
     """Whether ``folder``'s manifest says its work is complete."""
     try:
-        doc = json.loads((folder / NAME).read_text(encoding="utf-8"))
+        doc = _read(folder / NAME)
     except (OSError, ValueError):
         return False
     return isinstance(doc, dict) and doc.get("complete") is True
@@ -147,7 +147,7 @@ def prepare_fresh(folder: Path, kind: str, force: bool) -> None:
     if not entries:
         return
     try:
-        doc = json.loads((folder / NAME).read_text(encoding="utf-8"))
+        doc = _read(folder / NAME)
     except (OSError, ValueError):
         doc = None
     if not isinstance(doc, dict) or doc.get("kind") != kind:
@@ -180,6 +180,18 @@ def prepare_fresh(folder: Path, kind: str, force: bool) -> None:
             shutil.rmtree(p)
         elif p.exists() or p.is_symlink():
             p.unlink()
+
+
+def _read(path: Path) -> Any:
+    """A manifest's JSON: a regular file of at most 64 MiB (else ValueError, as for bad JSON)."""
+    from racc.inputs import read_bytes
+
+    try:
+        return json.loads(read_bytes(path, str(path), 64 * 2**20, "manifest"))
+    except ScenarioError as exc:
+        if "file not found" in str(exc):
+            raise FileNotFoundError(str(exc)) from None
+        raise ValueError(str(exc)) from None
 
 
 def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:

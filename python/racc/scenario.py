@@ -307,6 +307,10 @@ def parse_value(raw: str) -> Any:
         doc = tomllib.loads(f"v = {raw}")
     except tomllib.TOMLDecodeError:
         return raw
+    except RecursionError:
+        raise ScenarioError(f"{OVERRIDE_SOURCE}: a value nested too deeply (at most {MAX_DEPTH} levels)") from None
+    if _depth(doc) > MAX_DEPTH:
+        raise ScenarioError(f"{OVERRIDE_SOURCE}: a value nested too deeply (at most {MAX_DEPTH} levels)")
     return doc["v"] if list(doc) == ["v"] else raw
 
 

@@ -224,3 +224,23 @@ def test_no_error_message_quotes_the_file(tmp_path, suffix):
         leaks = _leaks(msg, content, allowed)
         leaks = [x for x in leaks if not re.fullmatch(r"[\d., ]+", x)]  # byte offsets, line numbers
         assert not leaks, (content, msg, leaks)
+
+
+@pytest.mark.parametrize("command", [["sweep"], ["arrivals", "--out", "a.csv"], ["crosscheck", "ns2"]])
+def test_every_command_refuses_a_fifo_scenario_before_reading_it(tmp_path, monkeypatch, capsys, command):
+    from racc import cli
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "s.toml")
+    argv = [command[0], *command[1:2], "s.toml", *command[2:]] if command[0] == "crosscheck" else [
+        command[0], "s.toml", *command[1:]
+    ]
+    assert cli.main(argv) == 2
+    assert "s.toml: is a FIFO, not a regular file" in capsys.readouterr().err
+
+
+def test_a_manifest_that_is_a_fifo_is_not_read(tmp_path):
+    from racc import manifest
+
+    os.mkfifo(tmp_path / manifest.NAME)
+    assert not manifest.is_complete(tmp_path)

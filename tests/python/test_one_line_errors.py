@@ -102,6 +102,8 @@ def test_deeply_nested_toml(tmp_path, capsys):
     deep.write_text("a = " + "{b = " * 40 + "1" + "}" * 40 + "\n")
     with pytest.raises(ScenarioError, match="nested too deeply"):
         scenario.load(deep)
+    with pytest.raises(ScenarioError, match="^--set: a value nested too deeply"):
+        scenario.load("a = 1", overrides=["x=" + "{b = " * 3000 + "1" + "}" * 3000])
 
 
 # --- item 7 ------------------------------------------------------------------------------------

@@ -76,6 +76,11 @@ def scenario_path(name: str) -> Path:
         path = catalog.shipped(path.stem) or path
     if not path.exists():
         raise ScenarioError(f"{escape(name, 160)}: file not found (shipped scenarios: `racc scenario list`)")
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):  # for every command, whichever reader comes next: a FIFO never blocks
+        from racc.inputs import kind
+
+        raise ScenarioError(f"{escape(name, 160)}: is {kind(mode)}, not a regular file; only regular files are read")
     return path
 
 
