@@ -1,5 +1,7 @@
 //! The congestion controller: the small part of a sender that decides *how much* it may send,
-//! independent of the transport that decides *which* bytes go (TCP today, DCCP next).
+//! independent of the transport that decides *which* bytes go (the TCP transport in `tcp/`).
+//! DCCP's endpoints (`dccp/`) do not use it: CCID2's window counts packets and lives in
+//! `dccp::window`, which takes VCP's laws directly (`vcp::VcpLaws`).
 //!
 //! A transport owns sequence space, loss detection and loss recovery (for TCP: duplicate ACKs,
 //! NewReno's inflation and deflation during fast recovery, the retransmission timer, spurious

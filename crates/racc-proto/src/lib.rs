@@ -8,20 +8,28 @@
 //! - [`cc`]: the congestion-controller interface every sender's "how much" implements
 //! - [`metrics`]: named counters and gauges a protocol reports to any engine
 //! - [`router`]: the per-output-port router module interface
+//! - [`protocol`]: what every protocol and router module implements for engines and the registry
+//!   (flow and router factories, path requirements); the ground floor every protocol imports
 //! - [`dccp`]: DCCP CCID2 (RFC 4341) and DCCP/VCP: sender, receiver with Ack Vectors, Ack Ratio, Eq. 7-9 fluid model
 //! - [`tcp`]: TCP Reno/NewReno transport driving any congestion controller (RFC 5681, 6582, 6298)
 //! - [`aqm`]: DropTail and RED (gentle, packet/byte mode, drop or ECN mark)
 //! - [`loss`]: Bernoulli and Gilbert-Elliott loss processes
 //! - [`ipsec`]: ESP tunnel-mode encapsulation (outer ECN bits and IP ID only)
-//! - [`registry`]: protocol and router-module names to constructors
+//! - [`registry`]: protocol and router-module names to constructors; the top floor, which
+//!   imports every protocol and which no protocol imports
 //! - [`rng`]: deterministic per-component random streams
 //! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
+//! - [`dpcp`]: DPCP and TPCP (MPCP §3, §5) over TCP: the load factor split over chains of 2 or 3
+//!   packets, router (Alg. 2), decoder, window; TPCP's entry points in `dpcp/tpcp.rs`
+//! - [`dcpew`]: DCP-EW (DCP-EW §III): DPCP ordered by the IP ID, through IPsec tunnels, with
+//!   loss differentiation
 //! - [`jetmax`]: JetMax (PROTOCOLS.md §7): router module, rate controller, parameters
 //! - [`rcp`]: RCP (rate router, paced rate-based sender), PROTOCOLS.md §6
-//! - [`piqi_rcp`]: PIQI-RCP's router [reconstructed], PROTOCOLS.md §8 (RCP's sender and receiver)
+//! - [`piqi_rcp`]: PIQI-RCP's router [reconstructed], PROTOCOLS.md §8 (RCP's sender and receiver);
+//!   its rule in `piqi_rcp/pi_law.rs`
 //! - [`xcc`]: the congestion-header layer of seed 004 (receiver echo, countable router arithmetic)
 //! - [`xcp`]: XCP over TCP: router module (efficiency and fairness controllers), feedback-driven window;
-//!   XCP-b is its router with the capacity probe
+//!   XCP-b is its router with the spare bandwidth from the queue (`xcp/xcp_b.rs`)
 //! - [`qfcp`]: QFCP over TCP (seed 002): fair-share rate router with flow-count estimate and capacity
 //!   probe, window = feedback·rtt, no halving on loss
 //! - [`wire`]: racc's headers as bytes (checked views, parsed representations) for the live runtime and pcap

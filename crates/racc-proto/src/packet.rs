@@ -35,6 +35,18 @@ pub mod hdr {
     pub const DCCP_ACK: u32 = 24;
     /// ESP tunnel mode: outer IPv4 (20) + ESP header (8) + trailer/ICV (≈ 16).
     pub const ESP_TUNNEL: u32 = 44;
+    /// IPv4 + TCP without options: what a scenario's `packet_size` (the wire size of a full data
+    /// packet) holds besides the payload of a TCP flow without a congestion header
+    /// (PROTOCOLS.md §1 "Packet size").
+    pub const IP_TCP: u32 = IPV4 + TCP;
+
+    /// The payload of a full data packet of `packet_size` wire bytes: its MSS before any
+    /// congestion header (`tcp::mss_for` subtracts that too). `packet_size` must exceed
+    /// [`IP_TCP`].
+    #[inline]
+    pub const fn payload(packet_size: u32) -> u32 {
+        packet_size - IP_TCP
+    }
 }
 
 /// What a packet is, at the transport level.

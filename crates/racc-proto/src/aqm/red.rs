@@ -259,11 +259,11 @@ impl RouterModule for Red {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{Kind, OuterIp, TcpHeader};
+    use crate::packet::{hdr, Kind, OuterIp, TcpHeader};
     use crate::time::NS_PER_MS;
 
     fn pkt(size: u32, ecn_bits: u8) -> Packet {
-        let mut p = Packet::tcp(1, Kind::Data, size, size.saturating_sub(40), TcpHeader::default());
+        let mut p = Packet::tcp(1, Kind::Data, size, size.saturating_sub(hdr::IP_TCP), TcpHeader::default());
         p.ecn = ecn_bits;
         p
     }

@@ -4,10 +4,10 @@
 //! Times in seconds.
 
 use crate::dpcp::decode::DecoderParams;
+use crate::dpcp::params::ChainLaws;
 use crate::dpcp::Growth;
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
-use crate::vcp::{AiLawName, LoadFactorParams, MdHold, Ns2Ai, QueueTerm};
 
 /// How a DCP-EW host fills the IP ID (seed 003 §III.B).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -32,87 +32,42 @@ pub enum LossMd {
     Half,
 }
 
-/// The `params` table of a "dcpew" flow.
-#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct DcpewParams {
-    /// The routers' load-factor interval t_p, s [seed 001: 200 ms].
-    pub t_p: f64,
-    /// h in ξ = h(1/ρ_ub − 1) [seed 001: 0.25].
-    pub h: f64,
-    /// AI step α, packets per t_p [seed 001: 1].
-    pub alpha: f64,
-    pub sigma_mi: f64,
-    pub sigma_ai: f64,
-    /// The AI law: "seed001" (default) or "ns2" (the reference ns-2 sender's; `vcp/ai_law.rs`).
-    pub ai_law: AiLawName,
-    /// The `"ns2"` law's constants.
-    pub ai_ns2: Ns2Ai,
-    /// Cap on a level's MI factor ξ (absent: no cap, ξ = h(1/ρ_ub − 1) up to 1.0).
-    pub xi_cap: Option<f64>,
-    /// Hold after an MD: "t_p" (default [checked]), "rtt" or seconds.
-    pub md_hold: MdHold,
-    /// Only an MSP echo starts an MD (DPCP's `md_on_msp_only`, PROTOCOLS.md §3).
-    pub md_on_msp_only: bool,
-    /// MD factors of the overload levels 11 01, 11 10, 11 11 [seed 000 Table 1: 0.875, 0.6,
-    /// 0.43]; another set is an ablation, not a reading of the seed (PROTOCOLS.md §3).
-    pub md_factors: [f64; 3],
-    /// Pace the window over one smoothed RTT at this gain (`vcp/pacing.rs`); absent: ACK
-    /// clock only [reconstructed].
-    pub pacing_gain: Option<f64>,
-    /// Initial window, packets [reconstructed: 2].
-    pub iw: f64,
-    pub dpcp_growth: Growth,
-    /// Same-position echoes in a row that switch to VCP mode. Absent = 3 [seed 000] with
-    /// incrementing IDs and off with random IDs (PROTOCOLS.md §4 [reconstructed]); 0 = off.
-    pub exception_limit: Option<u32>,
-    pub resume_after: f64,
-    pub max_resumes: u32,
-    /// "increment" (default) or "random".
-    pub ip_id: IpIdMode,
-    /// Random IDs are drawn from the scenario seed and the flow id; a non-zero value here
-    /// draws another stream under the same scenario seed (an extra perturbation, not a seed
-    /// of its own).
-    pub ip_id_seed: u64,
-    /// Bit-map length N (bits kept) [seed 003 §III.D: 32].
-    pub bm_bits: u32,
-    /// T: the last T ACKs all overload = congestion flag [seed 003 §III.D: 16].
-    pub bm_threshold: u32,
-    /// MD on a congestion loss: "level" (default) or "half" [reconstructed].
-    pub ew_loss_md: LossMd,
-    /// Apply the bit map to RTOs too (off: an RTO is TCP's, cwnd = 1) [reconstructed].
-    pub ew_apply_to_rto: bool,
-    pub tcp: TcpParams,
-}
-
-impl Default for DcpewParams {
-    fn default() -> DcpewParams {
-        DcpewParams {
-            t_p: 0.2,
-            h: 0.25,
-            alpha: 1.0,
-            sigma_mi: 2.5,
-            sigma_ai: 10.0,
-            ai_law: AiLawName::Seed001,
-            ai_ns2: Ns2Ai::default(),
-            xi_cap: None,
-            md_hold: MdHold::Tp,
-            md_on_msp_only: false,
-            md_factors: crate::dpcp::levels::MD_FACTORS,
-            pacing_gain: None,
-            iw: 2.0,
-            dpcp_growth: Growth::MiAi,
-            exception_limit: None,
-            resume_after: 8.0,
-            max_resumes: 3,
-            ip_id: IpIdMode::Increment,
-            ip_id_seed: 0,
-            bm_bits: 32,
-            bm_threshold: 16,
-            ew_loss_md: LossMd::Level,
-            ew_apply_to_rto: false,
-            tcp: TcpParams::default(),
-        }
+crate::vcp_family_params! {
+    /// The `params` table of a "dcpew" flow: VCP's window laws, DPCP's knobs (same defaults)
+    /// and DCP-EW's own.
+    pub struct DcpewParams {
+        /// Cap on a level's MI factor ξ (absent: no cap, ξ = h(1/ρ_ub − 1) up to 1.0).
+        pub xi_cap: Option<f64> = None,
+        /// Only an MSP echo starts an MD (DPCP's `md_on_msp_only`, PROTOCOLS.md §3).
+        pub md_on_msp_only: bool = false,
+        /// MD factors of the overload levels 11 01, 11 10, 11 11 [MPCP Table 1: 0.875, 0.6,
+        /// 0.43]; another set is an ablation, not a reading of the paper (PROTOCOLS.md §3).
+        pub md_factors: [f64; 3] = crate::dpcp::levels::MD_FACTORS,
+        /// "mi+ai" (default) or "vcp-like".
+        pub dpcp_growth: Growth = Growth::MiAi,
+        /// Same-position echoes in a row that switch to VCP mode. Absent = 3 [MPCP] with
+        /// incrementing IDs and off with random IDs (PROTOCOLS.md §4 [reconstructed]); 0 = off.
+        pub exception_limit: Option<u32> = None,
+        /// RTTs in VCP mode before retrying chains [reconstructed: 8].
+        pub resume_after: f64 = 8.0,
+        /// Failed retries after which VCP mode is permanent [reconstructed: 3].
+        pub max_resumes: u32 = 3,
+        /// "increment" (default) or "random".
+        pub ip_id: IpIdMode = IpIdMode::Increment,
+        /// Random IDs are drawn from the scenario seed and the flow id; a non-zero value here
+        /// draws another stream under the same scenario seed (an extra perturbation, not a seed
+        /// of its own).
+        pub ip_id_seed: u64 = 0,
+        /// Bit-map length N (bits kept) [DCP-EW §III.D: 32].
+        pub bm_bits: u32 = 32,
+        /// T: the last T ACKs all overload = congestion flag [DCP-EW §III.D: 16].
+        pub bm_threshold: u32 = 16,
+        /// MD on a congestion loss: "level" (default) or "half" [reconstructed].
+        pub ew_loss_md: LossMd = LossMd::Level,
+        /// Apply the bit map to RTOs too (off: an RTO is TCP's, cwnd = 1) [reconstructed].
+        pub ew_apply_to_rto: bool = false,
+        /// The TCP transport's knobs.
+        pub tcp: TcpParams = TcpParams::default(),
     }
 }
 
@@ -131,8 +86,13 @@ impl DcpewParams {
         }
     }
 
+    /// The window laws (VCP's, ξ's cap, the growth law).
+    pub fn chain_laws(&self) -> ChainLaws {
+        ChainLaws { window: self.laws(), xi_cap: self.xi_cap, growth: self.dpcp_growth }
+    }
+
     pub fn validate(&self) -> Result<(), ParamError> {
-        crate::chain_laws!(self).validate()?;
+        self.chain_laws().validate()?;
         if self.exception_limit == Some(1) {
             return Err(ParamError::new("exception_limit", "must be 0 (off) or at least 2"));
         }
@@ -163,60 +123,21 @@ impl DcpewParams {
     }
 }
 
-/// The `router_params` of a "dcpew" port: VCP's estimator (A1, A2), the idle-flow eviction
-/// of Alg. 2's flags, and whether the security module keeps its LF per inner flow.
-#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct DcpewRouterParams {
-    pub t_p: f64,
-    pub t_q: f64,
-    pub k_q: f64,
-    pub a: f64,
-    pub gamma: f64,
-    /// A1's queue term: "a2" (default [seed 001]) or "ns2" (the reference router's;
-    /// `vcp/queue_term.rs`), with its shift.
-    pub queue_term: QueueTerm,
-    pub ns2_queue_shift: u32,
-    /// A flow (or tunnel) idle this long, s, has its flag reset to MSP_EQ [reconstructed: 10 s].
-    pub evict_after: f64,
-    /// SM: saved LFs per (tunnel, inner flow) instead of per tunnel [reconstructed: off].
-    pub per_inner_flow: bool,
-    /// NM: encode a chain's LSP with the code current at its MSP, as DPCP's `latch_lsp`
-    /// (PROTOCOLS.md §3) [reconstructed: off].
-    pub latch_lsp: bool,
-}
-
-impl Default for DcpewRouterParams {
-    fn default() -> DcpewRouterParams {
-        let lf = LoadFactorParams::default();
-        DcpewRouterParams {
-            t_p: lf.t_p,
-            t_q: lf.t_q,
-            k_q: lf.k_q,
-            a: lf.a,
-            gamma: lf.gamma,
-            queue_term: lf.queue_term,
-            ns2_queue_shift: lf.ns2_queue_shift,
-            evict_after: 10.0,
-            per_inner_flow: false,
-            latch_lsp: false,
-        }
+crate::load_factor_router_params! {
+    /// The `router_params` of a "dcpew" port: VCP's estimator (A1, A2), the idle-flow eviction
+    /// of Alg. 2's flags, and whether the security module keeps its LF per inner flow.
+    pub struct DcpewRouterParams {
+        /// A flow (or tunnel) idle this long, s, has its flag reset to MSP_EQ [reconstructed: 10 s].
+        pub evict_after: f64 = 10.0,
+        /// SM: saved LFs per (tunnel, inner flow) instead of per tunnel [reconstructed: off].
+        pub per_inner_flow: bool = false,
+        /// NM: encode a chain's LSP with the code current at its MSP, as DPCP's `latch_lsp`
+        /// (PROTOCOLS.md §3) [reconstructed: off].
+        pub latch_lsp: bool = false,
     }
 }
 
 impl DcpewRouterParams {
-    pub fn load_factor(&self) -> LoadFactorParams {
-        LoadFactorParams {
-            t_p: self.t_p,
-            t_q: self.t_q,
-            k_q: self.k_q,
-            a: self.a,
-            gamma: self.gamma,
-            queue_term: self.queue_term,
-            ns2_queue_shift: self.ns2_queue_shift,
-        }
-    }
-
     pub fn validate(&self) -> Result<(), ParamError> {
         self.load_factor().validate()?;
         positive("evict_after", self.evict_after)

@@ -28,15 +28,14 @@ use std::collections::HashMap;
 
 use super::ordering::{id_position, plaintext_position, position};
 use super::params::DcpewRouterParams;
-use crate::dpcp::encode::encode;
 use crate::dpcp::levels::Lf;
 use crate::dpcp::ordering::{order, Position};
-use crate::dpcp::router::{apply_code, FlagTable};
+use crate::dpcp::router::{ChainCoder, FlagTable};
 use crate::packet::{ecn, Kind, Packet};
 use crate::params::ParamError;
 use crate::rng::SimRng;
 use crate::router::{PortView, RouterModule, Verdict};
-use crate::time::{secs, Dur, Time};
+use crate::time::Time;
 use crate::vcp::LoadFactor;
 
 /// SM counters (tests, inspection).
@@ -54,18 +53,14 @@ pub struct SmStats {
 /// The "dcpew" router module.
 #[derive(Clone, Debug)]
 pub struct DcpewRouter {
-    est: LoadFactor,
-    lf: Lf,
-    evict: Dur,
+    coder: ChainCoder,
     flows: FlagTable,
     tunnels: FlagTable,
     per_inner_flow: bool,
-    latch_lsp: bool,
     ingress: HashMap<u64, Lf>,
     egress: HashMap<u64, Lf>,
     /// The outer ID's position of the packet between `before_` and `after_decapsulation`.
     decap_pos: Position,
-    marks: u64,
     sm: SmStats,
 }
 
@@ -80,38 +75,34 @@ impl DcpewRouter {
     /// A module around a given estimator (tests: a fixed phase).
     pub fn with_estimator(est: LoadFactor, p: &DcpewRouterParams) -> DcpewRouter {
         DcpewRouter {
-            est,
-            lf: Lf::lowest(2),
-            evict: secs(p.evict_after),
+            coder: ChainCoder::new(est, 2, p.evict_after, p.latch_lsp),
             flows: FlagTable::default(),
             tunnels: FlagTable::default(),
             per_inner_flow: p.per_inner_flow,
-            latch_lsp: p.latch_lsp,
             ingress: HashMap::new(),
             egress: HashMap::new(),
             decap_pos: Position::MSP,
-            marks: 0,
             sm: SmStats::default(),
         }
     }
 
     pub fn estimator(&self) -> &LoadFactor {
-        &self.est
+        &self.coder.est
     }
 
     /// The port's current 4-bit load factor.
     pub fn lf(&self) -> Lf {
-        self.lf
+        self.coder.lf
     }
 
     /// Set the port's LF directly (tests of the SM and NM without a load).
     pub fn set_lf(&mut self, lf: Lf) {
-        self.lf = lf;
+        self.coder.lf = lf;
     }
 
     /// Data packets whose visible bits the NM changed.
     pub fn marks(&self) -> u64 {
-        self.marks
+        self.coder.marks
     }
 
     pub fn sm_stats(&self) -> SmStats {
@@ -145,8 +136,7 @@ impl RouterModule for DcpewRouter {
 
     #[inline]
     fn on_arrival(&mut self, _now: Time, pkt: &mut Packet, _port: &PortView) -> Verdict {
-        self.est.on_arrival(pkt.size);
-        Verdict::Forward
+        self.coder.on_arrival(pkt)
     }
 
     /// NM: Alg. 2 with the visible ID's position; a tunnel is one flow.
@@ -158,23 +148,19 @@ impl RouterModule for DcpewRouter {
         }
         let slot = match pkt.outer {
             // Inside the tunnel the payload's kind is unreadable: every ECN-capable packet counts.
-            Some(o) => self.tunnels.slot(o.tunnel as usize, now, self.evict),
-            None if pkt.kind == Kind::Data => self.flows.slot(pkt.flow as usize, now, self.evict),
+            Some(o) => self.tunnels.slot(o.tunnel as usize, now, self.coder.evict),
+            None if pkt.kind == Kind::Data => self.flows.slot(pkt.flow as usize, now, self.coder.evict),
             None => return false,
         };
-        let pos = position(pkt);
-        let lf = slot.code_for(pos, self.lf, self.latch_lsp);
-        let bits = encode(lf, x2, pos, &mut slot.flag);
-        apply_code(pkt, x2, bits, &mut self.marks)
+        self.coder.encode(pkt, x2, position(pkt), slot)
     }
 
     fn next_tick(&self) -> Option<Time> {
-        Some(self.est.next_tick())
+        Some(self.coder.est.next_tick())
     }
 
     fn on_tick(&mut self, now: Time, port: &PortView) {
-        self.est.on_tick(now, port.queue_bytes, port.capacity_bps);
-        self.lf = Lf::from_rho(self.est.rho(), 2);
+        self.coder.on_tick(now, port)
     }
 
     /// SM step 1.

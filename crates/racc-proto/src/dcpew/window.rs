@@ -142,7 +142,7 @@ impl DcpewWindow {
     /// A window for `mss`-byte segments of flow `cfg.flow`; random IP IDs are drawn from the
     /// scenario seed `cfg.seed` (`IpIdSource::new`). `p` must be valid.
     pub fn new(cfg: &FlowConfig, mss: u32, p: &DcpewParams) -> DcpewWindow {
-        let laws = crate::chain_laws!(p);
+        let laws = p.chain_laws();
         let ids = IpIdSource::new(p.ip_id, cfg.seed, cfg.flow, p.ip_id_seed);
         ChainWindow::with(cfg, mss, &laws, p.decoder(laws.initial_hold()), ids, LossDifferentiation::new(p))
     }

@@ -8,6 +8,7 @@
 //! - [`encode`]: Alg. 2 at a router, one 2-bit flag per flow
 //! - [`decode`]: the sender's decoder (saved LF, exceptions, VCP fallback, MD bookkeeping)
 //! - [`router`]: [`DpcpRouter`], the router module (VCP's ρ, Alg. 2 at dequeue)
+//! - [`tpcp`]: TPCP, DPCP with chains of 3 (MPCP §5): its registry entry points
 //! - [`window`]: [`DpcpWindow`], the sender's window laws over the TCP NewReno transport
 //! - [`echo`]: [`DpcpEcho`], the receiver's restore and echo
 //! - [`params`]: the scenario parameters of flows and ports
@@ -19,6 +20,7 @@ pub mod levels;
 pub mod ordering;
 pub mod params;
 pub mod router;
+pub mod tpcp;
 pub mod window;
 
 pub use decode::{Action, Decoder, DecoderParams, DecoderStats, Mode};
@@ -28,6 +30,7 @@ pub use levels::{Lf, Zone};
 pub use ordering::{position, position_n, Anchor, Position, Sequencer};
 pub use params::{DpcpParams, DpcpRouterParams, Growth};
 pub use router::DpcpRouter;
+pub use tpcp::{parse_tpcp_flow, parse_tpcp_router};
 pub use window::DpcpWindow;
 
 use crate::endpoint::{Endpoint, FlowConfig};
@@ -99,11 +102,6 @@ pub fn parse_dpcp_flow(params: &serde_json::Value) -> Result<Arc<dyn FlowProtoco
     parse_flow(params, 2)
 }
 
-/// The registry's "tpcp": chains of 3 unless `chain` says otherwise.
-pub fn parse_tpcp_flow(params: &serde_json::Value) -> Result<Arc<dyn FlowProtocol>, ParamError> {
-    parse_flow(params, 3)
-}
-
 /// A DPCP/TPCP router's checked parameters.
 #[derive(Debug)]
 struct DpcpRouterFactory(DpcpRouterParams);
@@ -130,11 +128,6 @@ fn parse_router(params: &serde_json::Value, chain: u8) -> Result<Arc<dyn RouterF
 /// The registry's "dpcp" router module.
 pub fn parse_dpcp_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
     parse_router(params, 2)
-}
-
-/// The registry's "tpcp" router module.
-pub fn parse_tpcp_router(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
-    parse_router(params, 3)
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use super::decode::DecoderParams;
 use super::levels::MAX_CHAIN;
 use crate::params::{parse, positive, ParamError};
 use crate::tcp::TcpParams;
-use crate::vcp::{AiLawName, LoadFactorParams, MdHold, Ns2Ai, QueueTerm};
+use crate::time::{secs, Dur};
+use crate::vcp::{AiLaw, MdHold, WindowLaws};
 
 /// Growth law in the low and high zones (PROTOCOLS.md §3 `dpcp_growth`).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -20,74 +21,74 @@ pub enum Growth {
     VcpLike,
 }
 
-/// The `params` table of a "dpcp" (chain 2) or "tpcp" (chain 3) flow.
-#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct DpcpParams {
-    /// Packets per chain: 2 = DPCP, 3 = TPCP, 4 [reconstructed]. Must match the routers'.
-    pub chain: u8,
-    /// The routers' load-factor interval t_p, s [seed 001: 200 ms].
-    pub t_p: f64,
-    /// h in ξ = h(1/ρ_ub − 1) [seed 001: 0.25].
-    pub h: f64,
-    /// AI step α, packets per t_p [seed 001: 1].
-    pub alpha: f64,
-    /// Caps σ_MI, σ_AI [seed 001: 2.5, 10].
-    pub sigma_mi: f64,
-    pub sigma_ai: f64,
-    /// The AI law: "seed001" (default) or "ns2" (the reference ns-2 sender's; `vcp/ai_law.rs`).
-    pub ai_law: AiLawName,
-    /// The `"ns2"` law's constants.
-    pub ai_ns2: Ns2Ai,
-    /// Cap on a level's MI factor ξ (absent: no cap, ξ = h(1/ρ_ub − 1) up to 1.0).
-    pub xi_cap: Option<f64>,
-    /// Hold after an MD, as VCP's: "t_p" (default [checked]), "rtt" or seconds.
-    pub md_hold: MdHold,
-    /// Only an MSP echo starts an MD; a chain's later digits only refine it (PROTOCOLS.md §3)
-    /// [reconstructed: off].
-    pub md_on_msp_only: bool,
-    /// MD factors of the overload levels 11 01, 11 10, 11 11 [seed 000 Table 1: 0.875, 0.6,
-    /// 0.43]; another set is an ablation, not a reading of the seed (PROTOCOLS.md §3).
-    pub md_factors: [f64; 3],
-    /// Pace the window over one smoothed RTT at this gain (`vcp/pacing.rs`); absent: ACK
-    /// clock only [reconstructed].
-    pub pacing_gain: Option<f64>,
-    /// Initial window, packets [reconstructed: 2, as VCP].
-    pub iw: f64,
-    /// "mi+ai" (default) or "vcp-like".
-    pub dpcp_growth: Growth,
-    /// Same-position echoes in a row that switch to VCP mode [seed: 3].
-    pub exception_limit: u32,
-    /// RTTs in VCP mode before retrying chains [reconstructed: 8].
-    pub resume_after: f64,
-    /// Failed retries after which VCP mode is permanent [reconstructed: 3].
-    pub max_resumes: u32,
-    /// The TCP transport's knobs.
-    pub tcp: TcpParams,
+crate::vcp_family_params! {
+    /// The `params` table of a "dpcp" (chain 2) or "tpcp" (chain 3) flow: VCP's window laws
+    /// and DPCP's own knobs.
+    pub struct DpcpParams {
+        /// Packets per chain: 2 = DPCP, 3 = TPCP, 4 [reconstructed]. Must match the routers'.
+        pub chain: u8 = 2,
+        /// Cap on a level's MI factor ξ (absent: no cap, ξ = h(1/ρ_ub − 1) up to 1.0).
+        pub xi_cap: Option<f64> = None,
+        /// Only an MSP echo starts an MD; a chain's later digits only refine it (PROTOCOLS.md §3)
+        /// [reconstructed: off].
+        pub md_on_msp_only: bool = false,
+        /// MD factors of the overload levels 11 01, 11 10, 11 11 [MPCP Table 1: 0.875, 0.6,
+        /// 0.43]; another set is an ablation, not a reading of the paper (PROTOCOLS.md §3).
+        pub md_factors: [f64; 3] = crate::dpcp::levels::MD_FACTORS,
+        /// "mi+ai" (default) or "vcp-like".
+        pub dpcp_growth: Growth = Growth::MiAi,
+        /// Same-position echoes in a row that switch to VCP mode [MPCP: 3].
+        pub exception_limit: u32 = 3,
+        /// RTTs in VCP mode before retrying chains [reconstructed: 8].
+        pub resume_after: f64 = 8.0,
+        /// Failed retries after which VCP mode is permanent [reconstructed: 3].
+        pub max_resumes: u32 = 3,
+        /// The TCP transport's knobs.
+        pub tcp: TcpParams = TcpParams::default(),
+    }
 }
 
-impl Default for DpcpParams {
-    fn default() -> DpcpParams {
-        DpcpParams {
-            chain: 2,
-            t_p: 0.2,
-            h: 0.25,
-            alpha: 1.0,
-            sigma_mi: 2.5,
-            sigma_ai: 10.0,
-            ai_law: AiLawName::Seed001,
-            ai_ns2: Ns2Ai::default(),
-            xi_cap: None,
-            md_hold: MdHold::Tp,
-            md_on_msp_only: false,
-            md_factors: crate::dpcp::levels::MD_FACTORS,
-            pacing_gain: None,
-            iw: 2.0,
-            dpcp_growth: Growth::MiAi,
-            exception_limit: 3,
-            resume_after: 8.0,
-            max_resumes: 3,
-            tcp: TcpParams::default(),
+/// The window laws of a chain protocol (DPCP/TPCP, DCP-EW): VCP's ([`WindowLaws`]), the cap on
+/// a level's MI factor ξ and the growth law.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChainLaws {
+    pub window: WindowLaws,
+    /// Cap on a level's MI factor ξ (`xi_cap`; `None`: ξ as the level gives it).
+    pub xi_cap: Option<f64>,
+    pub growth: Growth,
+}
+
+impl ChainLaws {
+    pub fn validate(&self) -> Result<(), crate::params::ParamError> {
+        self.window.validate()?;
+        if let Some(c) = self.xi_cap {
+            crate::params::positive("xi_cap", c)?;
+        }
+        Ok(())
+    }
+
+    /// The MI factor of level `lf`: h(1/ρ_ub − 1) [reconstructed], at most `xi_cap`. The VCP
+    /// reference sender's multi-bit mode (`vcp-src.cc`, `VcpSrcAgent::recv_newack_helper`
+    /// with `encode_load_factor_` off) caps its MI factor at 1/16 for ρ ≤ 0.8; seed 000 gives
+    /// no cap for DPCP.
+    #[inline]
+    pub fn xi(&self, lf: super::levels::Lf) -> f64 {
+        let xi = lf.xi(self.window.h);
+        self.xi_cap.map_or(xi, |c| xi.min(c))
+    }
+
+    /// The additive-increase law with its constants.
+    pub fn ai(&self) -> AiLaw {
+        self.window.ai()
+    }
+
+    /// The MD hold before the first RTT sample, ns (a hold of one RTT starts at t_p, 2·t_p +
+    /// one RTT at 3·t_p: the RTT estimate starts at t_p).
+    pub fn initial_hold(&self) -> Dur {
+        match self.window.md_hold {
+            MdHold::Tp | MdHold::Rtt => secs(self.window.t_p),
+            MdHold::TwoTpRtt => secs(3.0 * self.window.t_p),
+            MdHold::Secs(s) => secs(s),
         }
     }
 }
@@ -121,9 +122,14 @@ impl DpcpParams {
 
     pub fn validate(&self) -> Result<(), ParamError> {
         check_chain(self.chain)?;
-        crate::chain_laws!(self).validate()?;
+        self.chain_laws().validate()?;
         self.decoder(0).validate()?;
         self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
+    }
+
+    /// The window laws (VCP's, ξ's cap, the growth law).
+    pub fn chain_laws(&self) -> ChainLaws {
+        ChainLaws { window: self.laws(), xi_cap: self.xi_cap, growth: self.dpcp_growth }
     }
 
     /// The decoder's settings, with the hold resolved to `md_hold_ns`.
@@ -140,63 +146,22 @@ impl DpcpParams {
     }
 }
 
-/// The `router_params` of a "dpcp" or "tpcp" port: VCP's estimator (A1, A2) plus the chain
-/// length and the idle-flow eviction time of the per-flow flag.
-#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct DpcpRouterParams {
-    pub chain: u8,
-    /// Load-factor interval t_p, s [seed 001: 200 ms].
-    pub t_p: f64,
-    /// Queue-sampling interval t_q, s [seed 001: 10 ms].
-    pub t_q: f64,
-    pub k_q: f64,
-    pub a: f64,
-    pub gamma: f64,
-    /// A1's queue term: "a2" (default [seed 001]) or "ns2" (the reference router's;
-    /// `vcp/queue_term.rs`), with its shift.
-    pub queue_term: QueueTerm,
-    pub ns2_queue_shift: u32,
-    /// A flow idle this long (s) has its flag reset to MSP_EQ [reconstructed: 10 s].
-    pub evict_after: f64,
-    /// Encode a chain's later positions with the code current at its MSP, so that a t_p tick
-    /// cannot split a chain (PROTOCOLS.md §3) [reconstructed: off].
-    pub latch_lsp: bool,
-}
-
-impl Default for DpcpRouterParams {
-    fn default() -> DpcpRouterParams {
-        let lf = LoadFactorParams::default();
-        DpcpRouterParams {
-            chain: 2,
-            t_p: lf.t_p,
-            t_q: lf.t_q,
-            k_q: lf.k_q,
-            a: lf.a,
-            gamma: lf.gamma,
-            queue_term: lf.queue_term,
-            ns2_queue_shift: lf.ns2_queue_shift,
-            evict_after: 10.0,
-            latch_lsp: false,
-        }
+crate::load_factor_router_params! {
+    /// The `router_params` of a "dpcp" or "tpcp" port: VCP's estimator (A1, A2) plus the chain
+    /// length and the idle-flow eviction time of the per-flow flag.
+    pub struct DpcpRouterParams {
+        pub chain: u8 = 2,
+        /// A flow idle this long (s) has its flag reset to MSP_EQ [reconstructed: 10 s].
+        pub evict_after: f64 = 10.0,
+        /// Encode a chain's later positions with the code current at its MSP, so that a t_p tick
+        /// cannot split a chain (PROTOCOLS.md §3) [reconstructed: off].
+        pub latch_lsp: bool = false,
     }
 }
 
 impl DpcpRouterParams {
     pub fn tpcp() -> DpcpRouterParams {
         DpcpRouterParams { chain: 3, ..DpcpRouterParams::default() }
-    }
-
-    pub fn load_factor(&self) -> LoadFactorParams {
-        LoadFactorParams {
-            t_p: self.t_p,
-            t_q: self.t_q,
-            k_q: self.k_q,
-            a: self.a,
-            gamma: self.gamma,
-            queue_term: self.queue_term,
-            ns2_queue_shift: self.ns2_queue_shift,
-        }
     }
 
     pub fn validate(&self) -> Result<(), ParamError> {
@@ -210,6 +175,7 @@ impl DpcpRouterParams {
 mod tests {
     use super::*;
     use crate::params::parse;
+    use crate::vcp::MdHold;
     use serde_json::json;
 
     #[test]
@@ -244,7 +210,7 @@ mod tests {
         assert_eq!((p.md_factors, p.pacing_gain), ([0.875, 0.6, 0.43], None));
         let p: DpcpParams = parse(&json!({"md_factors": [0.875, 0.875, 0.875], "pacing_gain": 1.0})).unwrap();
         assert_eq!(p.validate(), Ok(()));
-        assert_eq!((p.decoder(0).md_factors, crate::chain_laws!(p).pacing_gain), ([0.875; 3], Some(1.0)));
+        assert_eq!((p.decoder(0).md_factors, p.laws().pacing_gain), ([0.875; 3], Some(1.0)));
         assert_eq!(bad(DpcpParams { md_factors: [0.875, 0.6, 1.2], ..Default::default() }), "md_factors");
         assert_eq!(bad(DpcpParams { pacing_gain: Some(0.5), ..Default::default() }), "pacing_gain");
         assert!(parse::<DpcpParams>(&json!({"md_factors": [0.875, 0.6]})).is_err());

@@ -96,16 +96,51 @@ pub(crate) fn apply_code(pkt: &mut Packet, old: u8, new: u8, marks: &mut u64) ->
     true
 }
 
+/// What every chain router port shares (DPCP/TPCP's, DCP-EW's NM): VCP's ρ every t_p
+/// quantised into the port's n-digit code (MPCP Table 1), and Alg. 2 at dequeue on a flow's flag.
+#[derive(Clone, Debug)]
+pub(crate) struct ChainCoder {
+    pub(crate) est: LoadFactor,
+    n: u8,
+    pub(crate) lf: Lf,
+    pub(crate) evict: Dur,
+    latch_lsp: bool,
+    pub(crate) marks: u64,
+}
+
+impl ChainCoder {
+    pub(crate) fn new(est: LoadFactor, n: u8, evict_after: f64, latch_lsp: bool) -> ChainCoder {
+        ChainCoder { est, n, lf: Lf::lowest(n), evict: secs(evict_after), latch_lsp, marks: 0 }
+    }
+
+    /// Every arrival counts towards ρ, before the buffer check.
+    #[inline]
+    pub(crate) fn on_arrival(&mut self, pkt: &Packet) -> Verdict {
+        self.est.on_arrival(pkt.size);
+        Verdict::Forward
+    }
+
+    /// Alg. 2 on a packet at position `pos` whose visible ECN bits are `x2`, with its flow's
+    /// (or tunnel's) flag in `slot`; true if the bits changed.
+    #[inline]
+    pub(crate) fn encode(&mut self, pkt: &mut Packet, x2: u8, pos: Position, slot: &mut Slot) -> bool {
+        let lf = slot.code_for(pos, self.lf, self.latch_lsp);
+        let bits = encode(lf, x2, pos, &mut slot.flag);
+        apply_code(pkt, x2, bits, &mut self.marks)
+    }
+
+    pub(crate) fn on_tick(&mut self, now: Time, port: &PortView) {
+        self.est.on_tick(now, port.queue_bytes, port.capacity_bps);
+        self.lf = Lf::from_rho(self.est.rho(), self.n);
+    }
+}
+
 /// The DPCP (n = 2) or TPCP (n = 3) router module.
 #[derive(Clone, Debug)]
 pub struct DpcpRouter {
-    est: LoadFactor,
+    coder: ChainCoder,
     n: u8,
-    lf: Lf,
-    evict: Dur,
-    latch_lsp: bool,
     flows: FlagTable,
-    marks: u64,
     name: &'static str,
 }
 
@@ -120,29 +155,25 @@ impl DpcpRouter {
     /// A module around a given estimator (tests: a fixed phase).
     pub fn with_estimator(est: LoadFactor, p: &DpcpRouterParams) -> DpcpRouter {
         DpcpRouter {
-            est,
+            coder: ChainCoder::new(est, p.chain, p.evict_after, p.latch_lsp),
             n: p.chain,
-            lf: Lf::lowest(p.chain),
-            evict: secs(p.evict_after),
-            latch_lsp: p.latch_lsp,
             flows: FlagTable::default(),
-            marks: 0,
             name: if p.chain == 2 { "dpcp" } else { "tpcp" },
         }
     }
 
     pub fn estimator(&self) -> &LoadFactor {
-        &self.est
+        &self.coder.est
     }
 
     /// The port's current code.
     pub fn lf(&self) -> Lf {
-        self.lf
+        self.coder.lf
     }
 
     /// Data packets whose bits this port changed.
     pub fn marks(&self) -> u64 {
-        self.marks
+        self.coder.marks
     }
 }
 
@@ -153,8 +184,7 @@ impl RouterModule for DpcpRouter {
 
     #[inline]
     fn on_arrival(&mut self, _now: Time, pkt: &mut Packet, _port: &PortView) -> Verdict {
-        self.est.on_arrival(pkt.size);
-        Verdict::Forward
+        self.coder.on_arrival(pkt)
     }
 
     #[inline]
@@ -164,19 +194,16 @@ impl RouterModule for DpcpRouter {
             return false;
         }
         let pos = position_n(pkt, self.n);
-        let slot = self.flows.slot(pkt.flow as usize, now, self.evict);
-        let lf = slot.code_for(pos, self.lf, self.latch_lsp);
-        let bits = encode(lf, x2, pos, &mut slot.flag);
-        apply_code(pkt, x2, bits, &mut self.marks)
+        let slot = self.flows.slot(pkt.flow as usize, now, self.coder.evict);
+        self.coder.encode(pkt, x2, pos, slot)
     }
 
     fn next_tick(&self) -> Option<Time> {
-        Some(self.est.next_tick())
+        Some(self.coder.est.next_tick())
     }
 
     fn on_tick(&mut self, now: Time, port: &PortView) {
-        self.est.on_tick(now, port.queue_bytes, port.capacity_bps);
-        self.lf = Lf::from_rho(self.est.rho(), self.n);
+        self.coder.on_tick(now, port)
     }
 }
 

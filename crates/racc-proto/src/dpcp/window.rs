@@ -34,13 +34,13 @@
 use super::decode::{Action, Decoder, DecoderParams, Episode, Mode};
 use super::levels::Zone;
 use super::ordering::{undo, Anchor, Sequencer};
-use super::params::{DpcpParams, Growth};
+use super::params::{ChainLaws, DpcpParams, Growth};
 use crate::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
 use crate::endpoint::FlowConfig;
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{ecn, tcp_checksum, Kind, Packet};
 use crate::time::{secs, to_secs, Dur, Time};
-use crate::vcp::{mi_step, AiLaw, AiLawName, MdHold, Ns2Ai};
+use crate::vcp::{mi_step, AiLaw, MdHold};
 
 /// How a data packet takes its chain position (seed 000 §3.2; seed 003 §III.B).
 pub trait ChainOrder: Clone + std::fmt::Debug + Send + 'static {
@@ -110,94 +110,6 @@ impl LossResponse for NewRenoLoss {
     }
 }
 
-/// The window-law parameters DPCP/TPCP and DCP-EW share (seed 001 A3–A5, ξ from the level).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ChainLaws {
-    pub t_p: f64,
-    pub h: f64,
-    pub alpha: f64,
-    pub sigma_mi: f64,
-    pub sigma_ai: f64,
-    /// The AI law (`ai_law`, `ai_ns2`; `vcp/ai_law.rs`).
-    pub ai_law: AiLawName,
-    pub ai_ns2: Ns2Ai,
-    /// Cap on a level's MI factor ξ (`xi_cap`; `None`: ξ as the level gives it).
-    pub xi_cap: Option<f64>,
-    pub md_hold: MdHold,
-    /// `pacing_gain` (`vcp/pacing.rs`; `None`: ACK clock only).
-    pub pacing_gain: Option<f64>,
-    pub iw: f64,
-    pub growth: Growth,
-}
-
-/// The [`ChainLaws`] of a parameter table that has their fields under the same names
-/// (`DpcpParams`, `DcpewParams`: serde cannot flatten a shared sub-table into tables that
-/// refuse unknown keys, so each repeats the fields and this reads them once).
-#[macro_export]
-macro_rules! chain_laws {
-    ($p:expr) => {
-        $crate::dpcp::window::ChainLaws {
-            t_p: $p.t_p,
-            h: $p.h,
-            alpha: $p.alpha,
-            sigma_mi: $p.sigma_mi,
-            sigma_ai: $p.sigma_ai,
-            ai_law: $p.ai_law,
-            ai_ns2: $p.ai_ns2,
-            xi_cap: $p.xi_cap,
-            md_hold: $p.md_hold,
-            pacing_gain: $p.pacing_gain,
-            iw: $p.iw,
-            growth: $p.dpcp_growth,
-        }
-    };
-}
-
-impl ChainLaws {
-    /// The checks every VCP-family window law passes (`vcp::check_window_laws`).
-    pub fn validate(&self) -> Result<(), crate::params::ParamError> {
-        crate::vcp::check_window_laws(
-            self.t_p,
-            self.h,
-            self.alpha,
-            self.sigma_mi,
-            self.sigma_ai,
-            self.md_hold,
-            self.iw,
-        )?;
-        if let Some(c) = self.xi_cap {
-            crate::params::positive("xi_cap", c)?;
-        }
-        crate::vcp::check_pacing_gain(self.pacing_gain)?;
-        crate::vcp::check_ai_law(&self.ai_ns2)
-    }
-
-    /// The MI factor of level `lf`: h(1/ρ_ub − 1) [reconstructed], at most `xi_cap`. The VCP
-    /// reference sender's multi-bit mode (`vcp-src.cc`, `VcpSrcAgent::recv_newack_helper`
-    /// with `encode_load_factor_` off) caps its MI factor at 1/16 for ρ ≤ 0.8; seed 000 gives
-    /// no cap for DPCP.
-    #[inline]
-    pub fn xi(&self, lf: super::levels::Lf) -> f64 {
-        let xi = lf.xi(self.h);
-        self.xi_cap.map_or(xi, |c| xi.min(c))
-    }
-
-    /// The additive-increase law with its constants.
-    pub fn ai(&self) -> AiLaw {
-        AiLaw::new(self.ai_law, self.sigma_ai, self.ai_ns2)
-    }
-
-    /// The MD hold before the first RTT sample, ns (a hold of one RTT starts at t_p, 2·t_p +
-    /// one RTT at 3·t_p: the RTT estimate starts at t_p).
-    pub fn initial_hold(&self) -> Dur {
-        match self.md_hold {
-            MdHold::Tp | MdHold::Rtt => secs(self.t_p),
-            MdHold::TwoTpRtt => secs(3.0 * self.t_p),
-            MdHold::Secs(s) => secs(s),
-        }
-    }
-}
-
 /// What the last arriving ACK asked for, applied by the transport's hook for that ACK.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Pending {
@@ -246,7 +158,7 @@ impl DpcpWindow {
     /// A window for `mss`-byte segments: cwnd = `cfg.initial_window` or `p.iw` packets.
     /// `p` must be valid.
     pub fn new(cfg: &FlowConfig, mss: u32, p: &DpcpParams) -> DpcpWindow {
-        let laws = chain_laws!(p);
+        let laws = p.chain_laws();
         ChainWindow::with(cfg, mss, &laws, p.decoder(laws.initial_hold()), TcpOrder::new(p.chain), NewRenoLoss)
     }
 }
@@ -258,7 +170,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
             laws: *laws,
             ai: laws.ai(),
             mss: mss.max(1) as f64,
-            cwnd: cfg.initial_window.map_or(laws.iw, |w| w.max(1) as f64),
+            cwnd: cfg.initial_window.map_or(laws.window.iw, |w| w.max(1) as f64),
             exit_to: None,
             before_rto: None,
             decoder: Decoder::new(dp),
@@ -267,7 +179,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
             n: dp.n,
             anchor: cfg.isn,
             peer_seq: None,
-            rtt: secs(laws.t_p),
+            rtt: secs(laws.window.t_p),
             pending: Pending::Nothing,
             lsp_echoes: 0,
         }
@@ -300,9 +212,9 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
     fn note_rtt(&mut self, ctx: &SenderCtx) {
         if let Some(r) = ctx.srtt.or(ctx.latest_rtt) {
             self.rtt = r.max(1);
-            match self.laws.md_hold {
+            match self.laws.window.md_hold {
                 MdHold::Rtt => self.decoder.set_md_hold(self.rtt),
-                MdHold::TwoTpRtt => self.decoder.set_md_hold(2 * secs(self.laws.t_p) + self.rtt),
+                MdHold::TwoTpRtt => self.decoder.set_md_hold(2 * secs(self.laws.window.t_p) + self.rtt),
                 MdHold::Tp | MdHold::Secs(_) => {}
             }
         }
@@ -310,7 +222,7 @@ impl<O: ChainOrder, L: LossResponse> ChainWindow<O, L> {
 
     fn mi_ai(&self, xi: f64) -> (f64, f64) {
         let rtt = to_secs(self.rtt);
-        let l = &self.laws;
+        let l = &self.laws.window;
         (mi_step(xi, rtt, l.t_p, l.sigma_mi), self.ai.step(l.alpha, rtt, l.t_p, self.cwnd))
     }
 
@@ -443,7 +355,7 @@ impl<O: ChainOrder, L: LossResponse> CongestionControl for ChainWindow<O, L> {
 
     /// One window per smoothed RTT times `pacing_gain`, when set (`vcp/pacing.rs`).
     fn pacing_rate(&self) -> Option<f64> {
-        crate::vcp::window_pacing_rate(self.laws.pacing_gain, self.cwnd, self.mss, self.rtt)
+        crate::vcp::window_pacing_rate(self.laws.window.pacing_gain, self.cwnd, self.mss, self.rtt)
     }
 
     /// Seed 000 §3.4's exception handling, and the loss response's own counters.
@@ -467,6 +379,7 @@ mod tests {
     use crate::tcp::recovery::drive;
     use crate::tcp::{FastRecovery, RecoveryExit};
     use crate::time::NS_PER_MS;
+    use crate::vcp::{AiLawName, Ns2Ai};
 
     const MS: Time = NS_PER_MS;
     const MSS: u32 = 1000;

@@ -22,7 +22,7 @@
 //! cannot see them (their excess shows for about one RTT, less than its two intervals), and
 //! lifting the cut with R uncut overshot 2× (P8 at 12 ms: 24.8 RTTs to settle, 478 drops).
 
-use super::router::fair_with;
+use super::pi_law::fair_with;
 use crate::time::{secs, to_secs, Dur, Time};
 
 /// Cohorts of newcomers whose data is not yet due (SYNs whose due times lie within one window
@@ -67,6 +67,16 @@ pub enum Outcome {
     /// intervals running, which the cut itself ends within about one RTT: at RTTs near Δ it
     /// never sees it, and without this the cut would lift with R uncut.
     Lasting { k: f64, share: f64, y_old: f64 },
+}
+
+/// The cut's timing: the presence-check window `w`, the `lead` before a cohort's data is due,
+/// the mean RTT `d0`, and the port's mean packet size `pkt` (B; 0 if unknown).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CutTiming {
+    pub w: Dur,
+    pub lead: Dur,
+    pub d0: Dur,
+    pub pkt: f64,
 }
 
 /// The due cut's state.
@@ -223,17 +233,8 @@ impl DueCut {
     /// current interval's bytes so far; `pkt`: the port's mean packet size, B (windows hold at
     /// least [`PRESENCE_PKTS`] of the newcomers' shares). Returns what was decided about the
     /// newcomers under the cut, if anything ([`Outcome`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn advance(
-        &mut self,
-        now: Time,
-        in_bytes: f64,
-        y1: f64,
-        w: Dur,
-        lead: Dur,
-        d0: Dur,
-        pkt: f64,
-    ) -> Option<Outcome> {
+    pub fn advance(&mut self, now: Time, in_bytes: f64, y1: f64, timing: &CutTiming) -> Option<Outcome> {
+        let CutTiming { w, lead, d0, pkt } = *timing;
         let w = self.window(w, pkt);
         while self.len > 0 && self.ring[self.head].due <= now {
             let c = self.ring[self.head];
@@ -288,6 +289,9 @@ mod tests {
     use super::*;
     use crate::time::NS_PER_MS;
 
+    /// 2 ms windows and lead, d0 = 50 ms, no packet size.
+    const TIMING: CutTiming = CutTiming { w: 2 * NS_PER_MS, lead: 2 * NS_PER_MS, d0: 50 * NS_PER_MS, pkt: 0.0 };
+
     const MS: u64 = NS_PER_MS;
 
     /// Old traffic 1000 B/s, one newcomer with share 500 B/s due at 50 ms, windows of 2 ms,
@@ -297,30 +301,30 @@ mod tests {
         let mut d = DueCut::default();
         d.expect(48 * MS, 500.0, 2 * MS);
         assert_eq!(d.next_event(), Some(48 * MS));
-        d.advance(48 * MS, 0.0, 1000.0, 2 * MS, 2 * MS, 50 * MS, 0.0);
+        d.advance(48 * MS, 0.0, 1000.0, &TIMING);
         assert_eq!((d.k(), d.presence()), (1.0, Presence::Waiting { until: 52 * MS }));
         // F(1) = 950·950/(1000 + 950) = 462.8
         assert!((d.stamp_rate(950.0, 950.0) - 950.0 * 950.0 / 1950.0).abs() < 1e-9);
         // 48-50 ms: old traffic only (2 B in 2 ms = 1000 B/s): still waiting.
-        d.advance(50 * MS, 2.0, 1000.0, 2 * MS, 2 * MS, 50 * MS, 0.0);
+        d.advance(50 * MS, 2.0, 1000.0, &TIMING);
         assert_eq!(d.presence(), Presence::Waiting { until: 52 * MS });
         // 50-52 ms: 2 + 1.2 B (1600 B/s, excess 600 ≥ 250): present.
-        d.advance(52 * MS, 5.2, 1000.0, 2 * MS, 2 * MS, 50 * MS, 0.0);
+        d.advance(52 * MS, 5.2, 1000.0, &TIMING);
         assert_eq!(d.presence(), Presence::Present);
         // An interval closes at 53 ms with 6.2 B (the window had 5.2 of them by 52 ms), then
         // 54 ms: 1 B since (the window: 1 + 1 = 2 B in 2 ms, no excess): released.
         d.interval_closed(6.2);
-        d.advance(54 * MS, 1.0, 1000.0, 2 * MS, 2 * MS, 50 * MS, 0.0);
+        d.advance(54 * MS, 1.0, 1000.0, &TIMING);
         assert_eq!((d.k(), d.presence(), d.released()), (0.0, Presence::None, 1.0));
         assert_eq!(d.stamp_rate(950.0, 950.0), 950.0);
         assert_eq!(d.next_event(), None);
         // A long flow: present and staying present until admitted.
         let mut d = DueCut::default();
         d.expect(48 * MS, 500.0, 2 * MS);
-        d.advance(48 * MS, 0.0, 1000.0, 2 * MS, 2 * MS, 50 * MS, 0.0);
-        d.advance(50 * MS, 3.0, 1000.0, 2 * MS, 2 * MS, 50 * MS, 0.0);
+        d.advance(48 * MS, 0.0, 1000.0, &TIMING);
+        d.advance(50 * MS, 3.0, 1000.0, &TIMING);
         assert_eq!(d.presence(), Presence::Present);
-        d.advance(52 * MS, 6.0, 1000.0, 2 * MS, 2 * MS, 50 * MS, 0.0);
+        d.advance(52 * MS, 6.0, 1000.0, &TIMING);
         assert_eq!((d.k(), d.presence()), (1.0, Presence::Present));
         d.admitted(0.5);
         assert_eq!((d.k(), d.share), (0.5, 250.0));
@@ -330,7 +334,7 @@ mod tests {
         let mut d = DueCut::default();
         d.expect(48 * MS, 500.0, 2 * MS);
         for t in [48, 50, 52] {
-            d.advance(t * MS, 0.0, 1000.0, 2 * MS, 2 * MS, 50 * MS, 0.0);
+            d.advance(t * MS, 0.0, 1000.0, &TIMING);
         }
         assert_eq!((d.k(), d.released()), (0.0, 1.0));
     }
@@ -343,7 +347,7 @@ mod tests {
         d.expect(60 * MS, 500.0, 2 * MS);
         d.admitted(1.5);
         assert_eq!(d.next_event(), Some(60 * MS));
-        d.advance(60 * MS, 0.0, 1000.0, 2 * MS, 2 * MS, 50 * MS, 0.0);
+        d.advance(60 * MS, 0.0, 1000.0, &TIMING);
         assert_eq!((d.k(), d.share), (0.5, 250.0));
     }
 
@@ -353,12 +357,15 @@ mod tests {
     fn newcomers_present_through_the_checks_last() {
         let mut d = DueCut::default();
         d.expect(48 * MS, 500.0, 2 * MS);
-        d.advance(48 * MS, 0.0, 1000.0, 2 * MS, 2 * MS, 10 * MS, 0.0);
+        d.advance(48 * MS, 0.0, 1000.0, &CutTiming { w: 2 * MS, lead: 2 * MS, d0: 10 * MS, pkt: 0.0 });
         for (t, b) in [(50, 3.0), (52, 6.0), (54, 9.0)] {
-            assert_eq!(d.advance(t * MS, b, 1000.0, 2 * MS, 2 * MS, 10 * MS, 0.0), None);
+            assert_eq!(
+                d.advance(t * MS, b, 1000.0, &CutTiming { w: 2 * MS, lead: 2 * MS, d0: 10 * MS, pkt: 0.0 }),
+                None
+            );
         }
         assert_eq!(d.presence(), Presence::Present);
-        let out = d.advance(56 * MS, 12.0, 1000.0, 2 * MS, 2 * MS, 10 * MS, 0.0);
+        let out = d.advance(56 * MS, 12.0, 1000.0, &CutTiming { w: 2 * MS, lead: 2 * MS, d0: 10 * MS, pkt: 0.0 });
         assert_eq!(out, Some(Outcome::Lasting { k: 1.0, share: 500.0, y_old: 1000.0 }));
         assert_eq!((d.k(), d.next_event(), d.released()), (0.0, None, 0.0));
     }
@@ -368,7 +375,7 @@ mod tests {
     fn slow_shares_stretch_the_window() {
         let mut d = DueCut::default();
         d.expect(48 * MS, 1e6, 2 * MS);
-        d.advance(48 * MS, 0.0, 0.0, 2 * MS, 2 * MS, 50 * MS, 1000.0);
+        d.advance(48 * MS, 0.0, 0.0, &CutTiming { w: 2 * MS, lead: 2 * MS, d0: 50 * MS, pkt: 1000.0 });
         assert_eq!(d.next_event(), Some(56 * MS));
         assert_eq!(d.presence(), Presence::Waiting { until: 48 * MS + 2 * MS + 8 * MS });
     }
@@ -380,7 +387,7 @@ mod tests {
         d.expect(11 * MS, 100.0, 2 * MS);
         d.expect(20 * MS, 50.0, 2 * MS);
         assert_eq!(d.len, 2);
-        d.advance(10 * MS, 0.0, 0.0, 2 * MS, 2 * MS, 50 * MS, 0.0);
+        d.advance(10 * MS, 0.0, 0.0, &TIMING);
         assert_eq!((d.k(), d.share), (2.0, 200.0));
         assert_eq!(d.next_event(), Some(12 * MS));
     }

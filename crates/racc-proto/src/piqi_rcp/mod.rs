@@ -3,12 +3,14 @@
 //! the router differs from RCP; flows of protocol "piqi-rcp" use RCP's sender and receiver
 //! (`rcp::RcpSender`, `xcc::HeaderEcho`).
 //!
-//! - [`router`]: [`PiqiRouter`], the PI rate law and its design notes
+//! - [`pi_law`]: the router rule, the PI rate law of one interval ([`pi_law::pi_step`])
+//! - [`router`]: [`PiqiRouter`], the router module around it and its design notes
 //! - [`due_cut`]: the due cut of admission on traffic ([`due_cut::DueCut`])
 //! - [`params`]: the router's parameters, [`PiqiRouterParams`]
 
 pub mod due_cut;
 pub mod params;
+pub mod pi_law;
 pub mod router;
 
 #[cfg(test)]

@@ -78,83 +78,11 @@ use crate::rcp::router::{header_rate, r_min, RateCore};
 use crate::rng::SimRng;
 use crate::router::{PortView, RouterModule, Verdict};
 use crate::time::{secs, Time};
-use crate::xcc::ops::{self, Arith, Counted, OpCounts};
+use crate::xcc::ops::{self, Counted, OpCounts};
 
-use super::due_cut::{DueCut, Outcome};
+use super::due_cut::{CutTiming, DueCut, Outcome};
 use super::params::PiqiRouterParams;
-
-/// Room for one more flow: (R·N̂/(N̂ + 1), N̂ + 1, J + 1).
-#[inline]
-pub fn admit<N: Arith>(rate: N, n_hat: N, j: N) -> (N, N, N) {
-    let one = N::from(1.0);
-    let n1 = n_hat + one;
-    (rate * n_hat / n1, n1, j + one)
-}
-
-/// The fair rate once `k` newcomers join old flows that use `y` at rate `r` (γC = `cap`):
-/// the room they need is taken from the old flows in proportion, γC·R/(y + k·R), and never
-/// above R (a link with room to spare cuts nobody).
-#[inline]
-pub fn fair_with<N: Arith>(r: N, y: N, k: N, cap: N) -> N {
-    let f = cap * r / (y + k * r);
-    if f < r {
-        f
-    } else {
-        r
-    }
-}
-
-/// The start share of the `k`-th pending newcomer (k ≥ 1): k·F(k) − (k−1)·F(k−1) with
-/// F = [`fair_with`]. One newcomer gets its fair share; a burst of them together gets
-/// k·F(k) < γC in all, however many (the telescoping sum), so their first RTT cannot
-/// overshoot by more than the link.
-#[inline]
-pub fn start_share<N: Arith>(r: N, y: N, k: N, cap: N) -> N {
-    let k1 = k - N::from(1.0);
-    k * fair_with(r, y, k, cap) - k1 * fair_with(r, y, k1, cap)
-}
-
-/// A newcomer's request under admission on traffic: (pending k + 1, its start share (at least
-/// 1 B/s), pending start shares + it). 6 additions, 6 multiplications, 2 divisions.
-#[inline]
-pub fn file_newcomer<N: Arith>(r: N, y: N, pend: N, pend_rate: N, cap: N) -> (N, N, N) {
-    let k = pend + N::from(1.0);
-    let s = start_share(r, y, k, cap);
-    let s = if s < N::from(1.0) { N::from(1.0) } else { s };
-    (k, s, pend_rate + s)
-}
-
-/// Admission on traffic, at a tick: `x` B/s of new persistent traffic against `pend` pending
-/// newcomers given `pend_rate` B/s of start shares; old flows used `y_old` at rate `r`.
-/// Returns (R, newcomers admitted m, the part of a flow each admitted one does not yet show in
-/// y). m = pend·min(1, x/pend_rate); R = min(R, γC·R/(y_old + m·R)).
-pub fn admit_on_traffic(r: f64, y_old: f64, x: f64, pend: f64, pend_rate: f64, cap: f64) -> (f64, f64, f64) {
-    if pend <= 0.0 || pend_rate <= 0.0 || x <= 0.0 {
-        return (r, 0.0, 0.0);
-    }
-    let m = pend * (x / pend_rate).min(1.0);
-    let unseen = (1.0 - pend_rate / pend / r).max(0.0);
-    (fair_with(r, y_old, m, cap), m, unseen)
-}
-
-/// The PI law of one interval (module docs): returns (R, N̂, e).
-#[allow(clippy::too_many_arguments)]
-pub fn pi_step(
-    p: &PiqiRouterParams,
-    r: f64,
-    r_bar: f64,
-    j: f64,
-    e_prev: f64,
-    c: f64,
-    y: f64,
-    g: f64,
-    r_min: f64,
-) -> (f64, f64, f64) {
-    let n_hat = (if r_bar > 0.0 { y / r_bar } else { 0.0 } + j).max(1.0);
-    let e = (p.gamma * c - y) / n_hat;
-    let next = r + p.k_i * g * e + p.k_p * (e - e_prev);
-    (next.max(r_min).min(p.gamma * c), n_hat, e)
-}
+pub use super::pi_law::{admit, admit_on_traffic, fair_with, file_newcomer, pi_step, start_share, PiState};
 
 /// Is this packet a flow's first request: a SYN, or data carrying no RTT yet?
 #[inline]
@@ -358,7 +286,8 @@ impl PiqiRouter {
             }
             let r_min = r_min(self.p.r_min_pkts, port, d0).min(self.p.gamma * c);
             let r_ref = if self.p.smoothed_count { self.r_bar } else { self.core.rate };
-            let (r, n_hat, e) = pi_step(&self.p, self.core.rate, r_ref, self.j, self.e_prev, c, y, g, r_min);
+            let s = PiState { r: self.core.rate, r_bar: r_ref, j: self.j, e_prev: self.e_prev };
+            let (r, n_hat, e) = pi_step(&self.p, s, c, y, g, r_min);
             self.core.rate = r;
             (self.n_hat, self.e_prev) = (n_hat, e);
             self.r_bar += g * (r - self.r_bar);
@@ -404,8 +333,13 @@ impl RouterModule for PiqiRouter {
             self.interval(now, port);
         }
         if self.cutting() {
-            let (w, lead, d0) = (secs(self.p.due_window), secs(self.p.due_lead), secs(self.core.d0));
-            match self.due.advance(now, self.core.in_bytes(), self.y1, w, lead, d0, f64::from(port.mean_pkt_size)) {
+            let timing = CutTiming {
+                w: secs(self.p.due_window),
+                lead: secs(self.p.due_lead),
+                d0: secs(self.core.d0),
+                pkt: f64::from(port.mean_pkt_size),
+            };
+            match self.due.advance(now, self.core.in_bytes(), self.y1, &timing) {
                 // Judged not to last: no longer pending admission either.
                 Some(Outcome::Released { k, share }) => self.unpend(k, share),
                 // Present through the checks: admitted at the fair rate the cut stamped.

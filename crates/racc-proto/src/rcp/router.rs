@@ -313,12 +313,23 @@ pub fn r_min(pkts: f64, port: &PortView, d0: f64) -> f64 {
     pkts * s / d0
 }
 
+/// One control interval as RCP's rate law reads it: its length T and the mean RTT d0 (s), the
+/// capacity C and the arrival rate y (B/s), the queue q (B) and the floor R_min (B/s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateInterval {
+    pub t: f64,
+    pub d0: f64,
+    pub c: f64,
+    pub y: f64,
+    pub q: f64,
+    pub r_min: f64,
+}
+
 /// RCP's rate law for one interval: R·(1 + (T/d0)·(α(C − y) − β·q/d0)/C), clamped to
 /// [r_min, C]. All in B/s, bytes and seconds.
-#[allow(clippy::too_many_arguments)]
-pub fn rcp_rate(r: f64, t: f64, d0: f64, alpha: f64, beta: f64, c: f64, y: f64, q: f64, r_min: f64) -> f64 {
-    let next = r * (1.0 + (t / d0) * (alpha * (c - y) - beta * q / d0) / c);
-    next.max(r_min).min(c)
+pub fn rcp_rate(r: f64, alpha: f64, beta: f64, i: &RateInterval) -> f64 {
+    let next = r * (1.0 + (i.t / i.d0) * (alpha * (i.c - i.y) - beta * i.q / i.d0) / i.c);
+    next.max(i.r_min).min(i.c)
 }
 
 /// The RCP router module.
@@ -389,7 +400,8 @@ impl RouterModule for RcpRouter {
             let d0 = self.core.d0;
             let r_min = r_min(self.p.r_min_pkts, port, d0).min(c);
             let q = port.queue_bytes as f64;
-            self.core.rate = rcp_rate(self.core.rate, t, d0, self.p.alpha, self.p.beta, c, y, q, r_min);
+            let i = RateInterval { t, d0, c, y, q, r_min };
+            self.core.rate = rcp_rate(self.core.rate, self.p.alpha, self.p.beta, &i);
             self.core.update_d0(t, mean, self.core.rate / c);
         }
         self.core.next_tick = now + secs(self.p.t_slot.min(self.core.d0)).max(1);

@@ -52,7 +52,7 @@ impl RcpSender {
     pub fn new(mss: u32) -> RcpSender {
         RcpSender {
             mss: mss.max(1) as f64,
-            wire: (mss.max(1) + hdr::IPV4 + hdr::TCP + RCP_HEADER) as f64,
+            wire: (mss.max(1) + hdr::IP_TCP + RCP_HEADER) as f64,
             rate: None,
             rtt: None,
             last_probe: None,

@@ -235,7 +235,7 @@ impl TcpParams {
 /// Payload bytes of a full data packet: `packet_size` minus IPv4 + TCP headers and a
 /// congestion header of `cong_header` bytes (at least 1).
 pub fn mss_for(cfg: &FlowConfig, cong_header: u32) -> u32 {
-    cfg.packet_size.saturating_sub(hdr::IPV4 + hdr::TCP + cong_header).max(1)
+    cfg.packet_size.saturating_sub(hdr::IP_TCP + cong_header).max(1)
 }
 
 /// Packets whose delivery one ACK of `acked` new bytes reports for the first time: the

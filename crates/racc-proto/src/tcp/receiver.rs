@@ -13,11 +13,11 @@ use crate::endpoint::{Endpoint, EndpointStats, FlowConfig, Transmit};
 use crate::packet::{ecn, flags, hdr, tcp_checksum, Direction, Kind, Packet, SackBlocks, TcpHeader, MAX_SACK_BLOCKS};
 use crate::time::{Time, NEVER};
 
-const HDRS: u32 = hdr::IPV4 + hdr::TCP;
+const HDRS: u32 = hdr::IP_TCP;
 /// The receiver sends no data: its SYN-ACK occupies this number and its ACKs carry the next.
 const RCV_ISN: u32 = u32::MAX;
 
-/// What a receiver copies from forward packets into its ACKs (DESIGN.md's ReceiverEcho):
+/// What a receiver copies from forward packets into its ACKs (ARCHITECTURE.md, "The protocol interfaces": the receiver's `AckEcho`):
 /// VCP's code (max over covered packets), XCP's feedback (summed), QFCP's rate (copied).
 pub trait AckEcho: Send {
     /// Every arriving packet, first thing, before the transport reads any field: a protocol

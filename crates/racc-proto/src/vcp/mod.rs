@@ -29,7 +29,7 @@ pub use echo::VcpEcho;
 pub use laws::{ai_step, mi_step, MdEpisode, VcpLaws};
 pub use load_factor::{load_factor, queue_ewma, vcp_code, LoadFactor, LoadFactorParams, RHO_HIGH, RHO_OVERLOAD};
 pub use pacing::{check_pacing_gain, window_pacing_rate};
-pub use params::{check_window_laws, MdHold, VcpParams};
+pub use params::{MdHold, VcpParams, WindowLaws};
 pub use queue_term::{QueueTerm, NS2_QUEUE_SHIFT};
 pub use router::{VcpRouter, VcpRouterParams};
 pub use window::VcpWindow;

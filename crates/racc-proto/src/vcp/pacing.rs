@@ -24,7 +24,7 @@ use crate::time::{to_secs, Dur};
 #[inline]
 pub fn window_pacing_rate(gain: Option<f64>, cwnd_pkts: f64, mss: f64, rtt: Dur) -> Option<f64> {
     let g = gain?;
-    let wire = mss + (hdr::IPV4 + hdr::TCP) as f64;
+    let wire = mss + hdr::IP_TCP as f64;
     Some(g * cwnd_pkts.max(1.0) * wire / to_secs(rtt.max(1)))
 }
 

@@ -45,51 +45,29 @@ impl<'de> serde::Deserialize<'de> for MdHold {
     }
 }
 
-/// The `params` table of a "vcp" flow. Defaults: PROTOCOLS.md §2 and §16. Times in seconds.
-#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct VcpParams {
-    /// The routers' load-factor interval t_p, s, used for the RTT scaling [seed 001: 200 ms].
-    /// Keep it equal to the routers' `t_p`.
+/// The window-law parameters every VCP-family sender takes (VCP-DCCP A3–A5: VCP, DCCP/VCP,
+/// DPCP/TPCP, DCP-EW), with their defaults (PROTOCOLS.md §2 and §16). Times in seconds. Each
+/// protocol's table has these fields at its top level ([`vcp_family_params!`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WindowLaws {
     pub t_p: f64,
-    /// h in F(x) = h(1−x)/x, 0 < h ≤ 0.5 [seed 001: 0.25]; sets μ when `mu` is not given.
     pub h: f64,
-    /// MI factor μ per t_p; default h(1/0.8 − 1) = 0.0625 [seed 001].
-    pub mu: Option<f64>,
-    /// AI step α, packets per t_p [seed 001: 1].
     pub alpha: f64,
-    /// MD factor β [seed 001: 0.875].
-    pub beta: f64,
-    /// Cap σ_MI on rtt/t_p in the MI exponent [seed 001: 2.5].
     pub sigma_mi: f64,
-    /// Cap σ_AI on (rtt/t_p)² in AI [seed 001: 10]; the `"seed001"` law's.
     pub sigma_ai: f64,
-    /// The additive-increase law: "seed001" (default, A4 as printed) or "ns2" (the VCP
-    /// authors' ns-2 sender; `ai_law.rs`).
     pub ai_law: AiLawName,
-    /// The `"ns2"` law's constants.
     pub ai_ns2: Ns2Ai,
-    /// Hold after an MD: "t_p" (default [checked]), "rtt" (seed 000) or seconds (0 = seed 001).
     pub md_hold: MdHold,
-    /// Pace the window over one smoothed RTT at this gain (`vcp/pacing.rs`); absent: ACK
-    /// clock only (the default: no seed paces) [reconstructed].
     pub pacing_gain: Option<f64>,
-    /// Initial window, packets [reconstructed: 2]; a flow's `initial_window` overrides it.
     pub iw: f64,
-    /// Slow start until the first loss (seed 001 Fig. 7's start-up burst) [reconstructed].
-    pub initial_slow_start: bool,
-    /// The TCP transport's knobs (dupthresh, RTO bounds, ...).
-    pub tcp: TcpParams,
 }
 
-impl Default for VcpParams {
-    fn default() -> VcpParams {
-        VcpParams {
+impl Default for WindowLaws {
+    fn default() -> WindowLaws {
+        WindowLaws {
             t_p: 0.2,
             h: 0.25,
-            mu: None,
             alpha: 1.0,
-            beta: 0.875,
             sigma_mi: 2.5,
             sigma_ai: 10.0,
             ai_law: AiLawName::Seed001,
@@ -97,9 +75,135 @@ impl Default for VcpParams {
             md_hold: MdHold::Tp,
             pacing_gain: None,
             iw: 2.0,
-            initial_slow_start: false,
-            tcp: TcpParams::default(),
         }
+    }
+}
+
+impl WindowLaws {
+    /// The additive-increase law with its constants.
+    pub fn ai(&self) -> AiLaw {
+        AiLaw::new(self.ai_law, self.sigma_ai, self.ai_ns2)
+    }
+
+    /// t_p at least 1 µs, 0 < h ≤ 0.5, positive α and σ caps, a finite non-negative hold, an
+    /// initial window of at least one packet, a valid AI law and pacing gain.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        positive("t_p", self.t_p)?;
+        if secs(self.t_p) < 1_000 {
+            return Err(ParamError::new("t_p", format!("must be at least 1 µs, got {} s", self.t_p)));
+        }
+        if !(self.h > 0.0 && self.h <= 0.5) {
+            return Err(ParamError::new("h", format!("must be in (0, 0.5], got {}", self.h)));
+        }
+        positive("alpha", self.alpha)?;
+        positive("sigma_mi", self.sigma_mi)?;
+        positive("sigma_ai", self.sigma_ai)?;
+        if let MdHold::Secs(s) = self.md_hold {
+            if !(s.is_finite() && s >= 0.0) {
+                return Err(ParamError::new("md_hold", format!("must be a finite number of seconds >= 0, got {s}")));
+            }
+        }
+        if !(self.iw.is_finite() && self.iw >= 1.0) {
+            return Err(ParamError::new("iw", format!("must be at least 1 packet, got {}", self.iw)));
+        }
+        check_ai_law(&self.ai_ns2)?;
+        super::check_pacing_gain(self.pacing_gain)
+    }
+}
+
+/// Declares a VCP-family flow's `params` table: the [`WindowLaws`] fields (documented and
+/// defaulted here, once) followed by the protocol's own, each with its default. serde cannot
+/// flatten a shared sub-table into tables that refuse unknown keys, so the fields are written
+/// into each table by this macro, and `laws()` reads them back as one [`WindowLaws`].
+#[macro_export]
+macro_rules! vcp_family_params {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty = $default:expr, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct $name {
+            /// The routers' load-factor interval t_p, s, for the RTT scaling [VCP-DCCP: 200 ms].
+            /// Keep it equal to the routers' `t_p`.
+            pub t_p: f64,
+            /// h in F(x) = h(1−x)/x (DPCP: ξ = h(1/ρ_ub − 1)), 0 < h ≤ 0.5 [VCP-DCCP: 0.25].
+            pub h: f64,
+            /// AI step α, packets per t_p [VCP-DCCP: 1].
+            pub alpha: f64,
+            /// Cap σ_MI on rtt/t_p in the MI exponent [VCP-DCCP: 2.5].
+            pub sigma_mi: f64,
+            /// Cap σ_AI on (rtt/t_p)² in AI [VCP-DCCP: 10]; the `"seed001"` law's.
+            pub sigma_ai: f64,
+            /// The additive-increase law: "seed001" (default, A4 as printed) or "ns2" (the VCP
+            /// authors' ns-2 sender; `vcp/ai_law.rs`).
+            pub ai_law: $crate::vcp::AiLawName,
+            /// The `"ns2"` law's constants.
+            pub ai_ns2: $crate::vcp::Ns2Ai,
+            /// Hold after an MD: "t_p" (default [checked]), "rtt" (MPCP), "2t_p+rtt" or seconds
+            /// (0 = VCP-DCCP's wording).
+            pub md_hold: $crate::vcp::MdHold,
+            /// Pace the window over one smoothed RTT at this gain (`vcp/pacing.rs`); absent: ACK
+            /// clock only (the default: no paper paces) [reconstructed].
+            pub pacing_gain: Option<f64>,
+            /// Initial window, packets [reconstructed: 2]; a flow's `initial_window` overrides it.
+            pub iw: f64,
+            $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+
+        impl Default for $name {
+            fn default() -> $name {
+                let w = $crate::vcp::WindowLaws::default();
+                $name {
+                    t_p: w.t_p,
+                    h: w.h,
+                    alpha: w.alpha,
+                    sigma_mi: w.sigma_mi,
+                    sigma_ai: w.sigma_ai,
+                    ai_law: w.ai_law,
+                    ai_ns2: w.ai_ns2,
+                    md_hold: w.md_hold,
+                    pacing_gain: w.pacing_gain,
+                    iw: w.iw,
+                    $( $field: $default, )*
+                }
+            }
+        }
+
+        impl $name {
+            /// The window-law parameters of this table.
+            pub fn laws(&self) -> $crate::vcp::WindowLaws {
+                $crate::vcp::WindowLaws {
+                    t_p: self.t_p,
+                    h: self.h,
+                    alpha: self.alpha,
+                    sigma_mi: self.sigma_mi,
+                    sigma_ai: self.sigma_ai,
+                    ai_law: self.ai_law,
+                    ai_ns2: self.ai_ns2,
+                    md_hold: self.md_hold,
+                    pacing_gain: self.pacing_gain,
+                    iw: self.iw,
+                }
+            }
+        }
+    };
+}
+
+crate::vcp_family_params! {
+    /// The `params` table of a "vcp" flow. Defaults: PROTOCOLS.md §2 and §16.
+    pub struct VcpParams {
+        /// MI factor μ per t_p; default h(1/0.8 − 1) = 0.0625 [VCP-DCCP].
+        pub mu: Option<f64> = None,
+        /// MD factor β [VCP-DCCP: 0.875].
+        pub beta: f64 = 0.875,
+        /// Slow start until the first loss (VCP-DCCP Fig. 7's start-up burst) [reconstructed].
+        pub initial_slow_start: bool = false,
+        /// The TCP transport's knobs (dupthresh, RTO bounds, ...).
+        pub tcp: TcpParams = TcpParams::default(),
     }
 }
 
@@ -111,13 +215,11 @@ impl VcpParams {
 
     /// The additive-increase law with its constants.
     pub fn ai(&self) -> AiLaw {
-        AiLaw::new(self.ai_law, self.sigma_ai, self.ai_ns2)
+        self.laws().ai()
     }
 
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_window_laws(self.t_p, self.h, self.alpha, self.sigma_mi, self.sigma_ai, self.md_hold, self.iw)?;
-        check_ai_law(&self.ai_ns2)?;
-        super::check_pacing_gain(self.pacing_gain)?;
+        self.laws().validate()?;
         if let Some(mu) = self.mu {
             positive("mu", mu)?;
         }
@@ -126,38 +228,4 @@ impl VcpParams {
         }
         self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
     }
-}
-
-/// Checks of the VCP window-law parameters shared by VCP, DPCP/TPCP and DCP-EW senders
-/// (seed 001 A3–A5): t_p at least 1 µs, 0 < h ≤ 0.5, positive α and σ caps, a finite
-/// non-negative hold, an initial window of at least one packet.
-#[allow(clippy::too_many_arguments)]
-pub fn check_window_laws(
-    t_p: f64,
-    h: f64,
-    alpha: f64,
-    sigma_mi: f64,
-    sigma_ai: f64,
-    md_hold: MdHold,
-    iw: f64,
-) -> Result<(), ParamError> {
-    positive("t_p", t_p)?;
-    if secs(t_p) < 1_000 {
-        return Err(ParamError::new("t_p", format!("must be at least 1 µs, got {t_p} s")));
-    }
-    if !(h > 0.0 && h <= 0.5) {
-        return Err(ParamError::new("h", format!("must be in (0, 0.5], got {h}")));
-    }
-    positive("alpha", alpha)?;
-    positive("sigma_mi", sigma_mi)?;
-    positive("sigma_ai", sigma_ai)?;
-    if let MdHold::Secs(s) = md_hold {
-        if !(s.is_finite() && s >= 0.0) {
-            return Err(ParamError::new("md_hold", format!("must be a finite number of seconds >= 0, got {s}")));
-        }
-    }
-    if !(iw.is_finite() && iw >= 1.0) {
-        return Err(ParamError::new("iw", format!("must be at least 1 packet, got {iw}")));
-    }
-    Ok(())
 }

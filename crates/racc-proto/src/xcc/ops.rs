@@ -133,6 +133,18 @@ pub fn count<R>(f: impl FnOnce() -> R) -> (R, OpCounts) {
     (r, done)
 }
 
+/// The `ops_*` metrics a counting router module reports: (adds, muls, divs, packets) (tests).
+#[cfg(test)]
+pub(crate) fn op_metrics(r: &dyn crate::router::RouterModule) -> (u64, u64, u64, u64) {
+    let mut m = crate::metrics::MetricList::default();
+    r.metrics(&mut m);
+    let n = |k: &str| match m.get(k) {
+        Some(crate::metrics::MetricValue::Count(n)) => n,
+        other => panic!("{k}: {other:?}"),
+    };
+    (n("ops_adds"), n("ops_muls"), n("ops_divs"), n("ops_packets"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,14 +1,16 @@
 //! XCP, the eXplicit Control Protocol (Katabi, Handley and Rohrs, SIGCOMM 2002; PROTOCOLS.md
 //! §5), over the TCP NewReno transport, on seed 004's congestion-header layer ([`crate::xcc`]).
 //!
-//! - [`router`]: [`XcpRouter`], the per-port efficiency and fairness controllers
+//! - [`router`]: [`XcpRouter`], the router module of one port
+//! - [`control`]: the efficiency and fairness controllers, every control interval
+//! - [`per_packet`]: the per-packet arithmetic at arrival and departure (counted or plain)
 //! - [`window`]: [`XcpWindow`], the sender's window driven by the routers' feedback
 //! - [`params`]: [`XcpParams`] (flow) and [`XcpRouterParams`] (router)
 //!
 //! XCP-b (seed 002 §III.C) is this sender under XCP routers that take the spare bandwidth from
 //! the queue's speed and probe with a fixed share of y once the queue stays empty
-//! (`spare = "queue"`, the "xcp-b" router module's default; [`blind`]): it keeps XCP's halving
-//! on loss.
+//! (`spare = "queue"`, the "xcp-b" router module's default; [`xcp_b`], [`blind`]): it keeps
+//! XCP's halving on loss.
 //!
 //! The receiver is the layer's [`HeaderEcho`], which sums the feedback of the packets an ACK
 //! covers into its reverse_feedback. An XCP flow cannot run without XCP routers (its window
@@ -16,9 +18,12 @@
 //! scenario that sends XCP through DropTail only is refused before the run.
 
 pub mod blind;
+pub mod control;
 pub mod params;
+pub mod per_packet;
 pub mod router;
 pub mod window;
+pub mod xcp_b;
 
 #[cfg(test)]
 mod tests;
@@ -26,11 +31,12 @@ mod tests;
 mod tests_throughput;
 
 pub use blind::BlindSpare;
+pub use control::{control, control_blind, Control};
 pub use params::{XcpBudget, XcpForm, XcpParams, XcpRouterParams, XcpSpare};
-pub use router::{
-    arrival_x, arrival_xcp, carry_terms, control, control_blind, departure, Budget, Control, Sums, XcpRouter,
-};
+pub use per_packet::{arrival_x, arrival_xcp, carry_terms, departure, Budget, Sums};
+pub use router::XcpRouter;
 pub use window::{XcpWindow, XCP_HEADER_BYTES};
+pub use xcp_b::parse_router_b;
 
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
@@ -124,17 +130,6 @@ impl RouterFactory for XcpRouterFactory {
     fn provides(&self) -> Vec<(&'static str, ContractValue)> {
         vec![(keys::XCC_XCP, ContractValue::Int(1)), (keys::XCP_FORM, ContractValue::Int(self.0.form.contract()))]
     }
-}
-
-/// The registry's "xcp-b" router module: XCP's with `spare = "queue"` unless given (seed 002
-/// §III.C's XCP-b, "enhanced with an algorithm to probe the available bandwidth when the link
-/// capacity is unknown": [`blind`]).
-pub fn parse_router_b(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
-    let mut v = if params.is_null() { serde_json::json!({}) } else { params.clone() };
-    if let Some(m) = v.as_object_mut() {
-        m.entry("spare").or_insert(serde_json::json!("queue"));
-    }
-    parse_router(&v)
 }
 
 /// The registry's "xcp" router module.

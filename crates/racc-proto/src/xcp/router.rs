@@ -36,230 +36,19 @@
 //! XCC-Linux counts, and nothing is carried across the buffer.
 
 use super::blind::BlindSpare;
-use super::params::{XcpBudget, XcpForm, XcpRouterParams, XcpSpare, D_MAX, D_MIN};
+use super::control::{control, control_blind, Control};
+use super::params::{XcpForm, XcpRouterParams, XcpSpare, D_MIN};
+use super::per_packet::{
+    arrival_x, arrival_xcp, feedback_in, xcp_data, Budget, Carry, Sums, Terms, NS_PER_S, US_PER_S,
+};
 use crate::metrics::{MetricSink, MetricValue};
-use crate::packet::{CongHeader, Direction, Kind, Packet};
+use crate::packet::{CongHeader, Packet};
 use crate::rng::SimRng;
 use crate::router::{PortView, RouterModule, Verdict};
 use crate::time::{secs, to_secs, Time};
-use crate::xcc::ops::{self, Arith, Counted, OpCounts};
+use crate::xcc::ops::{self, Counted, OpCounts};
 use crate::xcc::CapacityProbe;
 use std::collections::VecDeque;
-
-/// µs per second: the header's RTT unit.
-const US_PER_S: f64 = 1e6;
-/// ns per second: the unit of the throughput form's X.
-const NS_PER_S: f64 = 1e9;
-
-/// What the current interval has seen so far. RTTs in µs (the header's unit); a = rtt·s/cwnd
-/// in µs (window form) or ns (throughput form: the header's X).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Sums {
-    /// Wire bytes of every arriving packet.
-    pub in_bytes: f64,
-    /// Wire bytes that do not enter the ξ sums: non-XCP packets, ACKs, XCP data with H_rtt = 0.
-    pub other_bytes: f64,
-    /// Σ rtt·s/cwnd over XCP data (µs, or ns in the throughput form).
-    pub sum_a: f64,
-    /// Σ rtt²·s/cwnd over XCP data (µs², or ns·µs in the throughput form).
-    pub sum_b: f64,
-}
-
-/// The per-packet arithmetic of an XCP data packet's arrival (H_rtt = `rtt_us` > 0, wire size
-/// `s`, H_cwnd `cwnd`): the interval's (input bytes + s, Σa + a, Σb + b) with a = rtt·s/cwnd
-/// and b = a·rtt, and the [`Carry`] values u = rtt·s and b its departure reuses.
-#[inline]
-pub fn arrival_xcp<N: Arith>(in_bytes: N, sum_a: N, sum_b: N, rtt_us: N, s: N, cwnd: N) -> ((N, N, N), (N, N)) {
-    let (u, a, b) = carry_terms(rtt_us, s, cwnd);
-    ((in_bytes + s, sum_a + a, sum_b + b), (u, b))
-}
-
-/// The per-packet arithmetic of an XCP data packet's arrival in the throughput form (H_rtt =
-/// `rtt_us` > 0, wire size `s`, the header's X = rtt·s/cwnd in ns): (input bytes + s, Σa + X,
-/// Σb + X·rtt). 3 additions + 1 multiplication.
-#[inline]
-pub fn arrival_x<N: Arith>(in_bytes: N, sum_a: N, sum_b: N, rtt_us: N, s: N, x_ns: N) -> (N, N, N) {
-    (in_bytes + s, sum_a + x_ns, sum_b + x_ns * rtt_us)
-}
-
-/// u = rtt·s, a = u/cwnd and b = a·rtt = rtt²·s/cwnd: 2 multiplications and the division by
-/// H_cwnd.
-#[inline]
-pub fn carry_terms<N: Arith>(rtt_us: N, s: N, cwnd: N) -> (N, N, N) {
-    let u = rtt_us * s;
-    let a = u / cwnd;
-    (u, a, a * rtt_us)
-}
-
-/// What an XCP data packet's arrival computed and its departure reuses, kept by the port in
-/// arrival order beside its buffer, as a router keeps per-packet metadata with the packet
-/// (the paper removes the per-packet division by carrying rtt·s/cwnd; here the router carries
-/// it across its own queue and the wire format stays PROTOCOLS.md §1's). The identifying
-/// fields let a departure check that the entry is its own; one that is not (a packet left
-/// the queue unseen) recomputes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Carry {
-    flow: u32,
-    rtt_us: u32,
-    cwnd: u32,
-    size: u32,
-    /// rtt·s (µs·B) and rtt²·s/cwnd (µs²).
-    u: f64,
-    b: f64,
-}
-
-/// The interval's feedback state as the departure path uses it: per-packet coefficients in
-/// the header's units (k_p = ξ_p/10¹² per µs², k_n = ξ_n/10⁶ per µs) and what is left of the
-/// positive and negative budgets, bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Budget<N> {
-    pub k_p: N,
-    pub k_n: N,
-    pub res_pos: N,
-    pub res_neg: N,
-}
-
-impl Budget<f64> {
-    fn map<N: Arith>(self) -> Budget<N> {
-        Budget {
-            k_p: self.k_p.into(),
-            k_n: self.k_n.into(),
-            res_pos: self.res_pos.into(),
-            res_neg: self.res_neg.into(),
-        }
-    }
-}
-
-impl<N: Arith> Budget<N> {
-    fn unmap(self) -> Budget<f64> {
-        Budget {
-            k_p: self.k_p.into(),
-            k_n: self.k_n.into(),
-            res_pos: self.res_pos.into(),
-            res_neg: self.res_neg.into(),
-        }
-    }
-}
-
-/// The per-packet arithmetic of an XCP data packet's departure: this router's feedback
-/// pos − neg with pos = ξ_p·rtt²·s/cwnd = k_p·b and neg = ξ_n·rtt·s = k_n·u (u and b from
-/// [`carry_terms`], in header units; each part at most what is left of its budget), the
-/// header's new H_feedback (the lower of the two), and the billing of `rule`. `header` is the
-/// H_feedback the packet arrives with (+inf from a sender that asks for all). The throughput
-/// form calls it with u = s and b = X (pos = ξ_p·X, neg = ξ_n·s, B/s).
-#[inline]
-pub fn departure<N: Arith>(b: &mut Budget<N>, u: N, rtt2_s_by_cwnd: N, header: N, rule: XcpBudget) -> N {
-    let zero = N::from(0.0);
-    let mut pos = b.k_p * rtt2_s_by_cwnd;
-    let mut neg = b.k_n * u;
-    if pos > b.res_pos {
-        pos = b.res_pos;
-    }
-    if neg > b.res_neg {
-        neg = b.res_neg;
-    }
-    let fb = pos - neg;
-    let out = if header >= fb {
-        b.res_pos = b.res_pos - pos;
-        b.res_neg = b.res_neg - neg;
-        fb
-    } else {
-        match rule {
-            XcpBudget::Granted => {
-                if header >= zero {
-                    b.res_pos = b.res_pos - header;
-                } else {
-                    b.res_neg = b.res_neg + header;
-                }
-            }
-            XcpBudget::Ns235 => {
-                let mut neg2 = neg + (fb - header);
-                if neg2 > b.res_neg {
-                    neg2 = b.res_neg;
-                }
-                b.res_pos = b.res_pos - (header + neg2);
-                b.res_neg = b.res_neg - neg2;
-            }
-        }
-        header
-    };
-    if b.res_pos <= zero {
-        b.res_pos = zero;
-        b.k_p = zero;
-    }
-    if b.res_neg <= zero {
-        b.res_neg = zero;
-        b.k_n = zero;
-    }
-    out
-}
-
-/// One control decision (App. A, in SI units): what an interval's sums give.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Control {
-    /// The new control interval, s.
-    pub d: f64,
-    /// Input traffic rate over the interval just ended, B/s.
-    pub y: f64,
-    /// Aggregate feedback φ and shuffled traffic h, bytes.
-    pub phi: f64,
-    pub h: f64,
-    /// Fairness coefficients: ξ_p in B/s² (per packet ξ_p·rtt²·s/cwnd), ξ_n in 1/s.
-    pub xi_p: f64,
-    pub xi_n: f64,
-    /// Positive and negative budgets, h + max(φ, 0) and h + max(−φ, 0), bytes.
-    pub pos: f64,
-    pub neg: f64,
-}
-
-/// The unit of Σa per second: µs (window form) or ns (throughput form's X).
-fn a_per_s(form: XcpForm) -> f64 {
-    match form {
-        XcpForm::Window => US_PER_S,
-        XcpForm::Throughput => NS_PER_S,
-    }
-}
-
-/// App. A's end of interval: `elapsed` s since the last tick, capacity `c` B/s, persistent
-/// queue `q` bytes, `d_prev` the interval in force (kept if no XCP packet had an RTT).
-pub fn control(p: &XcpRouterParams, sums: &Sums, elapsed: f64, c: f64, q: f64, d_prev: f64) -> Control {
-    control_with(p, sums, elapsed, d_prev, |d, y| p.alpha * d * (c - y) - p.beta * q)
-}
-
-/// XCP-b's end of interval ([`super::blind`]): φ = α·d·S − β·(Q − Q_target), with the spare
-/// bandwidth S (B/s) that `spare(y)` gives for the interval's input rate y.
-pub fn control_blind(
-    p: &XcpRouterParams,
-    sums: &Sums,
-    elapsed: f64,
-    mut spare: impl FnMut(f64) -> f64,
-    q: f64,
-    q_target: f64,
-    d_prev: f64,
-) -> Control {
-    control_with(p, sums, elapsed, d_prev, |d, y| p.alpha * d * spare(y) - p.beta * (q - q_target))
-}
-
-/// The interval's decision with the aggregate feedback φ = `phi(d, y)`.
-fn control_with(
-    p: &XcpRouterParams,
-    sums: &Sums,
-    elapsed: f64,
-    d_prev: f64,
-    mut phi: impl FnMut(f64, f64) -> f64,
-) -> Control {
-    let y = if elapsed > 0.0 { sums.in_bytes / elapsed } else { 0.0 };
-    let d = if sums.sum_a > 0.0 { (sums.sum_b / sums.sum_a / US_PER_S).clamp(D_MIN, D_MAX) } else { d_prev };
-    let phi = phi(d, y);
-    let h = (p.gamma * y * d - phi.abs()).max(0.0);
-    let pos = h + phi.max(0.0);
-    let neg = h + (-phi).max(0.0);
-    let sum_a_s = sums.sum_a / a_per_s(p.form);
-    let xcp_bytes = sums.in_bytes - sums.other_bytes;
-    let xi_p = if sum_a_s > 0.0 { pos / (d * sum_a_s) } else { 0.0 };
-    let xi_n = if xcp_bytes > 0.0 { neg / (d * xcp_bytes) } else { 0.0 };
-    Control { d, y, phi, h, xi_p, xi_n, pos, neg }
-}
 
 /// The XCP router module.
 #[derive(Clone, Debug)]
@@ -424,14 +213,22 @@ impl XcpRouter {
     }
 }
 
-/// H_rtt and H_cwnd (X in the throughput form) of a forward XCP data packet.
-#[inline]
-fn xcp_data(pkt: &Packet) -> Option<(u32, u32)> {
-    match pkt.cong {
-        CongHeader::Xcp { rtt_us, cwnd, .. } if pkt.kind == Kind::Data && pkt.dir == Direction::Forward => {
-            Some((rtt_us, cwnd))
-        }
-        _ => None,
+impl XcpRouter {
+    /// This packet's feedback from the interval's budget (which it draws down), counting the
+    /// operations when `count_ops` is on.
+    #[inline(always)]
+    fn feedback(&mut self, terms: Terms, header: f64) -> f64 {
+        let (budget, rule) = (self.budget, self.p.xcp_budget);
+        let (fb, b) = if self.p.count_ops {
+            let (r, n) = ops::count(|| feedback_in::<Counted>(budget, rule, terms, header));
+            self.ops = self.ops + n;
+            self.ops_packets += 1;
+            r
+        } else {
+            feedback_in::<f64>(budget, rule, terms, header)
+        };
+        self.budget = b;
+        fb
     }
 }
 
@@ -538,24 +335,10 @@ impl RouterModule for XcpRouter {
             }
             return false;
         }
+        let h = *feedback as f64;
         if self.p.form == XcpForm::Throughput {
             // H_cwnd's place holds X (ns): pos = ξ_p·X, neg = ξ_n·s, B/s.
-            let (x, s, h) = (cwnd as f64, size as f64, *feedback as f64);
-            let (budget, rule) = (self.budget, self.p.xcp_budget);
-            let (fb, b) = if self.p.count_ops {
-                let (r, n) = ops::count(|| {
-                    let mut b: Budget<Counted> = budget.map();
-                    let fb = departure(&mut b, Counted(s), Counted(x), Counted(h), rule);
-                    (fb.0, b.unmap())
-                });
-                self.ops = self.ops + n;
-                self.ops_packets += 1;
-                r
-            } else {
-                let mut b = budget;
-                (departure(&mut b, s, x, h, rule), b)
-            };
-            self.budget = b;
+            let fb = self.feedback(Terms::Given(size as f64, cwnd as f64), h);
             if fb < h {
                 *feedback = fb as f32;
             }
@@ -572,36 +355,11 @@ impl RouterModule for XcpRouter {
         if mine.is_none() {
             self.carry_misses += 1;
         }
-        let (rtt, s, cw, h) = (rtt_us as f64, size as f64, cwnd.max(1) as f64, *feedback as f64);
-        let (budget, rule) = (self.budget, self.p.xcp_budget);
-        let (fb, b) = if self.p.count_ops {
-            let (r, n) = ops::count(|| {
-                let (u, rb) = match mine {
-                    Some(c) => (Counted(c.u), Counted(c.b)),
-                    None => {
-                        let (u, _, rb) = carry_terms(Counted(rtt), Counted(s), Counted(cw));
-                        (u, rb)
-                    }
-                };
-                let mut b: Budget<Counted> = budget.map();
-                let fb = departure(&mut b, u, rb, Counted(h), rule);
-                (fb.0, b.unmap())
-            });
-            self.ops = self.ops + n;
-            self.ops_packets += 1;
-            r
-        } else {
-            let (u, rb) = match mine {
-                Some(c) => (c.u, c.b),
-                None => {
-                    let (u, _, rb) = carry_terms(rtt, s, cw);
-                    (u, rb)
-                }
-            };
-            let mut b = budget;
-            (departure(&mut b, u, rb, h, rule), b)
+        let terms = match mine {
+            Some(c) => Terms::Given(c.u, c.b),
+            None => Terms::Carry { rtt_us: rtt_us as f64, s: size as f64, cwnd: cwnd.max(1) as f64 },
         };
-        self.budget = b;
+        let fb = self.feedback(terms, h);
         if fb < h {
             *feedback = fb as f32;
         }

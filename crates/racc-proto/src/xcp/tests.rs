@@ -10,6 +10,7 @@ use crate::protocol::{ContractValue, Presence, ANY_PORT};
 use crate::router::{PortView, RouterModule};
 use crate::tcp::recovery::drive;
 use crate::time::{Time, NS_PER_MS};
+use crate::xcc::ops::op_metrics;
 use crate::xcc::ops::{self, Counted, OpCounts};
 
 /// u = rtt·s and b = rtt²·s/cwnd of a packet (H_rtt µs).
@@ -21,11 +22,11 @@ use serde_json::json;
 
 const MS: Time = NS_PER_MS;
 
-fn close(a: f64, b: f64, rel: f64) -> bool {
+pub(super) fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * b.abs().max(1e-300)
 }
 
-fn data(size: u32, rtt_us: u32, cwnd: u32, feedback: f32) -> Packet {
+pub(super) fn data(size: u32, rtt_us: u32, cwnd: u32, feedback: f32) -> Packet {
     let mut p = Packet::tcp(1, Kind::Data, size, size - 60, TcpHeader::default());
     p.cong = CongHeader::Xcp { rtt_us, cwnd, feedback, reverse_feedback: 0.0 };
     p
@@ -39,7 +40,7 @@ fn feedback_of(p: &Packet) -> f32 {
 }
 
 /// An 8 Mb/s port (C = 10⁶ B/s) holding `queue` bytes.
-fn port(queue: u64) -> PortView {
+pub(super) fn port(queue: u64) -> PortView {
     PortView { capacity_bps: 8e6, queue_bytes: queue, limit_pkts: 1000, limit_bytes: u64::MAX, ..Default::default() }
 }
 
@@ -316,12 +317,7 @@ fn ops_per_packet() {
     }
     assert_eq!(r.ops(), (OpCounts { adds: 5 * 6, muls: 5 * 4, divs: 5 }, 5));
     assert_eq!(r.carry_misses(), 0);
-    let mut m = MetricList::default();
-    r.metrics(&mut m);
-    assert_eq!(m.get("ops_packets"), Some(MetricValue::Count(5)));
-    assert_eq!(m.get("ops_adds"), Some(MetricValue::Count(30)));
-    assert_eq!(m.get("ops_muls"), Some(MetricValue::Count(20)));
-    assert_eq!(m.get("ops_divs"), Some(MetricValue::Count(5)));
+    assert_eq!(op_metrics(&r), (30, 20, 5, 5));
     // A departure whose carried entry is missing recomputes u and b: 2 muls and the division more.
     let mut orphan = data(1000, 100_000, 10_000, f32::INFINITY);
     r.on_departure(102 * MS, &mut orphan, &port(0));

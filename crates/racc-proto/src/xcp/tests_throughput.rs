@@ -3,32 +3,22 @@
 //! (the window form's over the packet's rtt), its per-packet cost (XCC-Linux's 6 additions +
 //! 3 multiplications), the sender, and the path contract that keeps the two forms apart.
 
+use super::tests::{close, data, port};
 use super::*;
 use crate::cc::{Ack, CongestionControl, SenderCtx};
 use crate::endpoint::FlowConfig;
-use crate::metrics::{MetricList, MetricValue};
 use crate::packet::{CongHeader, Kind, Packet, TcpHeader};
 use crate::protocol::{ContractValue, Presence};
-use crate::router::{PortView, RouterModule};
+use crate::router::RouterModule;
 use crate::time::{Time, NS_PER_MS};
+use crate::xcc::ops::op_metrics;
 use crate::xcc::ops::{self, Counted, OpCounts};
 use serde_json::json;
 
 const MS: Time = NS_PER_MS;
 
-fn close(a: f64, b: f64, rel: f64) -> bool {
-    (a - b).abs() <= rel * b.abs().max(1e-300)
-}
-
 fn throughput() -> XcpRouterParams {
     XcpRouterParams { form: XcpForm::Throughput, ..Default::default() }
-}
-
-/// A forward data packet whose header's second field is `slot` (H_cwnd, or X in ns).
-fn data(size: u32, rtt_us: u32, slot: u32, feedback: f32) -> Packet {
-    let mut p = Packet::tcp(1, Kind::Data, size, size - 60, TcpHeader::default());
-    p.cong = CongHeader::Xcp { rtt_us, cwnd: slot, feedback, reverse_feedback: 0.0 };
-    p
 }
 
 fn feedback_of(p: &Packet) -> f64 {
@@ -36,11 +26,6 @@ fn feedback_of(p: &Packet) -> f64 {
         CongHeader::Xcp { feedback, .. } => feedback as f64,
         _ => panic!("not XCP"),
     }
-}
-
-/// An 8 Mb/s port (C = 10⁶ B/s) holding `queue` bytes.
-fn port(queue: u64) -> PortView {
-    PortView { capacity_bps: 8e6, queue_bytes: queue, limit_pkts: 1000, limit_bytes: u64::MAX, ..Default::default() }
 }
 
 /// The window form's hand interval (tests.rs): flow A 40 packets of 1000 B, rtt 100 ms, cwnd
@@ -144,12 +129,7 @@ fn ops_per_packet_are_six_additions_and_three_multiplications() {
         r.on_departure(101 * MS, &mut pkt, &port(0));
     }
     assert_eq!(r.ops(), (OpCounts { adds: 5 * 6, muls: 5 * 3, divs: 0 }, 5));
-    let mut m = MetricList::default();
-    r.metrics(&mut m);
-    assert_eq!(m.get("ops_adds"), Some(MetricValue::Count(30)));
-    assert_eq!(m.get("ops_muls"), Some(MetricValue::Count(15)));
-    assert_eq!(m.get("ops_divs"), Some(MetricValue::Count(0)));
-    assert_eq!(m.get("ops_packets"), Some(MetricValue::Count(5)));
+    assert_eq!(op_metrics(&r), (30, 15, 0, 5));
 }
 
 const MSS: u32 = 940;

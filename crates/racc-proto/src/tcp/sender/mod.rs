@@ -10,12 +10,16 @@
 //!   ECN-Echo) and how a controller's [`Response`](crate::cc::Response) is applied
 //! - [`timeout`]: the retransmission timer's expiry and the spurious-timeout undo
 //! - [`sack`]: RFC 6675's transmission rule during a SACK recovery
+//! - [`segments`]: the packets it writes (data, SYN, REF, FIN) and their stamping
+//! - [`send_window`]: what the window and pacing allow now
 //!
 //! Offsets are absolute payload-byte counts from the first data byte (`seq.rs`); `recover` is
 //! held *exclusive*: one past RFC 6582's "highest sequence number transmitted".
 
 mod acks;
 mod sack;
+mod segments;
+mod send_window;
 mod timeout;
 
 #[cfg(test)]
@@ -32,13 +36,13 @@ use super::{
 use crate::cc::{CongestionControl, SenderCtx};
 use crate::endpoint::{Endpoint, EndpointStats, FlowConfig, Transmit};
 use crate::metrics::{MetricSink, MetricValue};
-use crate::packet::{ecn, flags, hdr, tcp_checksum, Direction, Kind, Packet, TcpHeader};
+use crate::packet::{hdr, Kind, Packet, TcpHeader};
 use crate::rng::SimRng;
 use crate::time::{secs, Time, NEVER};
 use std::collections::VecDeque;
 use timeout::RtoUndo;
 
-const HDRS: u32 = hdr::IPV4 + hdr::TCP;
+const HDRS: u32 = hdr::IP_TCP;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -337,162 +341,6 @@ impl TcpSender {
     fn sample_rtt(&mut self, r: Time) {
         self.rtt.sample(r);
         self.latest_rtt = Some(r);
-    }
-
-    fn next_ip_id(&mut self) -> u16 {
-        let id = self.ip_id;
-        self.ip_id = self.ip_id.wrapping_add(1);
-        id
-    }
-
-    /// Stamp, let the controller see it, and size the packet (in place: a `Packet` is 120
-    /// bytes, and every move of it is a copy).
-    #[inline]
-    fn finish(&mut self, now: Time, pkt: &mut Packet) {
-        pkt.dir = Direction::Forward;
-        pkt.ip_id = self.next_ip_id();
-        if let Some(h) = pkt.tcp_hdr_mut() {
-            h.checksum = tcp_checksum(h);
-        }
-        if !self.plain {
-            let ctx = self.ctx(now);
-            self.cc.on_send(pkt, &ctx);
-        }
-        pkt.size = HDRS + pkt.payload + pkt.cong.wire_len();
-    }
-
-    fn syn(&mut self, now: Time, pkt: &mut Packet) {
-        // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR; the SYN itself is Not-ECT.
-        let f = flags::SYN | if self.ecn_wanted { flags::ECE | flags::CWR } else { 0 };
-        let h = TcpHeader { seq: self.seq.syn_seq(), flags: f, window: u16::MAX, ts_val: now, ..Default::default() };
-        *pkt = Packet::tcp(self.flow, Kind::Syn, HDRS, 0, h);
-        if self.rto_deadline == NEVER {
-            self.arm_rto(now);
-        }
-        self.finish(now, pkt);
-    }
-
-    /// One data segment starting at `off`, written into `pkt`; returns its payload length.
-    #[inline(always)]
-    fn segment(&mut self, now: Time, off: u64, pkt: &mut Packet) -> u32 {
-        let len = (self.data_end().max(self.snd_max) - off).min(self.mss as u64) as u32;
-        let retx = off < self.snd_max;
-        let mut f = flags::ACK;
-        // RFC 3168 §6.1.2: CWR on the first new data packet after a window reduction.
-        if !retx && self.cwr_pending {
-            f |= flags::CWR;
-            self.cwr_pending = false;
-        }
-        let h = TcpHeader { seq: self.seq.wire(off), flags: f, window: u16::MAX, ts_val: now, ..Default::default() };
-        *pkt = Packet::tcp(self.flow, Kind::Data, HDRS + len, len, h);
-        // RFC 3168 §6.1.5: retransmissions are Not-ECT.
-        if self.ecn_on && !retx {
-            pkt.ecn = ecn::ECT0;
-        }
-        let end = off + len as u64;
-        if retx {
-            self.retransmits += 1;
-            self.retx_hi = self.retx_hi.max(end);
-            if self.in_recovery() {
-                self.high_rxt = self.high_rxt.max(end);
-            }
-            if self.lost_retransmit {
-                self.log_retransmission(off, end);
-            }
-            if self.sack_rtt && self.timed.is_some_and(|(e, _)| off < e && e <= end) {
-                self.timed_resent = true;
-            }
-        }
-        if self.once_per_rtt && !retx && self.timed.is_none() {
-            self.timed = Some((end, now));
-            self.timed_resent = false;
-        }
-        self.snd_max = self.snd_max.max(end);
-        self.data_pkts_sent += 1;
-        // RFC 6298 §5.1: start the timer if it is not running.
-        if self.rto_deadline == NEVER {
-            self.arm_rto(now);
-        }
-        self.finish(now, pkt);
-        len
-    }
-
-    /// The next new (or go-back-N) segment's length if the window allows it now: the whole
-    /// segment must fit (RFC 5681 §2: never beyond snd_una + cwnd), plus one segment for each
-    /// of the first two duplicate ACKs outside recovery (RFC 3042 Limited Transmit; new data
-    /// only). With nothing in flight one segment may always go, so that a window below one MSS
-    /// cannot stall the ACK clock.
-    fn window_allows(&self) -> Option<u32> {
-        self.window_allows_in(self.cwnd())
-    }
-
-    /// `window_allows` with the window in force already read: a segment leaving does not move a
-    /// plain window, so a poll reads it once for its segment and the next (`after_segment`).
-    #[inline(always)]
-    fn window_allows_in(&self, cwnd: f64) -> Option<u32> {
-        let end = self.data_end().max(self.snd_max);
-        if self.snd_nxt >= end {
-            return None;
-        }
-        let len = (end - self.snd_nxt).min(self.mss as u64);
-        let flight = self.snd_nxt - self.snd_una;
-        let limited = self.limited_transmit
-            && !self.in_recovery()
-            && self.dupacks < self.dupthresh
-            && self.snd_nxt >= self.snd_max;
-        let extra = if limited { self.dupacks.min(2) as f64 * self.mss as f64 } else { 0.0 };
-        (flight == 0 || (flight + len) as f64 <= cwnd + extra).then_some(len as u32)
-    }
-
-    /// When pacing lets the next full segment leave: the last paced departure plus one packet's
-    /// wire time at the rate the controller asks for now (a rate change moves it at once).
-    /// `None` when the controller does not pace or nothing has been paced yet.
-    fn pace_due(&self) -> Option<Time> {
-        let rate = self.pacing_rate()?;
-        Some(self.paced_after(self.paced_at?, rate))
-    }
-
-    /// The controller's pacing rate, B/s, if it paces now (never for a plain window).
-    #[inline]
-    fn pacing_rate(&self) -> Option<f64> {
-        if self.plain {
-            return None;
-        }
-        self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0)
-    }
-
-    /// One full packet's wire time at `rate` (B/s) after `at`.
-    #[inline]
-    fn paced_after(&self, at: Time, rate: f64) -> Time {
-        let wire = HDRS + self.mss + self.cc.header_bytes();
-        at.saturating_add(secs(wire as f64 / rate))
-    }
-
-    /// Whether a poll right after a segment left would send another. The window alone decides
-    /// it for a plain window without SACK, send jitter or a FIN to come (`lean`): the next poll
-    /// finds no retransmission pending (the segment took it) and goes straight to
-    /// `window_allows`, with the same window in force (`cwnd`: a segment does not move a plain
-    /// window). Otherwise the engine asks (`More`).
-    #[inline]
-    fn after_segment(&self, cwnd: f64) -> Transmit {
-        if self.lean && !self.fin_pending && self.window_allows_in(cwnd).is_none() {
-            Transmit::Last
-        } else {
-            Transmit::More
-        }
-    }
-
-    /// A header-only packet of `kind` (a REF probe or a FIN) at the current send point.
-    fn control_packet(&mut self, now: Time, kind: Kind, pkt: &mut Packet) {
-        let h = TcpHeader {
-            seq: self.seq.wire(self.snd_nxt),
-            flags: flags::ACK,
-            window: u16::MAX,
-            ts_val: now,
-            ..Default::default()
-        };
-        *pkt = Packet::tcp(self.flow, kind, HDRS, 0, h);
-        self.finish(now, pkt);
     }
 
     /// The controller's own timer, if it asked for one.

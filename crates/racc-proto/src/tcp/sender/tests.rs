@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::cc::{Ack, Response, Signal};
+use crate::packet::{ecn, flags, tcp_checksum};
 use crate::time::{NS_PER_MS, NS_PER_SEC};
 
 const MS: Time = NS_PER_MS;
