@@ -224,18 +224,20 @@ pub struct Tapped {
     pub pkt: Packet,
 }
 
+/// A port's link and buffer: capacity (b/s), propagation delay, buffer limits in packets and
+/// bytes, and the mean packet size its router module is told (`PortView::mean_pkt_size`).
+#[derive(Clone, Copy, Debug)]
+pub struct PortLink {
+    pub capacity_bps: f64,
+    pub delay: Time,
+    pub limit_pkts: u32,
+    pub limit_bytes: u64,
+    pub mean_pkt_size: u32,
+}
+
 impl Port {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        name: String,
-        capacity_bps: f64,
-        delay: Time,
-        limit_pkts: u32,
-        limit_bytes: u64,
-        mean_pkt_size: u32,
-        module: Box<dyn RouterModule>,
-        loss: LossProcess,
-    ) -> Port {
+    pub fn new(name: String, link: PortLink, module: Box<dyn RouterModule>, loss: LossProcess) -> Port {
+        let PortLink { capacity_bps, delay, limit_pkts, limit_bytes, mean_pkt_size } = link;
         let next_tick = module.next_tick().unwrap_or(NEVER);
         let mut p = Port {
             next_departure: NEVER,

@@ -131,7 +131,6 @@ impl Port {
     /// port's slot has it): a hop through a module that does not look at the packet then never
     /// reads it (issue 19: at 10,000 flows that read was a cache miss per hop).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     pub fn enqueue_sized(
         &mut self,
         now: Time,
