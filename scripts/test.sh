@@ -74,5 +74,7 @@ else
   echo "chromium: not installed and installing needs root with apt-get; the browser test will skip"
 fi
 
-echo "== Python tests (pytest tests/python)"
-exec "$PY" -m pytest -q tests/python
+# Two workers (pytest-xdist), each test file on one worker so that a module's shared fixture (a
+# simulation several tests read) runs once.
+echo "== Python tests (pytest -n 2 tests/python)"
+exec "$PY" -m pytest -q -n 2 --dist loadfile tests/python
