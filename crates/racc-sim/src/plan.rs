@@ -3,7 +3,7 @@
 //! configuration. The simulator (`engine.rs`, `medium.rs`) and the live runtime build them
 //! here, so both run the same.
 
-use crate::port::Port;
+use crate::port::{Port, PortLink};
 use crate::scenario::buffers::{buffer_limits, port_rtts};
 use crate::scenario::spec::{BufferSpec, FlowSpec, Spec};
 use crate::scenario::ScenarioError;
@@ -89,7 +89,14 @@ impl PortPlan<'_> {
         let module = self.router_factory.build(&identity, router_rng);
         let loss_rng = SimRng::for_component(spec.seed, crate::names::label(&mut buf, "loss/port", p));
         let loss = LossProcess::new(self.loss, loss_rng).map_err(|e| err("loss", e.to_string()))?;
-        Ok(Port::new(name, self.capacity_bps, self.delay, limit_pkts, limit_bytes, spec.packet_size, module, loss))
+        let link = PortLink {
+            capacity_bps: self.capacity_bps,
+            delay: self.delay,
+            limit_pkts,
+            limit_bytes,
+            mean_pkt_size: spec.packet_size,
+        };
+        Ok(Port::new(name, link, module, loss))
     }
 }
 

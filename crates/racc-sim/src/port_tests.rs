@@ -47,7 +47,12 @@ impl RouterModule for Recorder {
 fn port(capacity_bps: f64, limit_pkts: u32, limit_bytes: u64, verdict: Verdict) -> (Port, Arc<Mutex<Vec<Call>>>) {
     let log = Arc::new(Mutex::new(Vec::new()));
     let module = Box::new(Recorder { log: log.clone(), verdict });
-    let p = Port::new("a->b".into(), capacity_bps, 5 * MS, limit_pkts, limit_bytes, 1000, module, LossProcess::none());
+    let p = Port::new(
+        "a->b".into(),
+        PortLink { capacity_bps, delay: 5 * MS, limit_pkts, limit_bytes, mean_pkt_size: 1000 },
+        module,
+        LossProcess::none(),
+    );
     (p, log)
 }
 
@@ -205,7 +210,12 @@ fn unsent_splits_the_packet_on_the_wire_by_its_serialisation_time() {
 fn a_lost_packet_still_takes_its_time_on_the_wire() {
     let loss = LossProcess::new(&LossSpec::Bernoulli { p: 1.0 }, SimRng::for_component(1, "t")).unwrap();
     let module = Box::new(racc_proto::aqm::droptail::DropTail::new());
-    let mut p = Port::new("a->b".into(), 8e6, 5 * MS, 10, u64::MAX, 1000, module, loss);
+    let mut p = Port::new(
+        "a->b".into(),
+        PortLink { capacity_bps: 8e6, delay: 5 * MS, limit_pkts: 10, limit_bytes: u64::MAX, mean_pkt_size: 1000 },
+        module,
+        loss,
+    );
     let mut pkts = slab(&[1000, 1000]);
     p.enqueue(0, 0, &mut pkts, 0, 0);
     p.enqueue(0, 1, &mut pkts, 0, 0);

@@ -44,19 +44,18 @@ pub struct Arrival {
     pub bytes: u64,
 }
 
-/// Poisson arrivals at `rate` per second in [start, stop), at most `max_flows`, sizes from
-/// `dist` in packets of `mss` payload bytes.
-#[allow(clippy::too_many_arguments)]
-pub fn poisson_arrivals(
-    seed: u64,
-    name: &str,
-    rate: f64,
-    start: Time,
-    stop: Time,
-    max_flows: u64,
-    dist: &SizeDist,
-    mss: u32,
-) -> Vec<Arrival> {
+/// A Poisson arrival process: `rate` flows per second in [start, stop), at most `max_flows`.
+#[derive(Clone, Copy, Debug)]
+pub struct Poisson {
+    pub rate: f64,
+    pub start: Time,
+    pub stop: Time,
+    pub max_flows: u64,
+}
+
+/// Arrivals of `process`, sizes from `dist` in packets of `mss` payload bytes.
+pub fn poisson_arrivals(seed: u64, name: &str, process: Poisson, dist: &SizeDist, mss: u32) -> Vec<Arrival> {
+    let Poisson { rate, start, stop, max_flows } = process;
     // Separate streams for gaps and sizes: changing the size law keeps the arrival times.
     let mut gaps = SimRng::for_component(seed, &format!("traffic/{name}/gaps"));
     let mut sizes = SimRng::for_component(seed, &format!("traffic/{name}/sizes"));
@@ -100,14 +99,27 @@ mod tests {
     #[test]
     fn poisson_rate_and_replay() {
         let d = SizeDist::Fixed { pkts: 1.0 };
-        let a = poisson_arrivals(9, "web", 625.0, 0, secs(20.0), u64::MAX, &d, 960);
-        let b = poisson_arrivals(9, "web", 625.0, 0, secs(20.0), u64::MAX, &d, 960);
+        let a = poisson_arrivals(
+            9,
+            "web",
+            Poisson { rate: 625.0, start: 0, stop: secs(20.0), max_flows: u64::MAX },
+            &d,
+            960,
+        );
+        let b = poisson_arrivals(
+            9,
+            "web",
+            Poisson { rate: 625.0, start: 0, stop: secs(20.0), max_flows: u64::MAX },
+            &d,
+            960,
+        );
         assert_eq!(a, b, "same seed and name must give the identical list");
         let expect = 625.0 * 20.0;
         // Poisson count: s.d. = sqrt(12500) = 112; allow 4 s.d.
         assert!((a.len() as f64 - expect).abs() < 450.0, "{} arrivals", a.len());
         assert!(a.windows(2).all(|w| w[0].time <= w[1].time));
-        let c = poisson_arrivals(9, "web", 625.0, 0, secs(20.0), 100, &d, 960);
+        let c =
+            poisson_arrivals(9, "web", Poisson { rate: 625.0, start: 0, stop: secs(20.0), max_flows: 100 }, &d, 960);
         assert_eq!(c.len(), 100);
         assert_eq!(&a[..100], &c[..]);
     }

@@ -13,17 +13,20 @@ const MSS: f64 = 1024.0 - 36.0;
 
 /// A dumbbell of `pairs` flows of `protocol` through `router` at `capacity`, RTPD
 /// 2·(2·access + bottleneck delay), 1024-byte packets.
-#[allow(clippy::too_many_arguments)]
-fn dumbbell(
-    protocol: &str,
+#[derive(Clone, Copy)]
+struct Dumbbell<'a> {
+    protocol: &'a str,
     pairs: usize,
-    capacity: &str,
+    capacity: &'a str,
     access_ms: f64,
     bottleneck_ms: f64,
-    router: &str,
-    size: Option<&str>,
-    duration: &str,
-) -> String {
+    router: &'a str,
+    size: Option<&'a str>,
+    duration: &'a str,
+}
+
+fn dumbbell(d: &Dumbbell) -> String {
+    let Dumbbell { protocol, pairs, capacity, access_ms, bottleneck_ms, router, size, duration } = *d;
     let size = size.map_or(String::new(), |s| format!("size = \"{s}\""));
     format!(
         r#"
@@ -73,7 +76,19 @@ fn complete(text: &str, flows: usize) -> Simulator {
 
 #[test]
 fn dccp_completes_a_finite_transfer_over_droptail() {
-    let mut s = complete(&dumbbell("dccp", 3, "10Mbps", 5.0, 20.0, "", Some("1MB"), "30s"), 3);
+    let mut s = complete(
+        &dumbbell(&Dumbbell {
+            protocol: "dccp",
+            pairs: 3,
+            capacity: "10Mbps",
+            access_ms: 5.0,
+            bottleneck_ms: 20.0,
+            router: "",
+            size: Some("1MB"),
+            duration: "30s",
+        }),
+        3,
+    );
     let bn = port(&mut s, "r0->r1");
     eprintln!(
         "droptail: FCT {:?} s, delivered {} B, drops {}",
@@ -89,7 +104,19 @@ fn dccp_completes_a_finite_transfer_over_droptail() {
 fn dccp_completes_a_finite_transfer_over_red_with_ecn_marks() {
     let red = r#"router = "red"
 router_params = { min_th = 5, max_th = 30, max_p = 0.1, w_q = 0.002, gentle = true, mode = "packet", action = "mark" }"#;
-    let mut s = complete(&dumbbell("dccp", 3, "10Mbps", 5.0, 20.0, red, Some("1MB"), "30s"), 3);
+    let mut s = complete(
+        &dumbbell(&Dumbbell {
+            protocol: "dccp",
+            pairs: 3,
+            capacity: "10Mbps",
+            access_ms: 5.0,
+            bottleneck_ms: 20.0,
+            router: red,
+            size: Some("1MB"),
+            duration: "30s",
+        }),
+        3,
+    );
     let bn = port(&mut s, "r0->r1");
     eprintln!(
         "red: FCT {:?} s, delivered {} B, marks {}, drops {}",
@@ -103,7 +130,19 @@ router_params = { min_th = 5, max_th = 30, max_p = 0.1, w_q = 0.002, gentle = tr
 
 #[test]
 fn dccp_vcp_completes_a_finite_transfer_through_a_vcp_router() {
-    let mut s = complete(&dumbbell("dccp-vcp", 3, "10Mbps", 5.0, 20.0, r#"router = "vcp""#, Some("1MB"), "60s"), 3);
+    let mut s = complete(
+        &dumbbell(&Dumbbell {
+            protocol: "dccp-vcp",
+            pairs: 3,
+            capacity: "10Mbps",
+            access_ms: 5.0,
+            bottleneck_ms: 20.0,
+            router: r#"router = "vcp""#,
+            size: Some("1MB"),
+            duration: "60s",
+        }),
+        3,
+    );
     let bn = port(&mut s, "r0->r1");
     eprintln!("vcp: FCT {:?} s, delivered {} B, drops {}", s.completions.fct_s, s.goodput_bytes(), bn.counters.drops);
     assert_eq!(bn.counters.drops, 0, "no slow start, no overflow");
@@ -118,7 +157,16 @@ fn dccp_vcp_completes_a_finite_transfer_through_a_vcp_router() {
 /// R_q is taken as 0: VCP's queue stays near empty, and R_q moves r* by under 0.1 % here.
 fn eq9(pairs: usize, capacity_bps: f64, access_ms: f64, bottleneck_ms: f64) -> (f64, f64) {
     let cap = format!("{}Mbps", capacity_bps / 1e6);
-    let text = dumbbell("dccp-vcp", pairs, &cap, access_ms, bottleneck_ms, r#"router = "vcp""#, None, "60s");
+    let text = dumbbell(&Dumbbell {
+        protocol: "dccp-vcp",
+        pairs,
+        capacity: &cap,
+        access_ms,
+        bottleneck_ms,
+        router: r#"router = "vcp""#,
+        size: None,
+        duration: "60s",
+    });
     let mut s = sim(&text);
     s.run();
     let rtpd = 2.0 * (2.0 * access_ms + bottleneck_ms) / 1e3;

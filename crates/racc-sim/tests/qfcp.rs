@@ -18,18 +18,21 @@ const WIRE: f64 = 1000.0 / 944.0;
 /// access delay ms), a source host and a sink host on 1 Gb/s access links. `loss` is an
 /// optional loss table for every chain link; `sack` turns on SACK (RFC 2018/6675) for every
 /// flow.
-#[allow(clippy::too_many_arguments)]
-fn chain(
-    capacity_mbps: &[f64],
+#[derive(Clone, Copy)]
+struct Chain<'a> {
+    capacity_mbps: &'a [f64],
     link_ms: u32,
-    routes: &[(usize, usize, u32, u32)],
-    protocol: &str,
-    router: &str,
-    router_params: &str,
-    loss: &str,
-    duration: &str,
+    routes: &'a [(usize, usize, u32, u32)],
+    protocol: &'a str,
+    router: &'a str,
+    router_params: &'a str,
+    loss: &'a str,
+    duration: &'a str,
     sack: bool,
-) -> String {
+}
+
+fn chain(c: &Chain) -> String {
+    let Chain { capacity_mbps, link_ms, routes, protocol, router, router_params, loss, duration, sack } = *c;
     let links = capacity_mbps.len();
     let mut s = format!(
         "duration = \"{duration}\"\nseed = 1\npacket_size = 1000\n[topology]\nkind = \"explicit\"\nnodes = [\n"
@@ -131,7 +134,17 @@ fn check_max_min_with(
     from: f64,
     to: f64,
 ) -> (f64, Vec<f64>, Vec<f64>) {
-    let mut toml = chain(capacity_mbps, 10, routes, "qfcp", "qfcp", router_params, "", &format!("{to}s"), false);
+    let mut toml = chain(&Chain {
+        capacity_mbps,
+        link_ms: 10,
+        routes,
+        protocol: "qfcp",
+        router: "qfcp",
+        router_params,
+        loss: "",
+        duration: &format!("{to}s"),
+        sack: false,
+    });
     if !flow_params.is_empty() {
         toml = toml.replace("protocol = \"qfcp\"\n", &format!("protocol = \"qfcp\"\n{flow_params}\n"));
     }
@@ -252,7 +265,7 @@ fn lossy_pair(protocol: &str, router: &str, probe: &str) -> (f64, f64) {
 fn lossy_pair_at(p: f64, protocol: &str, router: &str, probe: &str) -> (f64, f64) {
     let routes = [(0, 0, 1, 89), (0, 0, 1, 89)];
     let params = format!("{probe}initial_capacity_bps = 1e6");
-    let toml = chain(&[10.0], 10, &routes, protocol, router, &params, "", "60s", true).replace(
+    let toml = chain(&Chain { capacity_mbps: &[10.0], link_ms: 10, routes: &routes, protocol, router, router_params: &params, loss: "", duration: "60s", sack: true }).replace(
         "{ a = \"a0\", b = \"r0\", capacity = \"1Gbps\", delay = \"89ms\" }",
         &format!(
             "{{ a = \"a0\", b = \"r0\", capacity = \"1Gbps\", delay = \"89ms\", loss = {{ model = \"bernoulli\", p = {p} }} }}"
@@ -298,14 +311,34 @@ fn forced_losses() -> (f64, u64, u64, f64, f64, f64) {
 fn forced_losses_with(qfcp_params: &str, sack: bool) -> (f64, u64, u64, f64, f64, f64) {
     let loss = ", loss = { model = \"bernoulli\", p = 0.005 }";
     let routes = [(0, 0, 1, 39)];
-    let q_spec = chain(&[10.0], 10, &routes, "qfcp", "qfcp", "", loss, "30s", sack)
-        .replace("protocol = \"qfcp\"", &format!("protocol = \"qfcp\"\n{qfcp_params}"));
+    let q_spec = chain(&Chain {
+        capacity_mbps: &[10.0],
+        link_ms: 10,
+        routes: &routes,
+        protocol: "qfcp",
+        router: "qfcp",
+        router_params: "",
+        loss,
+        duration: "30s",
+        sack,
+    })
+    .replace("protocol = \"qfcp\"", &format!("protocol = \"qfcp\"\n{qfcp_params}"));
     let mut q = sim(&q_spec);
     q.run();
     let q_rate = goodput_per_flow(&q, 1, 5.0, 30.0)[0] * WIRE;
     let fs = &q.flow_series;
     let (retx, rtos) = (*fs.retransmits.last().unwrap(), *fs.timeouts.last().unwrap());
-    let mut r = sim(&chain(&[10.0], 10, &routes, "reno", "droptail", "", loss, "30s", false));
+    let mut r = sim(&chain(&Chain {
+        capacity_mbps: &[10.0],
+        link_ms: 10,
+        routes: &routes,
+        protocol: "reno",
+        router: "droptail",
+        router_params: "",
+        loss,
+        duration: "30s",
+        sack: false,
+    }));
     r.run();
     let r_rate = goodput_per_flow(&r, 1, 5.0, 30.0)[0] * 1000.0 / 960.0;
     let rw: Vec<f64> = (0..r.flow_series.time_s.len())
@@ -364,16 +397,60 @@ fn the_sparse_partial_ack_timer_keeps_qfcp_at_high_utilisation_under_forced_loss
 #[test]
 fn a_qfcp_flow_through_droptail_only_is_refused() {
     let routes = [(0, 0, 1, 5)];
-    let toml = chain(&[10.0], 10, &routes, "qfcp", "droptail", "", "", "1s", false);
+    let toml = chain(&Chain {
+        capacity_mbps: &[10.0],
+        link_ms: 10,
+        routes: &routes,
+        protocol: "qfcp",
+        router: "droptail",
+        router_params: "",
+        loss: "",
+        duration: "1s",
+        sack: false,
+    });
     let e = from_toml(&toml, "q.toml").expect_err("refused");
     let msg = e.to_string();
     eprintln!("{msg}");
     assert!(msg.contains("q.toml") && msg.contains("flows") && msg.contains("QFCP"), "{msg}");
     // With the router it builds; xcp-b flows need an XCP(-b) router likewise.
-    assert!(from_toml(&chain(&[10.0], 10, &routes, "qfcp", "qfcp", "", "", "1s", false), "q.toml").is_ok());
-    let xb = chain(&[10.0], 10, &routes, "xcp-b", "qfcp", "", "", "1s", false);
+    assert!(from_toml(
+        &chain(&Chain {
+            capacity_mbps: &[10.0],
+            link_ms: 10,
+            routes: &routes,
+            protocol: "qfcp",
+            router: "qfcp",
+            router_params: "",
+            loss: "",
+            duration: "1s",
+            sack: false
+        }),
+        "q.toml"
+    )
+    .is_ok());
+    let xb = chain(&Chain {
+        capacity_mbps: &[10.0],
+        link_ms: 10,
+        routes: &routes,
+        protocol: "xcp-b",
+        router: "qfcp",
+        router_params: "",
+        loss: "",
+        duration: "1s",
+        sack: false,
+    });
     assert!(from_toml(&xb, "x.toml").is_err());
-    let mut s = sim(&chain(&[10.0], 10, &routes, "qfcp", "qfcp", "", "", "1s", false));
+    let mut s = sim(&chain(&Chain {
+        capacity_mbps: &[10.0],
+        link_ms: 10,
+        routes: &routes,
+        protocol: "qfcp",
+        router: "qfcp",
+        router_params: "",
+        loss: "",
+        duration: "1s",
+        sack: false,
+    }));
     s.run();
     assert!(port(&mut s, "r0->r1").counters.drops == 0);
 }
@@ -453,17 +530,17 @@ fn print_trace(s: &mut racc_sim::Simulator, link: &str, from: f64, to: f64) {
 fn trace_of_the_probed_dumbbell() {
     let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
     let routes = [(0, 0, 1, 9), (0, 0, 1, 39), (0, 0, 1, 89), (0, 0, 1, 174)];
-    let toml = chain(
-        &[20.0],
-        10,
-        &routes,
-        "qfcp",
-        "qfcp",
-        "capacity = \"probe\", initial_capacity_bps = 1e6",
-        "",
-        "40s",
-        false,
-    )
+    let toml = chain(&Chain {
+        capacity_mbps: &[20.0],
+        link_ms: 10,
+        routes: &routes,
+        protocol: "qfcp",
+        router: "qfcp",
+        router_params: "capacity = \"probe\", initial_capacity_bps = 1e6",
+        loss: "",
+        duration: "40s",
+        sack: false,
+    })
     .replace("interval = \"100ms\"", &format!("interval = \"{}\"", env("RACC_TRACE_REC", "50ms")));
     let mut s = sim(&toml);
     s.run();
@@ -487,7 +564,7 @@ fn trace_of_the_lossy_pair() {
     let probe = if proto == "qfcp" { "capacity = \"probe\", " } else { "" };
     let routes = [(0, 0, 1, 89), (0, 0, 1, 89)];
     let loss = env("RACC_TRACE_LOSS", "0.01");
-    let toml = chain(&[10.0], 10, &routes, &proto, &proto, &format!("{probe}initial_capacity_bps = 1e6"), "", "60s", true)
+    let toml = chain(&Chain { capacity_mbps: &[10.0], link_ms: 10, routes: &routes, protocol: &proto, router: &proto, router_params: &format!("{probe}initial_capacity_bps = 1e6"), loss: "", duration: "60s", sack: true })
         .replace(
             "{ a = \"a0\", b = \"r0\", capacity = \"1Gbps\", delay = \"89ms\" }",
             &format!("{{ a = \"a0\", b = \"r0\", capacity = \"1Gbps\", delay = \"89ms\", loss = {{ model = \"bernoulli\", p = {loss} }} }}"),

@@ -91,18 +91,18 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
     let (mut flows, sources, expected_made) = (fb.out, fb.sources, fb.expected_made);
     let record_ports = record_ports(&cx, raw.record.ports.as_ref(), ports)?;
     let tunnels = tunnels(&cx, &raw.tunnels, &names, ports, &mut routes)?;
-    limits::check_samples(
-        &cx,
-        &lim,
+    let recording = limits::Recording {
         duration,
-        sample_interval,
-        raw.record.interval.is_some(),
-        record_ports.len(),
-        (raw.record.flows, raw.record.groups),
-        &flows,
-        &sources,
+        interval: sample_interval,
+        interval_given: raw.record.interval.is_some(),
+        record_ports: record_ports.len(),
+        record_flows: raw.record.flows,
+        record_groups: raw.record.groups,
+        flows: &flows,
+        sources: &sources,
         expected_made,
-    )?;
+    };
+    limits::check_samples(&cx, &lim, &recording)?;
     let every_flow: Vec<&FlowSpec> = flows.iter().chain(sources.iter().map(|s| &s.flow)).collect();
     consistency::check_path_contracts(&raw, &every_flow, ports, &routes.paths)
         .map_err(|(key, reason)| cx.err(key, reason))?;

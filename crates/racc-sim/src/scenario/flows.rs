@@ -162,7 +162,13 @@ impl FlowBuilder<'_> {
             return Err(limits::too_many_flows(cx, &format!("{key}.rate"), &self.limits, what));
         }
         let draw = max_flows.min(left.saturating_add(1));
-        let arrivals = traffic::poisson_arrivals(self.seed, &name, rate, start, stop, draw, &dist, packet_size - 40);
+        let arrivals = traffic::poisson_arrivals(
+            self.seed,
+            &name,
+            traffic::Poisson { rate, start, stop, max_flows: draw },
+            &dist,
+            packet_size - 40,
+        );
         if arrivals.len() as u64 > left {
             let what = format!("the arrivals drawn at {} per second number more than the {left} flows left", rate);
             return Err(limits::too_many_flows(cx, &format!("{key}.rate"), &self.limits, what));
@@ -174,7 +180,6 @@ impl FlowBuilder<'_> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn endpoints(
     cx: &Ctx,
     key: &str,

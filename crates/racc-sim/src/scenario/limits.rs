@@ -102,22 +102,37 @@ pub(super) fn too_many_flows(cx: &Ctx, key: &str, lim: &Limits, what: String) ->
     )
 }
 
+/// What a run records, for [`check_samples`]: its duration and sample interval (ns; whether
+/// `record.interval` was given), the ports, flows and groups it records, and its flows (listed,
+/// sources' templates, and the expected number the sources make).
+#[derive(Clone, Copy)]
+pub(super) struct Recording<'a> {
+    pub duration: u64,
+    pub interval: u64,
+    pub interval_given: bool,
+    pub record_ports: usize,
+    pub record_flows: bool,
+    pub record_groups: bool,
+    pub flows: &'a [FlowSpec],
+    pub sources: &'a [SourceSpec],
+    pub expected_made: f64,
+}
+
 /// An upper bound on the rows the run records (module doc), and the refusal when it exceeds
 /// `limits.samples`. `interval_given`: whether `record.interval` was set (then it is the key
 /// named), else `limits.samples` is.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn check_samples(
-    cx: &Ctx,
-    lim: &Limits,
-    duration: u64,
-    interval: u64,
-    interval_given: bool,
-    record_ports: usize,
-    (record_flows, record_groups): (bool, bool),
-    flows: &[FlowSpec],
-    sources: &[SourceSpec],
-    expected_made: f64,
-) -> Result<(), ScenarioError> {
+pub(super) fn check_samples(cx: &Ctx, lim: &Limits, run: &Recording) -> Result<(), ScenarioError> {
+    let Recording {
+        duration,
+        interval,
+        interval_given,
+        record_ports,
+        record_flows,
+        record_groups,
+        flows,
+        sources,
+        expected_made,
+    } = *run;
     let interval = interval.max(1) as u128;
     let times = (duration as u128).div_ceil(interval) + 1;
     let per_port = 1 + if record_groups {
