@@ -319,8 +319,9 @@ def reference_cause(res: Any) -> Cause:
     return Cause(
         "reference",
         "ns-2.35's RED on the same scenario (web-like sources left out) holds the queue racc holds",
-        f"racc here {q:.0f} pkts; at the reduced scale, seeds 1-3, (15, 30] s: racc 26.5 vs ns-2 26.8 pkts, "
-        f"drops 353 vs 345 (agree); not run by racc reproduce: tests/python/test_causes.py "
+        f"racc here {q:.0f} pkts; measured with `{REFERENCE_COMMAND} --seeds 1`, (60, 120] s: racc 268.4 vs "
+        f"ns-2 263.6 pkts, drops 14,832 vs 14,192; at the reduced scale, seeds 1-3, (15, 30] s: racc 26.5 vs "
+        f"ns-2 26.8 pkts, drops 353 vs 345 (agree); not run by racc reproduce: tests/python/test_causes.py "
         f"test_reference_cause_ns2_holds_racc_queue runs `{REFERENCE_COMMAND}` at that scale",
     )
 
