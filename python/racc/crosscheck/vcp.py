@@ -10,7 +10,8 @@ every racc setting that code cannot take, naming its key:
   code echoed). The sender's laws are racc's ``ai_law = "ns2"`` and ``md_hold = "t_p"``, with
   no initial slow start; ``h`` (or ``mu`` = h/4) is ``k_``, ``alpha``/``beta`` are
   ``alpha_``/``beta_``, ``t_p`` is ``router_load_measurement_interval_``, ``iw`` is
-  ``windowInit_``; σ_MI is compiled in as 2.5 (``MAX_RTT_BY_TRHO``). Loss recovery is Reno's
+  ``windowInit_``; σ_MI is compiled in as 2.5 (``MAX_RTT_BY_TRHO``); its RTT clock is ns-2's
+  ``tcpTick_``, so racc's ``ai_ns2.tick`` must equal ``tcp.clock_granularity``. Loss recovery is Reno's
   (racc's transport is NewReno: only matters if a VCP flow loses packets).
 * racc "vcp" router module -> ``Queue/DropTail2/VcpQueue`` on both directions of the link, with
   ``set-link-capacity``; ``t_p``/``t_q``/``k_q`` are ``load_measurement_interval_``/
@@ -95,8 +96,16 @@ def flow_refusals(key: str, flow: dict[str, Any]) -> list[str]:
         out.append(f'{key}.params.md_hold: {p["md_hold"]!r}; the authors\' sender holds for t_p ("t_p")')
     if abs(float(p.get("sigma_mi", SIGMA_MI)) - SIGMA_MI) > 1e-12:
         out.append(f"{key}.params.sigma_mi: the authors' sender compiles in {SIGMA_MI} (MAX_RTT_BY_TRHO)")
-    if p.get("ai_ns2"):
-        out.append(f"{key}.params.ai_ns2: the authors' sender compiles in its constants (vcp-src.h)")
+    for k in p.get("ai_ns2") or {}:
+        if k != "tick":
+            out.append(f"{key}.params.ai_ns2.{k}: the authors' sender compiles in its constants (vcp-src.h)")
+    tick = float((p.get("ai_ns2") or {}).get("tick", 0.0))
+    clock = float((p.get("tcp") or {}).get("clock_granularity", 0.001))
+    if abs(tick - clock) > 1e-12:
+        out.append(
+            f"{key}.params.ai_ns2.tick: {tick:g} s; the authors' sender truncates its srtt to ns-2's one clock, "
+            f"tcpTick_ = tcp.clock_granularity ({clock:g} s): set both the same"
+        )
     if p.get("pacing_gain") is not None:
         out.append(f"{key}.params.pacing_gain: the authors' sender paces only above RTT 3.2 s, not by a gain")
     if p.get("initial_slow_start"):

@@ -15,8 +15,11 @@
 //!   continuous at both joints. It is the RTT over t_d, not over t_p: at rtt = t_p = 200 ms a
 //!   flow adds 4α packets per RTT where seed001's adds α. The MI exponent's cap there
 //!   (`MAX_RTT_BY_TRHO` = 2.5) is σ_MI's default, so MI is the same under both laws.
-//!   Not carried over: ns-2 rounds srtt to its 10 ms `tcp_tick_` before scaling (racc's clock
-//!   is exact), and scales by t_d (q = 1) before the first RTT sample, where racc uses t_p.
+//!   The reference sender also truncates srtt to whole `tcp_tick_` (10 ms in ns-2) before it
+//!   scales MI, AI and its post-MD timer (`VcpSrcAgent::rtt_update`: `rtt_ = (t_srtt_ >> 3) ·
+//!   tcp_tick_`, at least one tick): `ai_ns2.tick` (default 0, racc's exact srtt), read by TCP/VCP's
+//!   window (`window.rs`) under this law. Not carried over: it scales by t_d (q = 1) before the
+//!   first RTT sample, where racc uses t_p.
 
 use crate::params::{positive, ParamError};
 
@@ -45,15 +48,29 @@ pub struct Ns2Ai {
     pub rtt_high: f64,
     /// Weight w multiplying α (`w_`) [reference code: 1.0].
     pub w: f64,
+    /// The sender's RTT clock, s: srtt truncated to whole ticks (at least one) before MI, AI and
+    /// the MD timer scale by it; 0 = exact (racc's default) [reference code: ns-2's `tcpTick_`,
+    /// 0.01]. Read by TCP/VCP's window.
+    pub tick: f64,
 }
 
 impl Default for Ns2Ai {
     fn default() -> Ns2Ai {
-        Ns2Ai { t_d: 0.1, rtt_low: 0.02, rtt_high: 0.5, w: 1.0 }
+        Ns2Ai { t_d: 0.1, rtt_low: 0.02, rtt_high: 0.5, w: 1.0, tick: 0.0 }
     }
 }
 
 impl Ns2Ai {
+    /// The RTT the reference sender scales by: `rtt_s` truncated to whole ticks, at least one
+    /// (`tick` 0: `rtt_s` itself).
+    pub fn clock(&self, rtt_s: f64) -> f64 {
+        if self.tick > 0.0 {
+            ((rtt_s / self.tick).floor() * self.tick).max(self.tick)
+        } else {
+            rtt_s
+        }
+    }
+
     /// S(rtt/t_d), the packets per RTT the law adds for α·w = 1 (module docs).
     pub fn scale(&self, rtt_s: f64) -> f64 {
         let q = rtt_s / self.t_d;
@@ -72,6 +89,9 @@ impl Ns2Ai {
         positive("ai_ns2.rtt_low", self.rtt_low)?;
         positive("ai_ns2.rtt_high", self.rtt_high)?;
         positive("ai_ns2.w", self.w)?;
+        if !(self.tick.is_finite() && self.tick >= 0.0) {
+            return Err(ParamError::new("ai_ns2.tick", format!("must be a finite number >= 0, got {}", self.tick)));
+        }
         if self.rtt_low > self.rtt_high {
             return Err(ParamError::new(
                 "ai_ns2.rtt_low",
@@ -153,7 +173,7 @@ mod tests {
         assert!(close(law.step(1.0, 0.9, 0.2, 20.0), 10.0 / 20.0));
         assert!(close(law.step(1.0, 0.01, 0.2, 20.0), 0.0025 / 20.0));
         // Other constants move the joints: t_d = 200 ms, rtt_low = 50 ms, rtt_high = 1 s.
-        let c = Ns2Ai { t_d: 0.2, rtt_low: 0.05, rtt_high: 1.0, w: 1.0 };
+        let c = Ns2Ai { t_d: 0.2, rtt_low: 0.05, rtt_high: 1.0, w: 1.0, tick: 0.0 };
         assert!(close(c.scale(0.04), 0.2 * 0.25)); // q = 0.2 ≤ 0.25
         assert!(close(c.scale(0.6), 9.0)); // q = 3
         assert!(close(c.scale(1.4), (7.0 - 5.0) + 25.0)); // q = 7 > 5

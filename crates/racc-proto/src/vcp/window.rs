@@ -11,6 +11,7 @@
 //! - RFC 3168 ECN-Echo is ignored: VCP reads the code from the ACK's echo field.
 //! - A lost SYN leaves a window of one packet (as RFC 5681 §3.1 for TCP).
 
+use super::ai_law::{AiLawName, Ns2Ai};
 use super::laws::{MdEpisode, VcpLaws};
 use super::params::VcpParams;
 use crate::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
@@ -37,6 +38,8 @@ pub struct VcpWindow {
     pacing_gain: Option<f64>,
     /// SRTT, else the latest sample, else t_p, ns: what pacing spreads the window over.
     rtt: Dur,
+    /// `ai_ns2` under `ai_law = "ns2"`: its `tick` is the RTT clock the laws scale by.
+    clock: Option<Ns2Ai>,
 }
 
 impl VcpWindow {
@@ -55,6 +58,7 @@ impl VcpWindow {
             last_code: ecn::NOT_ECT,
             pacing_gain: p.pacing_gain,
             rtt: secs(p.t_p),
+            clock: (p.ai_law == AiLawName::Ns2).then_some(p.ai_ns2),
         }
     }
 
@@ -91,8 +95,11 @@ impl VcpWindow {
         self.slow_start && self.cwnd < self.ssthresh
     }
 
+    /// The RTT the laws scale by: SRTT, else the latest sample, else t_p; under `ai_law =
+    /// "ns2"` truncated to `ai_ns2.tick` as the reference sender does (`ai_law.rs`).
     fn rtt_s(&self, ctx: &SenderCtx) -> f64 {
-        ctx.srtt.or(ctx.latest_rtt).map_or(self.laws.t_p_s(), to_secs)
+        let rtt = ctx.srtt.or(ctx.latest_rtt).map_or(self.laws.t_p_s(), to_secs);
+        self.clock.map_or(rtt, |c| c.clock(rtt))
     }
 }
 
@@ -301,6 +308,40 @@ mod tests {
             new_ack(&mut w, 1000, &ack(0b11), &ctx(1200 * MS, rtt));
             assert!(close(w.cwnd_pkts(), 14.0 + s / 14.0), "rtt {rtt}: {}", w.cwnd_pkts());
         }
+    }
+
+    /// `ai_ns2.tick` (the reference sender's 10 ms RTT clock, `vcp-src.cc` rtt_update): srtt
+    /// 109 ms scales MI, AI and the AI-for-one-rtt window as 100 ms, 5 ms as one tick; off by
+    /// default and under `ai_law = "seed001"`.
+    #[test]
+    fn ns2_rtt_clock_truncates_srtt_to_whole_ticks() {
+        use crate::vcp::{AiLawName, Ns2Ai};
+        let ns2 = |tick| VcpParams {
+            ai_law: AiLawName::Ns2,
+            ai_ns2: Ns2Ai { tick, ..Default::default() },
+            ..Default::default()
+        };
+        for (rtt, as_ms) in [(109u64, 100.0), (110, 110.0), (5, 10.0)] {
+            let mut w = window(20.0, &ns2(0.01));
+            new_ack(&mut w, 1000, &ack(0b10), &ctx(MS, rtt));
+            let s = Ns2Ai::default().scale(as_ms / 1e3);
+            assert!(close(w.cwnd_pkts(), 20.0 + s / 20.0), "rtt {rtt}: {}", w.cwnd_pkts());
+            let mut w = window(20.0, &ns2(0.01));
+            new_ack(&mut w, 1000, &ack(0b01), &ctx(MS, rtt));
+            assert!(close(w.cwnd_pkts(), 20.0 + mi_step(0.0625, as_ms / 1e3, 0.2, 2.5)), "rtt {rtt}");
+        }
+        let t0 = 1000 * MS;
+        let mut w = window(16.0, &ns2(0.01));
+        new_ack(&mut w, 1000, &ack(0b11), &ctx(t0, 109));
+        assert_eq!(w.ai_until(), t0 + 300 * MS, "t_p + the truncated rtt");
+        // Exact by default, and the seed001 law never reads the tick.
+        for p in [ns2(0.0), VcpParams { ai_ns2: Ns2Ai { tick: 0.01, ..Default::default() }, ..Default::default() }] {
+            let mut w = window(20.0, &p);
+            new_ack(&mut w, 1000, &ack(0b01), &ctx(MS, 109));
+            assert!(close(w.cwnd_pkts(), 20.0 + mi_step(0.0625, 0.109, 0.2, 2.5)));
+        }
+        let e = crate::params::parse::<VcpParams>(&serde_json::json!({"ai_ns2": {"tick": -0.01}})).unwrap();
+        assert_eq!(e.validate().unwrap_err().key, "ai_ns2.tick");
     }
 
     #[test]
