@@ -142,7 +142,9 @@ impl RouterStats {
 
 pub struct Router {
     pub ports: Vec<Port>,
-    /// The last time each port was called at (a port's time never goes back).
+    /// Each port's clock: the last time it was called at. Every call goes through
+    /// [`Router::port_now`], so a port's time never goes back (issue 37 item 9: the end-of-run
+    /// settle once ran a port past its last sample time, and the queue integral wrapped).
     port_time: Vec<Time>,
     /// Packets in the emulated network, by slot: the protocol's view, its bytes and where its
     /// headers are. Slots are reused: no allocation per packet after warm-up.
@@ -405,10 +407,7 @@ impl Router {
         // Departures due by now are settled before the last samples, so that the samples'
         // per-port rows add up to the port counters (a wake-up can land up to the gather
         // window past the end).
-        let end = clock.now();
-        for (p, port) in self.ports.iter_mut().enumerate() {
-            port.settle(end.max(self.port_time[p]), &mut self.pkts);
-        }
+        self.settle_all(clock.now());
         if let Some(mut io) = self.io.take() {
             // The last pass's writes.
             io.submit(clock, &mut self.stats);
@@ -515,17 +514,33 @@ impl Router {
     /// router module's own metrics.
     fn sample(&mut self, t: Time) {
         let dt = (t - self.last_sample) as f64 * 1e-9;
-        for &i in &self.record_ports {
+        for k in 0..self.record_ports.len() {
+            let i = self.record_ports[k];
             // A port's time never goes back: a packet read after the sample time may already
             // be in it (by microseconds).
-            let now = t.max(self.port_time[i]);
-            self.port_time[i] = now;
+            let now = self.port_now(i, t);
             let p = &mut self.ports[i];
             p.settle(now, &mut self.pkts);
             self.prev[i] = self.series.push_port(t as f64 * 1e-9, i as u32, p, &self.pkts, self.prev[i], now, dt);
             self.series.named.end_row();
         }
         self.last_sample = t;
+    }
+
+    /// Every port's departures due by `end` carried out and its queue integral brought there.
+    fn settle_all(&mut self, end: Time) {
+        for p in 0..self.ports.len() {
+            let t = self.port_now(p, end);
+            self.ports[p].settle(t, &mut self.pkts);
+        }
+    }
+
+    /// Port `p`'s clock at a call meant for `t`: never behind its last call.
+    #[inline]
+    fn port_now(&mut self, p: usize, t: Time) -> Time {
+        let t = t.max(self.port_time[p]);
+        self.port_time[p] = t;
+        t
     }
 
     /// The earliest port event: a FIFO head's arrival or a module tick.
@@ -557,8 +572,7 @@ impl Router {
             if t > now {
                 return;
             }
-            let t = t.max(self.port_time[p]);
-            self.port_time[p] = t;
+            let t = self.port_now(p, t);
             if tick {
                 self.ports[p].tick(t, &mut self.pkts);
             } else {
@@ -590,8 +604,7 @@ impl Router {
 
     /// Offer slot `i` to port `p` as hop `hop` of its path at `t`.
     fn offer(&mut self, p: usize, t: Time, i: u32, hop: u32) {
-        let t = t.max(self.port_time[p]);
-        self.port_time[p] = t;
+        let t = self.port_now(p, t);
         if let Accept::Dropped = self.ports[p].enqueue(t, i, &mut self.pkts, hop, 0) {
             self.free.push(i);
         }
@@ -663,6 +676,10 @@ impl Router {
         self.free.push(i);
     }
 }
+
+#[cfg(test)]
+#[path = "router_tests.rs"]
+mod tests;
 
 /// What an unused slot holds.
 fn blank() -> Packet {
