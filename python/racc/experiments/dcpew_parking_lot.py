@@ -98,6 +98,8 @@ register(
         figures=figures,
         claims=claims,
         causes=causes,
-        headline=lambda results, claims: mpcp_parking_lot.headline_for("DCP-EW Figs. 4-5 (the fair split)", results),
+        headline=lambda results, claims: mpcp_parking_lot.headline_for(
+            "DCP-EW Figs. 4-5 (the fair split)", results, claims
+        ),
     )
 )

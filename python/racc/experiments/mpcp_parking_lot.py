@@ -243,7 +243,7 @@ def law_evidence(results: Mapping[str, Any]) -> dict[str, dict[str, tuple[float,
     return out
 
 
-def headline_for(figure: str, results: Mapping[str, Any]) -> str:
+def headline_for(figure: str, results: Mapping[str, Any], claims: list[Claim]) -> str:
     """Which AI law reproduces the paper's parking-lot figure (the router-assisted protocols'
     fair split), at what cost in drops, and which law the experiment keeps as its default (the
     decision of issue 35 item 2, measured on every run)."""
@@ -258,6 +258,15 @@ def headline_for(figure: str, results: Mapping[str, Any]) -> str:
         return f"{figure}: no one AI law reproduces it for every protocol ({who})"
     law = winners[0]
     other = "seed001" if law == "ns2" else "ns2"
+    tag = "" if law == "seed001" else f"-{law}"
+    fair_claims = [
+        c
+        for c in claims
+        for p in fair
+        if c.claim
+        in (f"{p}{tag}: L0 long share before L2 locals start", f"{p}{tag}: L0 long share after L2 locals start")
+    ]
+    held = bool(fair_claims) and all(c.verdict == "consistent" for c in fair_claims)
     shares = "; ".join(
         f"{p.upper()} {laws[law][1]} against {other}'s {laws[other][1].split(' (')[0]}" for p, laws in fair.items()
     )
@@ -267,15 +276,16 @@ def headline_for(figure: str, results: Mapping[str, Any]) -> str:
         if law == "ns2"
         else 'ai_law "seed001" (the law MPCP prints)'
     )
+    verb = "is reproduced by" if held else "is reproduced by neither AI law; the nearer is"
     return (
-        f"{figure} is reproduced by {named}: {shares}. Drops over L0..L3 ({law} vs {other}): {drops}; "
+        f"{figure} {verb} {named}: {shares}. Drops over L0..L3 ({law} vs {other}): {drops}; "
         "the paper reports no loss. The default stays seed001, the law MPCP prints and the one without "
         "that loss; both laws run side by side."
     )
 
 
 def headline(results: Mapping[str, Any], claims: list[Claim]) -> str:
-    return headline_for("MPCP Fig. 2 (the fair split)", results)
+    return headline_for("MPCP Fig. 2 (the fair split)", results, claims)
 
 
 def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool, tried: str = "") -> None:
