@@ -104,3 +104,23 @@ def test_crosscheck_table_through_the_pipe_console_keeps_every_metric_name():
     assert "…" not in text
     for name in Comparison.comparison["metric"].to_list():
         assert name in text, name
+
+
+@needs_core
+def test_piped_crosscheck_command_keeps_every_metric_name(tmp_path, racc_cli):
+    """The command itself, piped: before, it built an 80-column console and printed "uti…"."""
+    import shutil
+
+    import pytest
+
+    if shutil.which("ns") is None:
+        pytest.skip("ns-2 (`ns`) is not installed: apt-get install ns2 (scripts/test.sh installs it as root)")
+    out = tmp_path / "cc"
+    r = racc_cli(
+        "crosscheck", "ns2", "crosscheck-rtt-dumbbell", "--seeds", "1", "--set", "duration=4s", "--out", out, cwd=tmp_path
+    )
+    assert r.returncode == 0, r.stderr
+    assert "…" not in r.stdout
+    metrics = pl.read_parquet(out / "comparison.parquet")["metric"].to_list() if (out / "comparison.parquet").exists() else []
+    for name in ["utilisation", "metric", *metrics]:
+        assert name in r.stdout, name

@@ -48,9 +48,9 @@ def main(args: argparse.Namespace, path: Path) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ENV
     save.save(cc, out)
-    from rich.console import Console
+    from racc.display import console as make_console
 
-    console = Console()
+    console = make_console()  # full width when piped: no metric name is cut (issue 39 item 4)
     report.print_table(cc, console)
     console.print(f"results: [bold]{out}[/bold]  report: {out / 'report.html'}")
     return 0

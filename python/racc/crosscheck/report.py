@@ -88,10 +88,11 @@ def header(cc: Any) -> list[str]:
 def print_table(cc: Any, console: Any = None) -> None:
     """The comparison on the console."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    from racc.display import console as make_console
+
+    console = console or make_console()
     t = Table(title=title(cc), title_justify="left", box=box.SIMPLE_HEAD)
     for i, h in enumerate(header(cc)):
         t.add_column(h, justify="right" if i in (2, 3) else "left", style="bold" if i == 0 else None, no_wrap=i != 1)
