@@ -109,13 +109,9 @@ def test_claim(claim, rep):
 WLAN_CLAIMS = [
     ("QFCP achieves good fairness on the throughput once its probe finds the bandwidth", None),
     ("QFCP's probe finds the wireless bandwidth shortly after 2-3 seconds", None),
-    (
-        "QFCP allocates the bandwidth equally among the flows, downloads and uploads alike",
-        (
-            "flows 0.24-0.28 Mb/s (downloads 0.262, uploads 0.265), worst 10.2 % from the mean (the 40 ms download: "
-            "its window feedback·srtt of about 2.4 packets loses its fraction to whole packets) vs within 10 %"
-        ),
-    ),
+    # Held since the timeout's go-back-N is paced (`pace_go_back_n`, issue 39): flows 0.25-0.28 Mb/s, worst 7.5 %
+    # from the mean 0.265 (before: 0.24-0.28, worst 10.2 %, the 40 ms download's whole-packet window).
+    ("QFCP allocates the bandwidth equally among the flows, downloads and uploads alike", None),
     ("under TCP the downloading flows are unable to gain their fair share and keep sending at very low rates", None),
     ("TCP's fairness index is low in this scenario: its performance degrades significantly", None),
 ]

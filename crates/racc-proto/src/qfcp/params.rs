@@ -22,11 +22,16 @@ pub struct QfcpParams {
     /// "a similar framework of Quick-Start"). Off (the default): the first window leaves in one
     /// burst; PROTOCOLS.md §9 weighs both (qfcp-fct, qfcp-lossy, qfcp-wlan-fairness).
     pub pace_first_window: bool,
+    /// Without SACK, pace a timeout's go-back-N at cwnd/rtt until the flight the timeout found
+    /// is acknowledged (on by default; PROTOCOLS.md §9, "Starts"): the window comes back at
+    /// feedback·rtt with the first ACK after the timeout (§II), and in one burst it resends
+    /// data the receiver mostly holds.
+    pub pace_go_back_n: bool,
 }
 
 impl Default for QfcpParams {
     fn default() -> QfcpParams {
-        QfcpParams { desired_rate: None, tcp: qfcp_tcp_defaults(), pace_first_window: false }
+        QfcpParams { desired_rate: None, tcp: qfcp_tcp_defaults(), pace_first_window: false, pace_go_back_n: true }
     }
 }
 

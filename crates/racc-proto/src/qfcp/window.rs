@@ -55,6 +55,12 @@ pub struct QfcpWindow {
     /// Pace the first window (`QfcpParams::pace_first_window`), and whether it is being paced.
     pace_first: bool,
     first_paced: bool,
+    /// Payload bytes of the flight a timeout found still to be acknowledged: until they are,
+    /// the go-back-N is paced at cwnd/rtt (PROTOCOLS.md §9, "Starts").
+    regain: Option<f64>,
+    /// Whether a timeout's go-back-N is paced: without SACK only, where it resends data the
+    /// receiver may hold (with SACK the scoreboard skips it).
+    pace_go_back_n: bool,
 }
 
 impl QfcpWindow {
@@ -73,6 +79,8 @@ impl QfcpWindow {
             feedback_updates: 0,
             pace_first: p.pace_first_window,
             first_paced: false,
+            regain: None,
+            pace_go_back_n: p.pace_go_back_n && !cfg.sack,
         }
     }
 
@@ -123,7 +131,17 @@ impl QfcpWindow {
     /// The first window's pacing rate, cwnd/rtt in wire B/s, while it is paced.
     fn first_window_rate(&self) -> Option<f64> {
         let rtt = to_secs(self.rtt?);
-        (self.first_paced && rtt > 0.0).then(|| self.cwnd / rtt)
+        ((self.first_paced || self.regain.is_some()) && rtt > 0.0).then(|| self.cwnd / rtt)
+    }
+
+    /// A new ACK covered `acked` bytes of what a timeout left in flight.
+    fn regained(&mut self, acked: u64) {
+        if let Some(r) = self.regain.as_mut() {
+            *r -= acked as f64;
+            if *r <= 0.0 {
+                self.regain = None;
+            }
+        }
     }
 }
 
@@ -143,6 +161,7 @@ impl CongestionControl for QfcpWindow {
         self.see(ctx);
         if !ack.is_duplicate() {
             self.end_first_window();
+            self.regained(ack.acked_bytes);
         }
         self.follow();
     }
@@ -157,6 +176,9 @@ impl CongestionControl for QfcpWindow {
                 if ctx.consecutive_rtos == 0 {
                     self.before_rto = Some(self.cwnd);
                 }
+                if self.pace_go_back_n {
+                    self.regain = Some(self.regain.unwrap_or(0.0).max(ctx.flight as f64));
+                }
                 Response::SetWindow(ctx.mss as f64)
             }
             Signal::SynTimeout => Response::SetWindow(ctx.mss as f64),
@@ -170,6 +192,7 @@ impl CongestionControl for QfcpWindow {
     }
 
     fn on_spurious_timeout(&mut self, _ctx: &SenderCtx) {
+        self.regain = None;
         if let Some(c) = self.before_rto.take() {
             self.cwnd = c;
         }
