@@ -331,12 +331,10 @@ pub fn check_router(name: &str, params: &serde_json::Value) -> Result<(), ParamE
 /// Every contract key, gathered from the folders that define them.
 pub mod keys {
     pub use crate::jetmax::keys::*;
+    pub use crate::qfcp::keys::*;
     pub use crate::rcp::keys::*;
     pub use crate::vcp::keys::*;
     pub use crate::xcp::keys::*;
-    /// A QFCP router module (value 1): QFCP flows need one on their data path (QFCP §II).
-    // Defined here until qfcp/ takes its own key (it is edited on another branch meanwhile).
-    pub const XCC_QFCP: &str = "xcc.qfcp";
 }
 
 #[cfg(test)]
@@ -419,7 +417,7 @@ mod tests {
     /// Files still waiting for their import to move are listed in `PENDING`, and must still need it.
     #[test]
     fn no_protocol_module_imports_the_table() {
-        const PENDING: &[&str] = &["qfcp/mod.rs", "qfcp/tests.rs"];
+        const PENDING: &[&str] = &[];
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut files = vec![src.clone()];
         let mut offenders = Vec::new();
@@ -445,6 +443,14 @@ mod tests {
              may: import the interface from crate::protocol and keys from the protocol's own folder \
              instead (or, for a file in PENDING that no longer does, remove it from PENDING): {offenders:?}"
         );
+    }
+
+    /// XCP-b (QFCP §III.C) is a registry name for XCP's flows, which need an XCP router.
+    #[test]
+    fn xcp_b_is_xcps_flow_under_its_own_name() {
+        let (name, f) = Registry::standard().parse_protocol("xcp-b", &serde_json::json!(null)).unwrap();
+        assert_eq!((name, f.path_requirements()[0].key), ("xcp-b", keys::XCC_XCP));
+        assert!(check_router("xcp-b", &serde_json::json!({"capacity": "guess"})).is_err());
     }
 
     #[test]

@@ -27,12 +27,18 @@ pub use window::{QfcpWindow, NO_LIMIT, QFCP_HEADER_BYTES};
 
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
-use crate::registry::{keys, ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
+use crate::protocol::{ContractValue, FlowProtocol, PortIdentity, Presence, Requirement, RouterFactory};
 use crate::rng::SimRng;
 use crate::router::RouterModule;
 use crate::tcp::{self, Recovery};
 use crate::xcc::HeaderEcho;
 use std::sync::Arc;
+
+/// QFCP's contract keys (the registry gathers them in `registry::keys`).
+pub mod keys {
+    /// A QFCP router module (value 1): QFCP flows need one on their data path (QFCP §II).
+    pub const XCC_QFCP: &str = "xcc.qfcp";
+}
 
 /// Why a QFCP flow needs a QFCP router on its path.
 pub const QFCP_ROUTER_WHY: &str = "a QFCP sender's window is feedback·rtt with the rate a QFCP router writes \

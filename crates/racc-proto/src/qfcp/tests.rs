@@ -1,11 +1,12 @@
 //! Unit tests of QFCP's router arithmetic (seed 002 eqs. 1, 2, 4, 6 against hand-computed
 //! values), the sender's window rules (eqs. 3, 5) and the registry glue; XCP-b's probe.
 
+use super::keys;
 use super::*;
 use crate::cc::{CongestionControl, Response, SenderCtx, Signal};
 use crate::endpoint::FlowConfig;
 use crate::packet::{CongHeader, Direction, Kind, Packet, TcpHeader};
-use crate::registry::{self, keys, ContractValue, Presence, Registry};
+use crate::protocol::{ContractValue, Presence};
 use crate::router::{PortView, RouterModule};
 use crate::tcp::{RecoverCheck, Recovery, TcpParams, TcpSender};
 use crate::time::{Time, NS_PER_MS};
@@ -193,12 +194,13 @@ fn xcp_b_probes_with_the_same_code() {
     plain.on_tick(50 * MS, &q);
     assert_eq!(plain.capacity(), 1e6);
     let mut m = crate::metrics::MetricList::default();
-    registry::router("xcp-b", &json!({"initial_capacity_bps": 1e6}), crate::rng::SimRng::for_component(1, "p"))
+    crate::xcp::parse_router_b(&json!({"initial_capacity_bps": 1e6}))
         .unwrap()
+        .build(&crate::protocol::ANY_PORT, crate::rng::SimRng::for_component(1, "p"))
         .metrics(&mut m);
     // The registry's xcp-b takes its spare bandwidth from the queue (xcp/blind.rs), not eq. (4).
     assert!(m.get("blind_probes").is_some() && m.get("probe_rises").is_none(), "xcp-b is blind by default");
-    assert!(registry::check_router("xcp-b", &json!({"capacity": "guess"})).is_err());
+    assert!(crate::xcp::parse_router_b(&json!({"capacity": "guess"})).is_err());
 }
 
 // ---- sender ----
@@ -336,32 +338,25 @@ fn the_first_window_is_paced_until_the_first_new_ack() {
     assert_eq!(drain(&mut paced, 200 * MS).len(), 18, "{} in flight", paced.snd_nxt());
 }
 
-// ---- registry ----
+// ---- registry glue (QFCP's own parse functions) ----
 
 #[test]
 fn registry_builds_and_checks_qfcp() {
-    let r = Registry::standard();
-    let (name, f) = r.parse_protocol("qfcp", &json!(null)).unwrap();
-    assert_eq!(name, "qfcp");
+    let f = parse_flow(&json!(null)).unwrap();
     let req = f.path_requirements();
     assert_eq!(req.len(), 1);
     assert_eq!(
         (req[0].key, req[0].value, req[0].presence),
         (keys::XCC_QFCP, ContractValue::Int(1), Presence::Somewhere)
     );
-    let rf = r.parse_router("qfcp", &json!({"capacity": "probe", "initial_capacity_bps": 1e6})).unwrap();
+    let rf = parse_router(&json!({"capacity": "probe", "initial_capacity_bps": 1e6})).unwrap();
     assert_eq!(rf.provides(), vec![(keys::XCC_QFCP, ContractValue::Int(1))]);
-    assert!(r.parse_router("droptail", &json!(null)).unwrap().provides().is_empty());
-    assert_eq!(registry::check_router("qfcp", &json!({"beta": -1})).unwrap_err().key, "beta");
-    assert_eq!(registry::check_router("qfcp", &json!({"t_gain": 0})).unwrap_err().key, "t_gain");
-    assert_eq!(
-        registry::check_router("qfcp", &json!({"initial_capacity_bps": 0})).unwrap_err().key,
-        "initial_capacity_bps"
-    );
-    assert_eq!(registry::check_router("qfcp", &json!({"bogus": 1})).unwrap_err().key, "bogus");
-    assert_eq!(registry::check_protocol("qfcp", &json!({"desired_rate": -1})).unwrap_err().key, "desired_rate");
-    let (name, f) = r.parse_protocol("xcp-b", &json!(null)).unwrap();
-    assert_eq!((name, f.path_requirements()[0].key), ("xcp-b", keys::XCC_XCP));
+    assert!(crate::aqm::parse_droptail(&json!(null)).unwrap().provides().is_empty());
+    assert_eq!(check_router(&json!({"beta": -1})).unwrap_err().key, "beta");
+    assert_eq!(check_router(&json!({"t_gain": 0})).unwrap_err().key, "t_gain");
+    assert_eq!(check_router(&json!({"initial_capacity_bps": 0})).unwrap_err().key, "initial_capacity_bps");
+    assert_eq!(check_router(&json!({"bogus": 1})).unwrap_err().key, "bogus");
+    assert_eq!(check_protocol(&json!({"desired_rate": -1})).unwrap_err().key, "desired_rate");
 }
 
 /// QFCP's transport samples the RTT once per round trip (`qfcp_tcp_defaults`, PROTOCOLS.md §9
@@ -389,11 +384,8 @@ fn qfcp_s_transport_samples_the_rtt_once_per_round_trip_unless_told_otherwise() 
     assert_eq!(p.tcp, TcpParams::default());
     let p = QfcpParams::from_value(&json!({"tcp": {"lost_retransmit": false}})).unwrap();
     assert_eq!(p.tcp, TcpParams { lost_retransmit: false, ..once });
-    assert_eq!(registry::check_protocol("qfcp", &json!({"tcp": {"max_rto": 0}})).unwrap_err().key, "tcp.max_rto");
-    assert_eq!(
-        registry::check_protocol("qfcp", &json!({"tcp": {"rtt_samples": "x"}})).unwrap_err().key,
-        "tcp.rtt_samples"
-    );
+    assert_eq!(check_protocol(&json!({"tcp": {"max_rto": 0}})).unwrap_err().key, "tcp.max_rto");
+    assert_eq!(check_protocol(&json!({"tcp": {"rtt_samples": "x"}})).unwrap_err().key, "tcp.rtt_samples");
 }
 
 /// Seed 002 §II: "upon reception of 3 duplicate ACKs, the sender should retransmit the packet
@@ -454,7 +446,16 @@ fn after_a_large_advance_the_heuristic_starts_no_fast_retransmit() {
         }
         assert_eq!(q.in_recovery(), retransmits, "recover_check {check:?}");
     }
-    let e = registry::check_protocol("qfcp", &json!({"tcp": {"recover_check": "sometimes"}})).unwrap_err();
+    let e = check_protocol(&json!({"tcp": {"recover_check": "sometimes"}})).unwrap_err();
     assert_eq!(e.key, "tcp.recover_check", "{e}");
-    assert!(registry::check_protocol("qfcp", &json!({"tcp": {"recover_check": "heuristic"}})).is_ok());
+    assert!(check_protocol(&json!({"tcp": {"recover_check": "heuristic"}})).is_ok());
+}
+
+/// The registry's checks, called through QFCP's own parse functions (the table is the top floor).
+fn check_router(params: &serde_json::Value) -> Result<(), crate::params::ParamError> {
+    parse_router(params).map(|_| ())
+}
+
+fn check_protocol(params: &serde_json::Value) -> Result<(), crate::params::ParamError> {
+    parse_flow(params).map(|_| ())
 }
