@@ -10,15 +10,18 @@ then in the source tree's Cargo target folders (``$CARGO_TARGET_DIR``, ``target/
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +29,16 @@ import polars as pl
 
 from racc import scenario as _scenario
 from racc import summary as _summary
-from racc.errors import core
+from racc.errors import Interrupted, ResultsError, core
 from racc.results import Results, check_replaceable
 from racc.runner import run_info
 
 BINARY = "racc-live"
-NOT_ROOT = (
-    "racc live needs root: it creates network namespaces and TUN devices (run it as root, e.g. with sudo)"
-)
+#: The runtime's temporary folders: ``racc-live-<pid>-...`` (the pid says when one is stale).
+TEMP_PREFIX = "racc-live-"
+#: Appended to a results file or folder of a run broken off by a signal.
+INCOMPLETE_SUFFIX = ".incomplete"
+NOT_ROOT = "racc live needs root: it creates network namespaces and TUN devices (run it as root, e.g. with sudo)"
 
 
 class LiveUnavailable(RuntimeError):
@@ -91,6 +96,7 @@ def run(
     text = sc.to_json()
     if out is not None:
         check_replaceable(Path(out))
+        check_writable(Path(out))
     engine = core()
     try:
         resolved = engine.validate(text, sc.source)
@@ -98,10 +104,12 @@ def run(
         raise _scenario.blame_override(exc, sc) from None
     if isinstance(resolved, (str, bytes)):
         resolved = json.loads(resolved)
-    with tempfile.TemporaryDirectory(prefix="racc-live-") as tmp:
-        spec_file = Path(tmp) / f"{sc.name}.json"
+    sweep_stale_temp()
+    tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
+    try:
+        spec_file = tmp / f"{sc.name}.json"
         spec_file.write_text(text, encoding="utf-8")
-        doc_file = Path(tmp) / "results.json"
+        doc_file = tmp / "results.json"
         cmd = [str(binary), str(spec_file), "--results", str(doc_file)]
         if pcap is not None:
             cmd += ["--pcap", str(Path(pcap).resolve())]
@@ -109,8 +117,20 @@ def run(
                 cmd += ["--pcap-port", name]
         started = _dt.datetime.now(_dt.timezone.utc)
         t0 = time.perf_counter()
-        raw = _run_binary(cmd, doc_file, echo)
+        raw, stopped = _run_binary(cmd, doc_file, echo)
         wall = time.perf_counter() - t0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    res = _results(raw, sc, resolved, started, wall)
+    if stopped is not None:
+        raise Interrupted(_save_incomplete(res, out, plots, stopped))
+    if out is not None:
+        res.save(out, plots=plots)
+    return res
+
+
+def _results(raw: dict[str, Any], sc: Any, resolved: Any, started: _dt.datetime, wall: float) -> Results:
+    """The runtime's document as a :class:`Results` with the summary ``racc run`` writes."""
     res = Results.from_core(raw, resolved=resolved, scenario_text=sc.text, name=sc.name)
     res.summary = _summary.build(
         res.summary,
@@ -122,26 +142,143 @@ def run(
     res.summary["run"] = run_info(sc, resolved, started, wall, 0)
     res.summary["run"]["engine"] = "live"
     res.summary["run"]["events_per_s"] = None
-    if out is not None:
-        res.save(out, plots=plots)
     return res
 
 
-def _run_binary(cmd: list[str], doc_file: Path, echo: bool) -> dict[str, Any]:
-    """Run ``racc-live``; its report goes to stdout, a refusal becomes an exception naming why.
-    Ctrl-C reaches it too (same process group): it tears its namespaces down, and we wait for
-    that before giving up."""
-    proc = subprocess.Popen(cmd, stdout=None if echo else subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def _save_incomplete(res: Results, out: str | os.PathLike | None, plots: bool, stopped: str) -> str:
+    """An interrupted run's partial results, written beside ``out`` as ``OUT.incomplete`` (never
+    as ``out``: nothing that reads results folders may take it for a finished run) with
+    ``summary.json`` saying ``"complete": false``. Returns the one line that says so."""
+    live = res.summary.get("live", {}) if isinstance(res.summary.get("live"), dict) else {}
+    reached = live.get("reached_s")
+    what = f"live run stopped by {stopped}" + (f" at {reached:.2f} s" if isinstance(reached, (int, float)) else "")
+    res.summary["complete"] = False
+    res.summary["incomplete_reason"] = f"stopped by {stopped}"
+    if out is None:
+        return f"{what}; no results were written"
+    dest = Path(out).with_name(Path(out).name + INCOMPLETE_SUFFIX)
     try:
-        _, err = proc.communicate()
-    except KeyboardInterrupt:
-        proc.wait()
-        raise
+        check_replaceable(dest)
+        res.save(dest, plots=plots)
+    except (OSError, ResultsError) as exc:
+        return f"{what}; the partial results were not written ({exc})"
+    return f"{what}; nothing written to {out}; the partial run is in {dest} (summary.json: complete false)"
+
+
+def _run_binary(cmd: list[str], doc_file: Path, echo: bool) -> tuple[dict[str, Any], str | None]:
+    """Run ``racc-live``; its report goes to stdout, a refusal becomes an exception naming why.
+    Returns its results document and, for a run broken off by a signal, the signal's name.
+
+    The child never outlives us (issue 37 item 2): it runs in a process group of its own (the
+    ``ip`` commands it starts included), is sent SIGTERM by the kernel if we die, even by
+    SIGKILL (``PR_SET_PDEATHSIG``), and Ctrl-C or SIGTERM here is passed on to it; on SIGTERM
+    it tears its namespaces down and writes its partial results, which we wait for."""
+    # `--parent`: the runtime sets PR_SET_PDEATHSIG first thing, then checks that we are still
+    # its parent (we may have died before that). Done there rather than in a `preexec_fn`,
+    # which is unsafe in a process with threads (polars has a pool).
+    cmd = [*cmd, "--parent", str(os.getpid())]
+    with _signals_as_interrupts():
+        proc = subprocess.Popen(
+            cmd,
+            stdout=None if echo else subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        stopped = None
+        try:
+            try:
+                _, err = proc.communicate()
+            except KeyboardInterrupt as exc:
+                stopped = getattr(exc, "signal_name", "SIGINT")
+                _signal_group(proc, signal.SIGTERM)
+                _, err = proc.communicate()
+        finally:
+            if proc.poll() is None:  # an exception other than an interrupt
+                _signal_group(proc, signal.SIGTERM)
+                proc.wait()
+            _signal_group(proc, signal.SIGKILL)  # any `ip` left in its group
+    partial = doc_file.with_name(doc_file.name + INCOMPLETE_SUFFIX)
+    if partial.exists():
+        # Broken off by a signal (ours, passed on, or one sent to the runtime itself).
+        stopped = stopped or _signal_name(-proc.returncode if proc.returncode < 0 else proc.returncode - 128)
+        return json.loads(partial.read_text(encoding="utf-8")), stopped
+    if stopped is not None:
+        raise Interrupted(f"live run stopped by {stopped} before it started; no results were written")
     if proc.returncode != 0 or not doc_file.exists():
         msg = (err or "").strip().splitlines()
         reason = msg[-1] if msg else f"exit status {proc.returncode}"
         raise _scenario.ScenarioError(reason) if "cannot run live" in reason else LiveUnavailable(reason)
-    return json.loads(doc_file.read_text(encoding="utf-8"))
+    return json.loads(doc_file.read_text(encoding="utf-8")), None
+
+
+def _signal_name(n: int) -> str:
+    try:
+        return signal.Signals(n).name
+    except ValueError:
+        return f"signal {n}"
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    """``sig`` to the child's process group (it leads it), if any of it is left."""
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@contextlib.contextmanager
+def _signals_as_interrupts() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt (naming the signal) while the live run is on, as
+    Ctrl-C does, so that both pass on to the runtime and leave a run marked incomplete."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, _frame: Any) -> None:
+        exc = KeyboardInterrupt()
+        exc.signal_name = _signal_name(signum)  # type: ignore[attr-defined]
+        raise exc
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def sweep_stale_temp() -> list[Path]:
+    """Remove the temporary folders of live runs whose process is gone (one killed with
+    SIGKILL could not remove its own); returns them."""
+    removed = []
+    for d in Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*-*"):
+        pid = d.name[len(TEMP_PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _pid_alive(int(pid)):
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        removed.append(d)
+    return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def check_writable(out: Path) -> None:
+    """One line unless ``out``'s folder could be created and written (the nearest existing
+    ancestor is a writable folder), checked before the run rather than after it."""
+    p = Path(os.path.abspath(out))
+    anc = p.parent
+    while not anc.exists() and anc != anc.parent:
+        anc = anc.parent
+    if not anc.is_dir() or not os.access(anc, os.W_OK | os.X_OK):
+        raise ResultsError(f"{out}: cannot write the results folder there ({anc} is not a writable folder)")
 
 
 # ------------------------------------------------------------------------------------------
@@ -162,7 +299,9 @@ def compare(live: Results, sim: Results) -> dict[str, list[dict[str, Any]]]:
         interval = float(res.summary.get("sample_interval_s") or 0.0)
         if not interval > 0:
             return {}
-        by = res.flows.group_by("flow").agg((pl.col("goodput_bps") * _summary.row_seconds(interval)).sum().alias("bits"))
+        by = res.flows.group_by("flow").agg(
+            (pl.col("goodput_bps") * _summary.row_seconds(interval)).sum().alias("bits")
+        )
         starts = dict(zip(res.flow_info["flow"].to_list(), res.flow_info["start_s"].to_list()))
         return {
             int(f): float(b) / max(dur - float(starts.get(f, 0.0)), 1e-9)

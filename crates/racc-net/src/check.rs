@@ -13,6 +13,16 @@ pub fn check(spec: &Spec) -> Result<(), ScenarioError> {
     let refuse = |key: &str, reason: String| {
         Err(ScenarioError { source: spec.name.clone(), key: key.into(), reason: format!("cannot run live: {reason}") })
     };
+    if spec.duration > crate::MAX_DURATION {
+        return refuse(
+            "duration",
+            format!(
+                "{} s; a live run lasts at most {} s (a day: live time is real time)",
+                spec.duration as f64 * 1e-9,
+                crate::MAX_DURATION / 1_000_000_000
+            ),
+        );
+    }
     if spec.flows.is_empty() {
         return refuse("flows", "the scenario has no flows".into());
     }

@@ -28,10 +28,11 @@ pub mod uring;
 
 use clock::Clock;
 use host::{EndPlan, RECEIVER, SENDER};
+use racc_proto::time::Time;
 use racc_sim::Spec;
 use report::LiveReport;
 use std::net::SocketAddrV4;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Barrier, OnceLock};
 
 /// Real-time priorities (SCHED_FIFO): the router above the hosts, whose packets it times.
@@ -42,8 +43,25 @@ pub(crate) const HOST_PRIO: i32 = 10;
 /// within milliseconds and the run tears down as on a normal exit.
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_signal(_: libc::c_int) {
+/// The signal that set [`STOP`] (0: none).
+pub static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// The longest live run, ns: a day. Live time is real time; a longer one is a mistake (issue
+/// 37 item 5: `--duration 1e300` ran forever).
+pub const MAX_DURATION: Time = 86_400 * 1_000_000_000;
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    STOP_SIGNAL.store(sig, Ordering::Relaxed);
     STOP.store(true, Ordering::Relaxed);
+}
+
+/// The name of a signal that stops a run.
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        s => format!("signal {s}"),
+    }
 }
 
 /// Route SIGINT and SIGTERM to [`STOP`], so Ctrl-C cleans up.
@@ -201,5 +219,11 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
     }
     let mut rep = report::build(spec, router, ends, wall, swept);
     rep.hosts = hosts;
+    // Broken off by a signal before the scenario's end: the report says so, and nothing may
+    // take it for a finished run.
+    let sig = STOP_SIGNAL.load(Ordering::Relaxed);
+    if STOP.load(Ordering::Relaxed) && wall < spec.duration {
+        rep.stopped = Some(if sig != 0 { signal_name(sig) } else { "a stop request".into() });
+    }
     Ok(rep)
 }

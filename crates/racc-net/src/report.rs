@@ -86,6 +86,9 @@ pub struct LiveReport {
     pub port_series: PortSeries,
     /// `--pcap`: packets written per port, and the error that stopped the capture, if any.
     pub pcap: Option<(Vec<u64>, Option<String>)>,
+    /// What broke the run off before the scenario's end (a signal), if anything: the run is
+    /// then incomplete and its results are marked so.
+    pub stopped: Option<String>,
 }
 
 /// The `q`-quantile (0..=1) of `v` (sorted copy), or 0 when empty.
@@ -180,12 +183,16 @@ pub fn build(spec: &Spec, router: Router, ends: Vec<EndReport>, wall: Time, swep
         router: router.stats,
         hosts: HostStats::default(),
         port_series: router.series,
+        stopped: None,
     }
 }
 
 impl fmt::Display for LiveReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "live run `{}`: {:.3} s", self.name, self.duration as f64 * 1e-9)?;
+        if let Some(why) = &self.stopped {
+            writeln!(f, "INCOMPLETE: stopped by {why} at {:.3} s", self.duration as f64 * 1e-9)?;
+        }
         if !self.swept.is_empty() {
             writeln!(f, "removed leftovers of dead runs: {}", self.swept.join(", "))?;
         }

@@ -176,6 +176,9 @@ pub fn to_json(spec: &Spec, rep: &LiveReport) -> Value {
     let summary = json!({
         "scenario": spec.name,
         "seed": spec.seed,
+        // False for a run broken off by a signal (issue 37 item 2): `sim_time_s` is then the
+        // time it reached, short of the scenario's duration.
+        "complete": rep.stopped.is_none(),
         "sim_time_s": rep.duration as f64 * 1e-9,
         "events": 0,
         "packet_hops": rep.ports.iter().map(|p| p.tx_pkts).sum::<u64>(),
@@ -191,6 +194,9 @@ pub fn to_json(spec: &Spec, rep: &LiveReport) -> Value {
         "link_metric_units": link_units,
         "live": {
             "wall_s": rep.duration as f64 * 1e-9,
+            "reached_s": rep.duration as f64 * 1e-9,
+            "duration_s": spec.duration as f64 * 1e-9,
+            "stopped_by": rep.stopped,
             "swept": rep.swept,
             "flows": live_flows,
             "router": {

@@ -593,7 +593,7 @@ impl Router {
         let f = pkt.flow as usize;
         let side = if pkt.dir == Direction::Forward { 0 } else { 1 };
         let (start, len) = self.flow_paths[f][side];
-        let next = slot.hop as u32 + 1;
+        let next = slot.hop + 1;
         if next < len {
             let np = self.route_ports[(start + next) as usize] as usize;
             self.offer(np, t, slot.pkt, next);

@@ -202,3 +202,14 @@ pub fn sleep_ns(ns: u64) {
     // SAFETY: a valid timespec; no remainder wanted.
     unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, 0, &ts, std::ptr::null_mut()) };
 }
+
+/// Have the kernel send SIGTERM to this process when its parent dies (`PR_SET_PDEATHSIG`;
+/// the handler then tears the run down), and check that the parent is still `parent`: it may
+/// have died before the request took effect. Returns false if it has.
+pub fn die_with_parent(parent: u32) -> bool {
+    // SAFETY: PR_SET_PDEATHSIG takes a signal number; getppid has no preconditions.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0);
+        libc::getppid() as u32 == parent
+    }
+}

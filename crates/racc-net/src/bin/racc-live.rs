@@ -5,13 +5,71 @@
 //! results shape (`racc live run` reads it). A scenario file ending in `.json` is read as the
 //! JSON form that `racc` hands the engine (overrides applied). `--pcap FILE` captures what the
 //! router's ports send (every port, or those named by `--pcap-port`) as a pcapng file.
+//! `--parent PID` ends the run (as SIGTERM does) when that process dies.
+//!
+//! SIGINT or SIGTERM stops the run early: the namespaces are torn down, the results go to
+//! `FILE.incomplete` with `"complete": false`, and the exit status is 128 + the signal.
 
 use racc_sim::Simulator;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: racc-live SCENARIO.toml|SCENARIO.json [--duration SECONDS] [--compare] [--results FILE.json] [--pcap FILE [--pcap-port NAME]...]");
+    eprintln!("usage: racc-live SCENARIO.toml|SCENARIO.json [--duration SECONDS] [--compare] [--results FILE.json] [--pcap FILE [--pcap-port NAME]...] [--parent PID]");
     ExitCode::from(2)
+}
+
+/// `--duration`: seconds, finite, positive, at most [`racc_net::MAX_DURATION`].
+fn parse_duration(s: &str) -> Result<u64, String> {
+    let max = racc_net::MAX_DURATION as f64 * 1e-9;
+    match s.parse::<f64>() {
+        Ok(d) if d.is_finite() && d > 0.0 && d <= max => Ok((d * 1e9).round() as u64),
+        Ok(_) => Err(format!("must be a number of seconds above 0 and at most {max} (a day)")),
+        Err(_) => Err("not a number of seconds".into()),
+    }
+}
+
+/// `--results FILE`: checked writable before the run; written atomically (a temporary
+/// sibling renamed into place), to `FILE` only for a complete run and to `FILE.incomplete`
+/// for one broken off by a signal.
+struct Output {
+    path: std::path::PathBuf,
+    incomplete: std::path::PathBuf,
+}
+
+impl Output {
+    fn check(path: &str) -> Result<Output, String> {
+        let path = std::path::PathBuf::from(path);
+        let mut incomplete = path.clone().into_os_string();
+        incomplete.push(".incomplete");
+        let out = Output { incomplete: incomplete.into(), path };
+        if out.path.is_dir() {
+            return Err(format!("--results {}: is a directory", out.path.display()));
+        }
+        // A trial file where the document will be written: the folder exists and takes files.
+        let probe = out.temp(&out.path);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .map_err(|e| format!("--results {}: cannot write there ({e})", out.path.display()))?;
+        let _ = std::fs::remove_file(&probe);
+        Ok(out)
+    }
+
+    fn temp(&self, dest: &std::path::Path) -> std::path::PathBuf {
+        let mut t = dest.as_os_str().to_owned();
+        t.push(format!(".tmp-{}", std::process::id()));
+        t.into()
+    }
+
+    fn write(&self, text: &str, complete: bool) -> Result<(), String> {
+        let dest = if complete { &self.path } else { &self.incomplete };
+        let tmp = self.temp(dest);
+        std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, dest)).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("--results {}: {e}", dest.display())
+        })
+    }
 }
 
 fn main() -> ExitCode {
@@ -22,6 +80,7 @@ fn main() -> ExitCode {
     let mut results = None;
     let mut pcap = None;
     let mut pcap_ports: Vec<String> = Vec::new();
+    let mut parent = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -38,15 +97,41 @@ fn main() -> ExitCode {
                 Some(f) => results = Some(f.clone()),
                 None => return usage(),
             },
-            "--duration" => match it.next().and_then(|s| s.parse::<f64>().ok()) {
-                Some(d) if d > 0.0 => duration = Some((d * 1e9) as u64),
-                _ => return usage(),
+            "--duration" => match it.next() {
+                Some(s) => match parse_duration(s) {
+                    Ok(d) => duration = Some(d),
+                    Err(e) => {
+                        eprintln!("--duration {s}: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+                None => return usage(),
+            },
+            "--parent" => match it.next().and_then(|s| s.parse::<u32>().ok()) {
+                Some(p) => parent = Some(p),
+                None => return usage(),
             },
             _ if file.is_none() && !a.starts_with('-') => file = Some(a.clone()),
             _ => return usage(),
         }
     }
     let Some(file) = file else { return usage() };
+    // First, before anything is set up: a run started for a parent that is already gone
+    // would have nobody to report to.
+    if let Some(p) = parent {
+        if !racc_net::sys::die_with_parent(p) {
+            eprintln!("--parent {p}: the parent process has already exited");
+            return ExitCode::FAILURE;
+        }
+    }
+    let results = match results.map(|r| Output::check(&r)) {
+        Some(Ok(o)) => Some(o),
+        Some(Err(e)) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+        None => None,
+    };
     if !racc_net::sys::is_root() {
         eprintln!("{}", racc_net::LiveError::NotRoot);
         return ExitCode::FAILURE;
@@ -93,12 +178,23 @@ fn main() -> ExitCode {
             err.as_ref().map_or(String::new(), |e| format!(", stopped: {e}"))
         );
     }
-    if let Some(out) = results {
+    if let Some(out) = &results {
         let doc = racc_net::results::to_json(&spec, &rep);
-        if let Err(e) = std::fs::write(&out, doc.to_string()) {
-            eprintln!("{out}: {e}");
+        if let Err(e) = out.write(&doc.to_string(), rep.stopped.is_none()) {
+            eprintln!("{e}");
             return ExitCode::FAILURE;
         }
+    }
+    if let Some(why) = &rep.stopped {
+        // Never a success: a run cut short is not the scenario's result.
+        eprintln!(
+            "racc-live: stopped by {why} at {:.3} s of {:.3} s; the run is incomplete{}",
+            rep.duration as f64 * 1e-9,
+            spec.duration as f64 * 1e-9,
+            results.as_ref().map_or(String::new(), |o| format!(" (written to {})", o.incomplete.display()))
+        );
+        let sig = racc_net::STOP_SIGNAL.load(std::sync::atomic::Ordering::Relaxed);
+        return ExitCode::from(if sig > 0 { (128 + sig).min(255) as u8 } else { 1 });
     }
     if compare {
         let dur_s = spec.duration as f64 * 1e-9;
