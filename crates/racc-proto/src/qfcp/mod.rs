@@ -34,7 +34,7 @@ use crate::tcp::{self, Recovery};
 use crate::xcc::HeaderEcho;
 use std::sync::Arc;
 
-/// QFCP's contract keys (the registry gathers them in `registry::keys`).
+/// QFCP's contract keys (the table gathers every folder's keys for the engines).
 pub mod keys {
     /// A QFCP router module (value 1): QFCP flows need one on their data path (QFCP §II).
     pub const XCC_QFCP: &str = "xcc.qfcp";
