@@ -56,6 +56,7 @@ def run(
     except _scenario.ScenarioError as exc:
         raise _scenario.blame_override(exc, sc) from None
     resolved = Resolved(sim.resolved())  # made into text only when read or written
+    estimate = dict(sim.estimate()) if hasattr(sim, "estimate") else None
     if pcap is not None:
         sim.capture(str(pcap), None if pcap_ports is None else list(pcap_ports))
     started = _dt.datetime.now(_dt.timezone.utc)
@@ -71,6 +72,7 @@ def run(
         res.summary["run"]["pcap"] = {"file": str(pcap), "packets": dict(counts), "error": error}
     del sim  # the engine's copy of the series is no longer needed
     res.summary["run"]["peak_reset"] = peak_reset
+    res.summary["run"]["estimate"] = estimate  # what `[limits]` was checked against, beside the peak
     res.summary["run"]["setup_s"] = setup
     if out is not None:
         res.save(out, plots=plots)

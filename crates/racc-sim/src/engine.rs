@@ -343,8 +343,21 @@ impl Simulator {
     /// Run every event up to and including time `t` (capped at the end of the run).
     /// Returns true once the run is complete.
     pub fn run_until(&mut self, t: Time) -> bool {
+        self.run_slice(t, u64::MAX);
+        self.finished()
+    }
+
+    /// [`Self::run_until`] `t`, but stop after at most `max_events` events; true once `t` is
+    /// reached. Slices bound the wall time between two looks at Ctrl-C at any event density;
+    /// where a run is sliced does not change it (events run in the same order).
+    pub fn run_slice(&mut self, t: Time, max_events: u64) -> bool {
         let t = t.min(self.spec.duration);
-        while let Some(ev) = self.q.pop_due(t) {
+        let stop = self.events.saturating_add(max_events);
+        loop {
+            if self.events >= stop {
+                return false;
+            }
+            let Some(ev) = self.q.pop_due(t) else { break };
             // Causality: checked on every event (one compare), reported by `time_reversals`.
             if ev.time < self.now {
                 self.time_reversals += 1;
@@ -386,7 +399,7 @@ impl Simulator {
         if self.capture.is_some() {
             self.write_capture();
         }
-        self.finished()
+        true
     }
 
     /// Capture the packets that start serialisation on `ports` (every port if `None`) into a

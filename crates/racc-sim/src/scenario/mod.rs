@@ -4,6 +4,7 @@
 
 mod build;
 mod consistency;
+pub mod estimate;
 mod flows;
 mod host_options;
 pub mod limits;
