@@ -1,10 +1,11 @@
 """Progress of long work on stderr: a rich bar on a terminal, plain lines at intervals otherwise.
 
-:func:`advance` runs one ``Simulation`` in chunks of simulated time. Running in chunks keeps
-Ctrl-C responsive even without a display: ``run_until`` releases the GIL, and the
-KeyboardInterrupt is raised between chunks. :class:`Tracker` follows work made of several runs
-(the cases of ``racc reproduce``, the points of ``racc sweep``): case k of N, simulated seconds
-and an estimate of the time left.
+:func:`advance` runs one ``Simulation`` in chunks of simulated time (1 % each), for the display.
+Ctrl-C does not wait for a chunk: ``run_until`` releases the GIL and looks at pending signals
+every 100 ms of wall time (between slices of a few thousand events), raising KeyboardInterrupt
+mid-chunk, so a run of any length stops within a fraction of a second. :class:`Tracker` follows
+work made of several runs (the cases of ``racc reproduce``, the points of ``racc sweep``): case k
+of N, simulated seconds and an estimate of the time left.
 """
 
 from __future__ import annotations

@@ -104,8 +104,17 @@ def frame(name: str, columns: Any) -> pl.DataFrame:
         return pl.DataFrame(schema=schema)
     else:
         df = pl.DataFrame({k: _column(k, v) for k, v in dict(columns).items()})
-    casts = [pl.col(c).cast(t, strict=False) for c, t in schema.items() if c in df.columns and df.schema[c] != t]
+    casts = [_cast(c, df.schema[c], t) for c, t in schema.items() if c in df.columns and df.schema[c] != t]
     return df.with_columns(casts) if casts else df
+
+
+def _cast(name: str, have: pl.DataType, want: pl.DataType) -> pl.Expr:
+    """The column as its documented type. The engine's counters are unsigned 64-bit and the tables'
+    signed: read in place (``reinterpret``, no copy of the column; counters stay far below 2^63), so
+    that millions of sample rows are not held twice while the table is made (issue 37)."""
+    if have == pl.UInt64 and want == pl.Int64:
+        return pl.col(name).reinterpret(signed=True)
+    return pl.col(name).cast(want, strict=False)
 
 
 def _column(name: str, v: Any) -> Any:

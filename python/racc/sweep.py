@@ -56,9 +56,38 @@ def parse_grid(items: Iterable[str]) -> dict[str, list[Any]]:
     return grid
 
 
+#: The most runs one sweep (or one ``--seeds`` list) may hold: every point is checked, listed in
+#: the manifest and given a row before any runs, so a larger product is refused at once.
+MAX_RUNS = 100_000
+
+
+def count_seeds(text: str) -> int:
+    """How many seeds ``--seeds`` text (``"1,2,5"``, ``"1-5"`` or a mix) names, without listing
+    them; raises ScenarioError naming ``--seeds`` above :data:`MAX_RUNS`."""
+    n = 0
+    for part in text.split(","):
+        lo, sep, hi = part.strip().partition("-")
+        n += max(0, int(hi) - int(lo) + 1) if sep else 1
+    if n > MAX_RUNS:
+        raise ScenarioError(
+            f"--seeds {text[:40]!r}: {n} seeds, more than the {MAX_RUNS} runs a sweep may hold; "
+            "split the range over several sweeps"
+        )
+    return n
+
+
 def points(grid: Mapping[str, Sequence[Any]], seeds: Sequence[int] | None = None) -> list[Point]:
-    """The cartesian product of the grid, each with every seed, in a fixed order."""
+    """The cartesian product of the grid, each with every seed, in a fixed order (at most
+    :data:`MAX_RUNS`, refused before any is made)."""
     keys = list(grid)
+    total = len(seeds) if seeds else 1
+    for k in keys:
+        total *= len(grid[k])
+    if total > MAX_RUNS:
+        raise ScenarioError(
+            f"--grid/--seeds: {total} points, more than the {MAX_RUNS} runs a sweep may hold; "
+            "sweep fewer values or seeds at a time"
+        )
     combos = itertools.product(*(grid[k] for k in keys)) if keys else [()]
     seed_list: list[int | None] = list(seeds) if seeds else [None]
     out = []
@@ -237,16 +266,53 @@ def dask_client(scheduler: str | None, workers: int | None, tasks: int):
         client = Client(scheduler)
     else:
         n = max(1, min(workers or os.cpu_count() or 1, tasks))
-        cluster = LocalCluster(
-            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-        )
+        # Ctrl-C reaches every process of the terminal's group: the workers are started with
+        # SIGINT ignored (inherited, and kept by Python), so only this process answers it, in one
+        # line, and closing the cluster ends them. Their stderr is /dev/null and the logs here
+        # critical only, so that being stopped mid-task prints nothing: a task's error reaches
+        # this process as an exception, and a worker's loss as KilledWorker.
+        with _quiet_children():
+            cluster = LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+            )
         client = Client(cluster)
     try:
         yield client
+    except KeyboardInterrupt:
+        # Closing mid-run, the scheduler logs each abandoned task; the interruption is said once,
+        # by the caller.
+        import logging
+
+        logging.disable(logging.CRITICAL)
+        raise
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+@contextlib.contextmanager
+def _quiet_children():
+    """Processes started here ignore SIGINT and write their stderr to /dev/null."""
+    import signal
+    import sys
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+        signal.signal(signal.SIGINT, before)
 
 
 def _dispatch(base, pts, out, window, scheduler, workers):

@@ -9,6 +9,11 @@ use pyo3::types::{PyDict, PyList};
 use racc_sim::Simulator;
 use std::sync::{Arc, Mutex};
 
+/// Events between two looks at the wall clock: about a millisecond of engine time.
+const SLICE_EVENTS: u64 = 1 << 13;
+/// Wall time between two looks at Ctrl-C during a run.
+const SIGNAL_CHECK: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// One simulation run, advanced in steps so that Python can show progress.
 #[pyclass]
 pub(crate) struct Simulation {
@@ -40,17 +45,49 @@ impl Simulation {
         self.sim.lock().unwrap().events()
     }
 
+    /// The run's estimated cost, as checked against `[limits]` before it was built
+    /// (`racc_sim::scenario::estimate`): memory_bytes, events, rows, flows, ports, packets.
+    fn estimate<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let e = racc_sim::scenario::estimate::Estimate::of(&self.sim.lock().unwrap().spec);
+        let d = PyDict::new(py);
+        d.set_item("memory_bytes", e.memory_bytes())?;
+        d.set_item("events", e.events)?;
+        d.set_item("rows", e.rows)?;
+        d.set_item("flows", e.flows)?;
+        d.set_item("ports", e.ports)?;
+        d.set_item("packets", e.packets)?;
+        Ok(d)
+    }
+
     /// The checked scenario this run was built from (its JSON text made on demand).
     fn resolved(&self) -> ResolvedScenario {
         ResolvedScenario { spec: Arc::clone(&self.sim.lock().unwrap().spec) }
     }
 
     /// Advance to simulated time `t_s` (seconds) with the GIL released; True when complete.
-    fn run_until(&self, py: Python<'_>, t_s: f64) -> bool {
+    /// Ctrl-C (any pending Python signal) is looked at every [`SIGNAL_CHECK`] of wall time, in
+    /// slices of [`SLICE_EVENTS`] events, and raises KeyboardInterrupt mid-run (issue 37).
+    fn run_until(&self, py: Python<'_>, t_s: f64) -> PyResult<bool> {
         let t = racc_proto::time::secs(t_s.max(0.0));
         let mut guard = self.sim.lock().unwrap();
         let sim: &mut Simulator = &mut guard;
-        py.detach(|| sim.run_until(t))
+        loop {
+            let reached = py.detach(|| {
+                let deadline = std::time::Instant::now() + SIGNAL_CHECK;
+                loop {
+                    if sim.run_slice(t, SLICE_EVENTS) {
+                        return true;
+                    }
+                    if std::time::Instant::now() >= deadline {
+                        return false;
+                    }
+                }
+            });
+            py.check_signals()?;
+            if reached {
+                return Ok(sim.finished());
+            }
+        }
     }
 
     /// Capture the packets that start serialisation on the ports named `ports` (every port if

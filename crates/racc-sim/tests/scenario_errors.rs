@@ -214,8 +214,11 @@ fn times_outside_the_clock_are_refused() {
     for d in ["1e300", "\"1e300s\"", "9223372036854775807", "9.223372036854775808e18", "1.8446744073709552e19"] {
         refused(&GOOD.replace("\"10s\"", d), "duration", "beyond the longest time a run can represent");
     }
-    // 2^53 ns is the last time accepted (an interval as long keeps the sample count small).
+    // 2^53 ns is the last time accepted (an interval as long keeps the sample count small), once
+    // `limits.events` allows 104 days of a saturated 10 Mb/s dumbbell (about 10^11 events).
     let longest = GOOD.replace("\"10s\"", "\"9007199254740992ns\"") + "\n[record]\ninterval = \"9007199254740992ns\"";
+    refused(&longest, "limits.events", "raise `limits.events`");
+    let longest = longest + "\n[limits]\nevents = 1e12";
     assert_eq!(from_toml(&longest, "ok.toml").expect("2^53 ns").duration, 1 << 53);
     refused(
         &longest.replace("duration = \"9007199254740992ns\"", "duration = \"9007199254741100ns\""),
@@ -274,7 +277,8 @@ fn runaway_arrivals_are_refused_before_they_are_drawn() {
     refused(&format!("{GOOD}\n[limits]\nflows = 1"), "flows[0].count", "limit of 1 flows");
     refused(&format!("{GOOD}\n[limits]\nflows = 0"), "limits.flows", "whole number");
     refused(&format!("{GOOD}\n[limits]\nflows = 2.5"), "limits.flows", "whole number");
-    refused(&format!("{GOOD}\n[limits]\nmemory = 2"), "limits.memory", "unknown field");
+    refused(&format!("{GOOD}\n[limits]\nmemory = 2"), "limits.memory", "more than `limits.memory` = 0.00 GB");
+    refused(&format!("{GOOD}\n[limits]\nmemory = \"1bdp\""), "limits.memory", "must be bytes");
 }
 
 #[test]
@@ -291,7 +295,9 @@ fn runs_that_would_sample_more_than_the_limit_are_refused() {
     );
     // 1001 sample times; each of the 40002 unbounded flows may have a row at each, plus its last.
     refused(&many, "limits.samples", "40082004 flow rows");
-    let raised = format!("{many}\n[limits]\nsamples = 1e8");
+    // About 4*10^7 rows at a few hundred bytes each: over the default `limits.memory` too.
+    refused(&format!("{many}\n[limits]\nsamples = 1e8"), "limits.memory", "raise `limits.memory`");
+    let raised = format!("{many}\n[limits]\nsamples = 1e8\nmemory = \"20GB\"");
     assert_eq!(from_toml(&raised, "ok.toml").expect("under a raised limit").flows.len(), 40002);
     // No per-flow series and few ports: the same run fits.
     let few = format!("{many}\n[record]\nflows = false\nports = [\"r0->r1\"]");

@@ -66,8 +66,11 @@ def parse_seeds(text: str | None) -> list[int] | None:
 
     if not text:
         return None
+    from racc.sweep import count_seeds
+
     seeds: list[int] = []
     try:
+        count_seeds(text)  # bounded before any range is listed
         for part in text.split(","):
             lo, sep, hi = part.strip().partition("-")
             seeds.extend(range(int(lo), int(hi) + 1) if sep else [int(lo)])

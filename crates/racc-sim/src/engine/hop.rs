@@ -8,8 +8,28 @@ impl Simulator {
     /// Run every event up to and including time `t` (capped at the end of the run).
     /// Returns true once the run is complete.
     pub fn run_until(&mut self, t: Time) -> bool {
+        self.run_events::<false>(t, u64::MAX);
+        self.finished()
+    }
+
+    /// [`Self::run_until`] `t`, but stop after at most `max_events` events; true once `t` is
+    /// reached. Slices bound the wall time between two looks at Ctrl-C at any event density;
+    /// where a run is sliced does not change it (events run in the same order).
+    pub fn run_slice(&mut self, t: Time, max_events: u64) -> bool {
+        self.run_events::<true>(t, max_events)
+    }
+
+    /// The event loop. `SLICED` is a constant so that `run_until` (the bare benchmark's loop)
+    /// carries no per-event budget compare: measured +1 % instructions per event with it.
+    #[inline(always)]
+    fn run_events<const SLICED: bool>(&mut self, t: Time, max_events: u64) -> bool {
         let t = t.min(self.spec.duration);
-        while let Some(ev) = self.q.pop_due(t) {
+        let stop = self.events.saturating_add(max_events);
+        loop {
+            if SLICED && self.events >= stop {
+                return false;
+            }
+            let Some(ev) = self.q.pop_due(t) else { break };
             // Causality: checked on every event (one compare), reported by `time_reversals`.
             if ev.time < self.now {
                 self.time_reversals += 1;
@@ -51,7 +71,7 @@ impl Simulator {
         if self.capture.is_some() {
             self.write_capture();
         }
-        self.finished()
+        true
     }
 
     #[inline]

@@ -63,6 +63,8 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         None => (duration / 1000).max(10 * NS_PER_MS).min(duration),
     };
 
+    // Counts from the file alone: what is certain to be too big is refused before it is made.
+    super::estimate::before_build(&cx, &raw, &lim, duration, sample_interval)?;
     let (nodes, links, media) = topology(&cx, &raw.topology, packet_size)?;
     let names: FastMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
     let ports = PortMap { nodes: &nodes, links: &links, media: &media };
@@ -128,6 +130,7 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
         tunnels,
     };
     check_bdp_buffers(&spec).map_err(|e| cx.err(e.key, e.reason))?;
+    super::estimate::check(&cx, &lim, &super::estimate::Estimate::of(&spec))?;
     Ok(spec)
 }
 

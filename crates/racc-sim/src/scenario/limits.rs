@@ -26,6 +26,10 @@
 //!   per sample from its start, plus a final row per flow it is expected to make.
 //! - Flows that closed-loop sources make during the run count against `limits.flows` by the
 //!   number their law expects (`FlowBuilder::expected_made`).
+//! - `limits.memory` (default [`DEFAULT_MAX_MEMORY`]) and `limits.events` (default
+//!   [`DEFAULT_MAX_EVENTS`]): the run's estimated peak memory and simulated events
+//!   (`estimate.rs`), checked from the file's counts before the topology is expanded and again
+//!   once the scenario is built, before the engine exists.
 
 use super::ctx::Ctx;
 use super::error::ScenarioError;
@@ -41,6 +45,11 @@ pub const MAX_BYTES: f64 = (1u64 << 53) as f64;
 pub const DEFAULT_MAX_SAMPLES: u64 = 20_000_000;
 /// Default of `limits.flows`.
 pub const DEFAULT_MAX_FLOWS: u64 = 1_000_000;
+/// Default of `limits.memory`: the estimated peak memory of a run (`estimate.rs`), 4 GB.
+pub const DEFAULT_MAX_MEMORY: u64 = 4_000_000_000;
+/// Default of `limits.events`: the estimated simulated events of a run (`estimate.rs`), 10^10
+/// (about an hour of computing at a few million events per second).
+pub const DEFAULT_MAX_EVENTS: u64 = 10_000_000_000;
 /// A Poisson generator's highest rate: a mean gap of 1 ns.
 pub const MAX_ARRIVAL_RATE: f64 = 1e9;
 
@@ -49,6 +58,8 @@ pub const MAX_ARRIVAL_RATE: f64 = 1e9;
 pub(super) struct Limits {
     pub samples: u64,
     pub flows: u64,
+    pub memory: u64,
+    pub events: u64,
 }
 
 pub(super) fn limits(cx: &Ctx, raw: &RawLimits) -> Result<Limits, ScenarioError> {
@@ -62,6 +73,12 @@ pub(super) fn limits(cx: &Ctx, raw: &RawLimits) -> Result<Limits, ScenarioError>
     Ok(Limits {
         samples: count("limits.samples", raw.samples, DEFAULT_MAX_SAMPLES)?,
         flows: count("limits.flows", raw.flows, DEFAULT_MAX_FLOWS)?,
+        memory: match raw.memory {
+            None => DEFAULT_MAX_MEMORY,
+            Some(super::units::Size(super::units::Amount::Bytes(b))) => count("limits.memory", Some(b), 0)?,
+            Some(_) => return Err(cx.err("limits.memory", "must be bytes, such as 4e9 or \"4GB\"")),
+        },
+        events: count("limits.events", raw.events, DEFAULT_MAX_EVENTS)?,
     })
 }
 

@@ -7,6 +7,7 @@ mod build;
 mod consistency;
 mod ctx;
 mod error;
+pub mod estimate;
 mod flows;
 mod host_options;
 pub mod limits;

@@ -47,6 +47,10 @@ pub struct RawLimits {
     pub samples: Option<f64>,
     /// Flows in the run, from every group and generator.
     pub flows: Option<f64>,
+    /// Estimated peak memory of the run (`estimate.rs`), bytes or "4GB".
+    pub memory: Option<super::units::Size>,
+    /// Estimated simulated events of the run (`estimate.rs`).
+    pub events: Option<f64>,
 }
 
 /// A site-to-site ESP tunnel: everything a gateway sends toward the other gateway is
