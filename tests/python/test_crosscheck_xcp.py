@@ -159,7 +159,7 @@ def test_the_xcp_dumbbell_scenario_is_supported():
 # Both simulators: scenarios/crosscheck-xcp-dumbbell.toml at a fifth of the capacity (20 Mb/s,
 # buffer still one BDP), joins at 0, 2 and 4 s, 12 s, compared over (6, 12] s, 3 seeds.
 # Tolerances written before this reduced scenario was first run (the full one had been run once,
-# see ARCHITECTURE.md): XCP's steady state is nearly deterministic on both sides (seed ranges of
+# see docs/CROSSCHECK.md): XCP's steady state is nearly deterministic on both sides (seed ranges of
 # 1e-5 in utilisation), so a seed-range rule alone would fail on known model differences; each
 # bound is the larger of both sides' seed range and a stated floor:
 #   utilisation within 0.01: ns-2's persistent queue counts the departing packet (xcpq.cc deque:

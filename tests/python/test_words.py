@@ -11,6 +11,7 @@ from conftest import REPO
 def _texts():
     files = [REPO / "README.md", REPO / "ARCHITECTURE.md", REPO / "DEVELOPERS.md"]
     files += sorted((REPO / "docs").glob("*.md"))
+    files += sorted((REPO / "crates").rglob("*.rs"))
     files += sorted((REPO / "python" / "racc").rglob("*.py")) + sorted((REPO / "python" / "racc").rglob("*.toml"))
     return [(f, f.read_text(encoding="utf-8")) for f in files]
 

@@ -38,7 +38,7 @@ const TRY_ALL: usize = 8;
 const URING_MIN_READS: usize = 8;
 
 /// How the router's loop waits. The defaults are what measured best on the 2-core KVM machine
-/// (`examples/ceiling.rs`; figures in ARCHITECTURE.md's live runtime section): slept-through
+/// (`examples/ceiling.rs`; figures in docs/LIVE.md): slept-through
 /// short waits and a pinned router cut the CPU per packet and the delivery lateness p99;
 /// polling and IFF_NAPI did not help, and stay off.
 #[derive(Clone, Copy, Debug)]

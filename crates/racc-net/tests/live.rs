@@ -198,7 +198,7 @@ fn vcp_dumbbell_utilisation_above_85_percent_with_near_zero_loss() {
         return;
     }
     let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    // VCP's MI grows the window by at most 1/16 per t_p = 200 ms (seed 001), so from its
+    // VCP's MI grows the window by at most 1/16 per t_p = 200 ms (VCP-DCCP), so from its
     // 2-packet default it needs about 13 s to fill this 100-packet pipe (the simulator agrees):
     // the flows start at 32 packets to reach the steady state the claim is about within the test.
     let toml = dumbbell(15, 2, "vcp", "1bdp", "vcp", "params = { iw = 32 }");
@@ -223,7 +223,7 @@ fn dpcp_dumbbell_utilisation_above_85_percent_with_near_zero_loss() {
         return;
     }
     let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    // As the VCP test: DPCP's MI is VCP's law (seed 000), started at 32 packets for the same reason.
+    // As the VCP test: DPCP's MI is VCP's law (MPCP), started at 32 packets for the same reason.
     let toml = dumbbell(15, 2, "dpcp", "1bdp", "dpcp", "params = { iw = 32 }");
     let rep = run(&toml);
     let util = rx_rate(&rep, 5.0, 15.0) / 20e6;

@@ -124,7 +124,7 @@ pub trait CongestionControl: Send {
     /// The window a running loss recovery is built around, re-read at every ACK that arrives
     /// during the recovery (after `on_wire_arrival` has read its feedback): the recovery keeps
     /// its inflation and deflation and moves its base to this value. QFCP sets cwnd =
-    /// feedback·rtt + num_dupACK on every duplicate ACK with that ACK's feedback (seed 002
+    /// feedback·rtt + num_dupACK on every duplicate ACK with that ACK's feedback (QFCP
     /// eq. 5). `None` (the default): the window the response to the loss chose, fixed for the
     /// whole recovery. Only a recovery around a chosen window (`Response::SetWindow`) moves.
     fn recovery_base(&self, _ctx: &SenderCtx) -> Option<f64> {
@@ -144,7 +144,7 @@ pub trait CongestionControl: Send {
 
     /// Every arriving packet, before the transport reads any field: a protocol that
     /// rearranges header fields on the wire puts them back here (DPCP's seq/ack order and
-    /// TPCP's checksum offsets, seed 000 §3.2, §5), and may read its feedback.
+    /// TPCP's checksum offsets, MPCP §3.2, §5), and may read its feedback.
     fn on_wire_arrival(&mut self, _pkt: &mut Packet, _ctx: &SenderCtx) {}
 
     /// Bytes the congestion header adds to every data packet (taken from the MSS so that a
@@ -186,7 +186,7 @@ pub trait CongestionControl: Send {
     }
 
     /// Send a FIN once every byte of a finite flow is acknowledged, so that routers that count
-    /// flows see it leave (seed 004's framework). A constant of the controller, asked once when
+    /// flows see it leave (XCC-Linux's framework). A constant of the controller, asked once when
     /// the transport is built. Default: no FIN.
     fn announces_end(&self) -> bool {
         false

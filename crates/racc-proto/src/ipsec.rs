@@ -1,4 +1,4 @@
-//! IPsec ESP tunnel mode, as the seeds need it (seed 003 §III.C): between two gateways the
+//! IPsec ESP tunnel mode, as the seeds need it (DCP-EW §III.C): between two gateways the
 //! whole inner packet is encrypted, so routers inside the tunnel see only the outer IPv4
 //! header — its two ECN bits and its own IP ID. Engines apply `encapsulate` at the port where
 //! a packet enters the tunnel and `decapsulate` where it leaves; router modules that take part

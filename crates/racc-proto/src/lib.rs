@@ -21,16 +21,16 @@
 //! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
 //! - [`dpcp`]: DPCP and TPCP (MPCP §3, §5) over TCP: the load factor split over chains of 2 or 3
 //!   packets, router (Alg. 2), decoder, window; TPCP's entry points in `dpcp/tpcp.rs`
-//! - [`dcpew`]: DCP-EW (DCP-EW §III): DPCP ordered by the IP ID, through IPsec tunnels, with
+//! - [`dcpew`]: DCP-EW (§III): DPCP ordered by the IP ID, through IPsec tunnels, with
 //!   loss differentiation
 //! - [`jetmax`]: JetMax (PROTOCOLS.md §7): router module, rate controller, parameters
 //! - [`rcp`]: RCP (rate router, paced rate-based sender), PROTOCOLS.md §6
 //! - [`piqi_rcp`]: PIQI-RCP's router [reconstructed], PROTOCOLS.md §8 (RCP's sender and receiver);
 //!   its rule in `piqi_rcp/pi_law.rs`
-//! - [`xcc`]: the congestion-header layer of seed 004 (receiver echo, countable router arithmetic)
+//! - [`xcc`]: the congestion-header layer of XCC-Linux (receiver echo, countable router arithmetic)
 //! - [`xcp`]: XCP over TCP: router module (efficiency and fairness controllers), feedback-driven window;
 //!   XCP-b is its router with the spare bandwidth from the queue (`xcp/xcp_b.rs`)
-//! - [`qfcp`]: QFCP over TCP (seed 002): fair-share rate router with flow-count estimate and capacity
+//! - [`qfcp`]: QFCP over TCP (QFCP): fair-share rate router with flow-count estimate and capacity
 //!   probe, window = feedback·rtt, no halving on loss
 //! - [`wire`]: racc's headers as bytes (checked views, parsed representations) for the live runtime and pcap
 

@@ -14,7 +14,7 @@ use crate::params::{probability, ParamError};
 use crate::rng::SimRng;
 
 /// Mean Bad-state stay (packets) when only a target loss rate is given [reconstructed:
-/// PROTOCOLS.md §14/§16, B is not in seed 003].
+/// PROTOCOLS.md §14/§16, B is not in DCP-EW].
 pub const DEFAULT_BURST: f64 = 2.0;
 
 /// A loss model as written in a scenario, e.g. `{ model = "bernoulli", p = 0.01 }`,

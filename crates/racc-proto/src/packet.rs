@@ -1,6 +1,6 @@
 //! The simulated packet: the fields the papers manipulate, at bit level where they work at
 //! bit level (ECN bits, IP ID, TCP seq/ack/checksum), plus a typed congestion header of
-//! defined wire size and an optional outer header for IPsec ESP tunnel mode (seed 003).
+//! defined wire size and an optional outer header for IPsec ESP tunnel mode (DCP-EW).
 //!
 //! A `Packet` is a plain `Copy` value (no heap pointers), so engines move it by value through
 //! queues and links with no allocation per packet.
@@ -65,7 +65,7 @@ pub enum Kind {
     /// with a `Ref` on the return path (RCP's REF packet, PROTOCOLS.md §6: sent once per RTT
     /// while the pacing gap exceeds the RTT). Carries no sequence space: never a duplicate ACK.
     Ref = 4,
-    /// The flow's end, for routers that count flows (seed 004's framework): sent once all data
+    /// The flow's end, for routers that count flows (XCC-Linux's framework): sent once all data
     /// is acknowledged, by senders whose controller announces it. Not acknowledged.
     Fin = 5,
 }
@@ -253,7 +253,7 @@ impl AckVector {
     }
 }
 
-/// A typed congestion header carried between the transport and IP (seed 004's layer).
+/// A typed congestion header carried between the transport and IP (XCC-Linux's layer).
 /// Field layouts and sizes follow PROTOCOLS.md §1.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub enum CongHeader {
@@ -282,7 +282,7 @@ impl CongHeader {
     }
 }
 
-/// Outer IPv4 header added by an IPsec ESP tunnel (seed 003 §III.C). Inside the tunnel only
+/// Outer IPv4 header added by an IPsec ESP tunnel (DCP-EW §III.C). Inside the tunnel only
 /// these fields are visible to routers: the inner IP and transport headers are encrypted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OuterIp {
@@ -398,7 +398,7 @@ impl Packet {
 }
 
 /// Internet checksum (RFC 1071) over the 16-bit words of a TCP-like header's fields that the
-/// papers manipulate (ports, seq, ack, flags, window). MPCP's ordering tricks (seed 000
+/// papers manipulate (ports, seq, ack, flags, window). MPCP's ordering tricks (MPCP
 /// §3.2, §5) rely on the real ones'-complement arithmetic, so this is the real algorithm over
 /// these words rather than a hash.
 pub fn tcp_checksum(h: &TcpHeader) -> u16 {
@@ -465,7 +465,7 @@ mod tests {
 
     #[test]
     fn checksum_survives_seq_ack_swap() {
-        // Seed 000 §3.2: swapping the two 32-bit fields leaves the checksum valid.
+        // MPCP §3.2: swapping the two 32-bit fields leaves the checksum valid.
         let h = TcpHeader { seq: 0x1234_5678, ack: 0x9abc_def0, flags: flags::ACK, window: 100, ..Default::default() };
         let mut s = h;
         std::mem::swap(&mut s.seq, &mut s.ack);

@@ -95,7 +95,7 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         name: "dccp-vcp",
         aliases: &[],
         regulation: Regulation::Window,
-        description: "DCCP/VCP: CCID2 with VCP's MI/AI/MD on the 2-bit load-factor code (seed 001 §2, A1-A5)",
+        description: "DCCP/VCP: CCID2 with VCP's MI/AI/MD on the 2-bit load-factor code (VCP-DCCP §2, A1-A5)",
         parse: dccp::parse_vcp_flow,
     },
     ProtocolEntry {
@@ -151,14 +151,14 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         name: "qfcp",
         aliases: &["tcp-qfcp"],
         regulation: Regulation::Window,
-        description: "QFCP (seed 002): cwnd = rate feedback × RTT from per-port fair shares R = (C − βq/T)/N, N = y/R; no halving on loss; needs qfcp routers",
+        description: "QFCP: cwnd = rate feedback × RTT from per-port fair shares R = (C − βq/T)/N, N = y/R; no halving on loss; needs qfcp routers",
         parse: qfcp::parse_flow,
     },
     ProtocolEntry {
         name: "xcp-b",
         aliases: &["tcp-xcp-b"],
         regulation: Regulation::Window,
-        description: "XCP-b (seed 002 §III.C): XCP's sender (NewReno halving on loss) under XCP routers that take the spare bandwidth from the queue (router \"xcp-b\")",
+        description: "XCP-b (QFCP §III.C): XCP's sender (NewReno halving on loss) under XCP routers that take the spare bandwidth from the queue (router \"xcp-b\")",
         parse: xcp::parse_flow,
     },
 ];
@@ -217,12 +217,12 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
     },
     RouterEntry {
         name: "qfcp",
-        description: "QFCP (seed 002 §II): every T (mean RTT) N = y/R, R = (C − 0.5·q_v/T)/N with q_v the interval's minimum queue + drops; requests lowered to R on arrival; capacity told or probed",
+        description: "QFCP (§II): every T (mean RTT) N = y/R, R = (C − 0.5·q_v/T)/N with q_v the interval's minimum queue + drops; requests lowered to R on arrival; capacity told or probed",
         parse: qfcp::parse_router,
     },
     RouterEntry {
         name: "xcp-b",
-        description: "XCP-b (seed 002 §III.C): the xcp router module with spare = \"queue\" by default (spare bandwidth from the queue's speed, Q held at 2 packets, a probe of 0.1·y after two intervals ending empty)",
+        description: "XCP-b (QFCP §III.C): the xcp router module with spare = \"queue\" by default (spare bandwidth from the queue's speed, Q held at 2 packets, a probe of 0.1·y after two intervals ending empty)",
         parse: xcp::parse_router_b,
     },
 ];

@@ -3,7 +3,7 @@
 //! Every random component (a loss model, a RED queue, a traffic generator) owns its own
 //! stream, derived from the scenario seed and a stable component label, so that adding a
 //! component or changing a protocol never shifts another component's draws. This is what
-//! lets every protocol in a comparison see the identical arrival list (seed 002 §III.A).
+//! lets every protocol in a comparison see the identical arrival list (QFCP §III.A).
 
 use rand_pcg::rand_core::{Rng as _, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -72,7 +72,7 @@ impl SimRng {
     }
 
     /// Log-logistic with median `median` and shape `shape`, P{X > x} = [1 + (x/median)^shape]^-1
-    /// (seed 001 §4's think-time and file laws, after SRED): X = median·(U/(1−U))^(1/shape) with
+    /// (VCP-DCCP §4's think-time and file laws, after SRED): X = median·(U/(1−U))^(1/shape) with
     /// U in [0, 1) (PROTOCOLS.md §13), so X is finite and may be 0.
     #[inline]
     pub fn log_logistic(&mut self, median: f64, shape: f64) -> f64 {

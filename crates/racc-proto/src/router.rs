@@ -70,7 +70,7 @@ pub trait RouterModule: Send {
     /// operations it did per packet), sampled with the port's series. Default: none.
     fn metrics(&self, _out: &mut dyn MetricSink) {}
 
-    // IPsec tunnel hooks (seed 003 §III.C). On a port where packets enter a tunnel the engine
+    // IPsec tunnel hooks (DCP-EW §III.C). On a port where packets enter a tunnel the engine
     // calls `before_encapsulation`, encapsulates (`ipsec::Tunnel::encapsulate`), calls
     // `after_encapsulation`, then `on_arrival`; where they leave it, `before_decapsulation`,
     // `ipsec::decapsulate`, `after_decapsulation`, then `on_arrival`. A security module (DCP-EW's

@@ -9,7 +9,7 @@
 //! - [`routing`]: static shortest-path routes
 //! - [`traffic`]: seeded flow-arrival generators
 //! - [`sources`]: closed-loop flow sources, whose next flow follows the previous one's completion
-//! - [`web`]: the web-like on/off source of seed 001 §4
+//! - [`web`]: the web-like on/off source of VCP-DCCP §4
 //! - [`bench`]: the standard benchmark scenario
 
 pub mod bench;

@@ -6,7 +6,7 @@
 //! rewrites, at its clock's times. A record keeps the IPv4, UDP and racc headers; its original
 //! length is the IPv4 total length (the application bytes, zeros in racc, are not stored).
 //!
-//! The writer is the `pcap-file` crate's (see ARCHITECTURE.md, "Packet captures").
+//! The writer is the `pcap-file` crate's (see docs/LIVE.md, "Packet captures").
 
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};

@@ -81,7 +81,7 @@ pub enum Accept {
     Contend,
 }
 
-/// What a port does beyond queueing onto its link. At a tunnel boundary (seed 003 §III.C):
+/// What a port does beyond queueing onto its link. At a tunnel boundary (DCP-EW §III.C):
 /// packets entering the tunnel are encapsulated, packets of the tunnel leaving it are
 /// decapsulated, with the router module's tunnel hooks around each step. On a shared medium:
 /// packets wait for the medium to start them.

@@ -1,5 +1,5 @@
 //! Closed-loop flow sources: traffic whose next flow depends on when the previous one finished,
-//! so its flows cannot be listed before the run (the web-like on/off source of seed 001 §4,
+//! so its flows cannot be listed before the run (the web-like on/off source of VCP-DCCP §4,
 //! `web.rs`). The engine makes each flow a source asks for at its arrival time, from the
 //! source's flow template (`scenario::SourceSpec`), and tells the source when that flow
 //! completes; the source answers with its next arrival. A source has at most one flow or one

@@ -1,6 +1,6 @@
 //! Traffic generators. Each draws from its own stream, derived from the scenario seed and the
 //! generator's name, so every protocol compared in a study sees the identical arrival list
-//! (seed 002 §III.A; PROTOCOLS.md §13).
+//! (QFCP §III.A; PROTOCOLS.md §13).
 
 use racc_proto::rng::SimRng;
 use racc_proto::time::{secs, Time};

@@ -1,4 +1,4 @@
-//! The web-like on/off source of seed 001 §4 (after SRED, its reference [12]): each source
+//! The web-like on/off source of VCP-DCCP §4 (after SRED, its reference [12]): each source
 //! thinks for a time T, then sends a file of F bytes as one new flow, and thinks again once
 //! that flow completes (a closed loop, PROTOCOLS.md §13 [reconstructed]).
 //!
@@ -57,7 +57,7 @@ pub struct ThinkTime {
 }
 
 impl ThinkTime {
-    /// Seed 001 §4's parameters, seconds.
+    /// VCP-DCCP §4's parameters, seconds.
     pub const PAPER: ThinkTime = ThinkTime {
         p_h: 0.4953916,
         h: LogLogistic { median: 1.0, shape: 1.243437 },
@@ -85,7 +85,7 @@ impl ThinkTime {
 pub struct FileSize(pub LogLogistic);
 
 impl FileSize {
-    /// Seed 001 §4: η = φ = 1.15066, median π = 2190 (bytes [reconstructed], module doc).
+    /// VCP-DCCP §4: η = φ = 1.15066, median π = 2190 (bytes [reconstructed], module doc).
     pub const PAPER: FileSize = FileSize(LogLogistic { median: 2190.0, shape: 1.15066 });
 
     /// One draw of the continuous law, bytes.

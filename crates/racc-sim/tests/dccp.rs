@@ -1,6 +1,6 @@
-//! DCCP CCID2 and DCCP/VCP on the engine (RFC 4341; seed 001 §2–3; PROTOCOLS.md §2, §11):
+//! DCCP CCID2 and DCCP/VCP on the engine (RFC 4341; VCP-DCCP §2–3; PROTOCOLS.md §2, §11):
 //! finite transfers complete through DropTail, RED with ECN marking and a VCP router; N
-//! long-lived DCCP/VCP flows through a VCP router hold the steady rate of seed 001 Eq. 9.
+//! long-lived DCCP/VCP flows through a VCP router hold the steady rate of VCP-DCCP Eq. 9.
 
 mod common;
 use common::{goodput_per_flow, port, sim};
@@ -149,7 +149,7 @@ fn dccp_vcp_completes_a_finite_transfer_through_a_vcp_router() {
     assert_eq!(s.goodput_bytes(), 3_000_000, "nothing lost, every byte delivered");
 }
 
-/// Seed 001 §3: N DCCP/VCP flows with the same RTT through one VCP router settle at Eq. 9's
+/// VCP-DCCP §3: N DCCP/VCP flows with the same RTT through one VCP router settle at Eq. 9's
 /// r* (= γC/N + (ζ−1)sγ/(2NR) + α/(hR), `racc_proto::dccp::fluid`); §4 checks it against the
 /// measured rate of a 60 ms flow ("matches well"). We hold the mean wire rate per flow over the
 /// last 40 s of 60 to within 10 % of r* (PROTOCOLS.md §2's oracle window) for three (N, C,

@@ -1,4 +1,4 @@
-//! TCP/DCP-EW on the engine (seed 003 §III–IV; PROTOCOLS.md §4), against TCP/DPCP and TCP/VCP
+//! TCP/DCP-EW on the engine (DCP-EW §III–IV; PROTOCOLS.md §4), against TCP/DPCP and TCP/VCP
 //! on the same topologies.
 //!
 //! - (a) Loss-free dumbbell (scenarios/vcp-dumbbell.toml, protocol swapped): DCP-EW ≈ DPCP.
@@ -9,7 +9,7 @@
 //!   LF across the boundaries; DPCP's routers cannot read seq/ack inside the tunnel, so every
 //!   packet reads as an MSP there and the senders' LSP echoes only repeat the MSP digit.
 //!
-//! Bounds come from seed 003's wording, read by one rule (issue 12): "nearly identical" and
+//! Bounds come from DCP-EW's wording, read by one rule (issue 12): "nearly identical" and
 //! "comparable" mean within 0.03 of utilisation (the tolerance of the experiments' "equal"
 //! claims); "higher", "better", "outperform" mean strictly greater; "significantly" means at
 //! least 1.5 times. Where racc falls short of a claim, a `known_shortfall` test asserts the
@@ -92,7 +92,7 @@ fn show(tag: &str, r: &Run) {
     );
 }
 
-/// Seed 003 §IV.A: "if no wireless loss is introduced, DCP-EW and DPCP achieve nearly identical
+/// DCP-EW §IV.A: "if no wireless loss is introduced, DCP-EW and DPCP achieve nearly identical
 /// performance". Measured on this build (seed 1): VCP 0.817, DPCP 0.907, DCP-EW 0.907 (the very
 /// same run: with incrementing IDs the positions are DPCP's).
 #[test]
@@ -107,11 +107,11 @@ fn a_loss_free_dumbbell_dcpew_matches_dpcp() {
     let (je, jd) = (racc_sim::metrics::jain(&e.goodput), racc_sim::metrics::jain(&d.goodput));
     assert!((je - jd).abs() < 0.03, "Jain DCP-EW {je} vs DPCP {jd}");
     assert_eq!(e.drops, 0);
-    // Seed 003 §VI: both "significantly outperform VCP in terms of [...] efficiency".
+    // DCP-EW §VI: both "significantly outperform VCP in terms of [...] efficiency".
     assert!(e.util > v.util && d.util > v.util, "DCP-EW {} DPCP {} VCP {}", e.util, d.util, v.util);
 }
 
-/// Seed 003 §III.B: with random IP IDs "it is safe to assume that bit flips, with a probability of
+/// DCP-EW §III.B: with random IP IDs "it is safe to assume that bit flips, with a probability of
 /// 0.5, occur quick enough", so random-ID DCP-EW is still DPCP's equal (within 0.03). **racc falls
 /// short**: half the echoes are out of sequence and read as (MSP, 11), so growth in the low and
 /// high zones is slower. Measured on this build (seeds 1-6): utilisation 0.798-0.818 against
@@ -133,12 +133,12 @@ fn a_random_ip_ids_known_shortfall_below_dpcp() {
     let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
     assert!(
         mean >= 0.03,
-        "random-ID DCP-EW is now within 0.03 of DPCP on the mean (gaps {gaps:?}): seed 003 §III.B's claim holds; \
+        "random-ID DCP-EW is now within 0.03 of DPCP on the mean (gaps {gaps:?}): DCP-EW §III.B's claim holds; \
          turn this expected failure into the claim's test"
     );
 }
 
-/// Seed 003 §IV.B's claim on the vcp-dumbbell (5 % GE loss): DCP-EW > DPCP > VCP, DCP-EW
+/// DCP-EW §IV.B's claim on the vcp-dumbbell (5 % GE loss): DCP-EW > DPCP > VCP, DCP-EW
 /// significantly above DPCP. Measured on this build (seed 1, 5 % GE loss, burst 2, forward
 /// direction of the bottleneck):
 /// VCP 0.033, DPCP 0.178, DCP-EW 0.239 whole-run utilisation (no SACK here). (0.207 and 0.392
@@ -157,14 +157,14 @@ fn b_lossy_dumbbell_dcpew_above_dpcp_and_vcp_known_shortfall_significantly() {
     show("(b) dpcp", &d);
     show("(b) dcpew", &e);
     assert!(e.losses > 500, "the loss model is on");
-    // Seed 003 §IV: "DPCP achieves a higher bandwidth utilization than VCP"; DCP-EW "can
+    // DCP-EW §IV: "DPCP achieves a higher bandwidth utilization than VCP"; DCP-EW "can
     // significantly outperform DPCP": the order holds ...
     assert!(e.util > d.util && d.util > v.util, "DCP-EW {} > DPCP {} > VCP {}", e.util, d.util, v.util);
     assert_eq!(e.drops, 0, "error losses kept cwnd, yet no queue overflow");
     // ... but not "significantly" (1.5 times): a known shortfall, measured 0.223 / 0.172 = 1.30.
     assert!(
         e.util < 1.5 * d.util,
-        "DCP-EW {} is now at least 1.5 x DPCP {}: seed 003's 'significantly' holds on this dumbbell; assert it instead",
+        "DCP-EW {} is now at least 1.5 x DPCP {}: DCP-EW's 'significantly' holds on this dumbbell; assert it instead",
         e.util,
         d.util
     );
@@ -285,7 +285,7 @@ fn scenario_files_run_and_order_the_protocols() {
         }
         u.push(mean);
     }
-    // Seed 003 §IV.B: DCP-EW "significantly better [...] than both DPCP and VCP" (1.5 times),
+    // DCP-EW §IV.B: DCP-EW "significantly better [...] than both DPCP and VCP" (1.5 times),
     // "DPCP achieves a higher bandwidth utilization than VCP".
     assert!(u[2] >= 1.5 * u[1] && u[1] > u[0], "DCP-EW >= 1.5 x DPCP, DPCP > VCP: {u:?}");
     let mut u = Vec::new();
@@ -298,7 +298,7 @@ fn scenario_files_run_and_order_the_protocols() {
     assert!(u[1].0 > u[0].0 + 0.05 && u[1].1 < u[0].1, "{u:?}");
 }
 
-/// Seed 003 §IV.B's upper end: 20 % and 30 % GE loss on the scenario file's dumbbell. Not a
+/// DCP-EW §IV.B's upper end: 20 % and 30 % GE loss on the scenario file's dumbbell. Not a
 /// claim we fully reproduce: measured on this build (seed 1, 120 s, SACK as in the file), 20 %:
 /// VCP 0.020, DPCP 0.101, DCP-EW 0.149 — 0.218 when its bit map also governs timeouts
 /// (`ew_apply_to_rto`); 30 %: VCP 0.021, DPCP 0.024, DCP-EW 0.023 (0.051), all collapsed to

@@ -1,14 +1,14 @@
-//! TCP/DPCP and TCP/TPCP on the engine (seed 000 §3–§5; PROTOCOLS.md §3), against TCP/VCP on
+//! TCP/DPCP and TCP/TPCP on the engine (MPCP §3–§5; PROTOCOLS.md §3), against TCP/VCP on
 //! the same topologies.
 //!
 //! - Dumbbell (scenarios/vcp-dumbbell.toml with the protocol swapped): no drops, a small
-//!   standing queue, and a higher whole-run utilisation than VCP (faster start-up, seed 000
+//!   standing queue, and a higher whole-run utilisation than VCP (faster start-up, MPCP
 //!   §4.2's claim).
-//! - Parking lot (seed 000 Fig. 1a scaled down: 3 long flows and 1 local flow per link,
+//! - Parking lot (MPCP Fig. 1a scaled down: 3 long flows and 1 local flow per link,
 //!   links of 4/4/2/4 Mb/s at 100 ms one way, 200 s): per-flow max-min gives the long flows
 //!   3 × 0.5 Mb/s of L0's 4 Mb/s, a share of 0.375. Measured on this build (seed 1, t in
 //!   (100, 200] s): VCP 0.346, DPCP 0.290, TPCP 0.326, no drops. DPCP and TPCP are **not
-//!   closer to max-min than VCP** here: seed 000 §4.1's claim (VCP 15:1, DPCP significantly
+//!   closer to max-min than VCP** here: MPCP §4.1's claim (VCP 15:1, DPCP significantly
 //!   fairer) is not reproduced, and `parking_lot_known_shortfall_dpcp_not_fairer_than_vcp` says
 //!   so (an expected failure, asserted). At the seed's 250 ms per link DPCP's long flows starve
 //!   (`parking_lot_at_250ms_long_flows_starve`, ignored: an open issue).
@@ -168,7 +168,7 @@ fn mb(g: &[f64]) -> Vec<f64> {
     g.iter().map(|x| (x / 1e4).round() / 100.0).collect()
 }
 
-/// Seed 000 §4.1: "VCP exhibits a biased fairness characteristic [...] In contrast, DPCP
+/// MPCP §4.1: "VCP exhibits a biased fairness characteristic [...] In contrast, DPCP
 /// demonstrates a significantly better fairness characteristic". Its least reading: DPCP's long
 /// flows are closer to their max-min share of L0 than VCP's. **racc falls short**: measured on
 /// this build (seed 1, t in (100, 200] s), long share VCP 0.346, DPCP 0.290, TPCP 0.326 against
@@ -183,13 +183,13 @@ fn parking_lot_known_shortfall_dpcp_not_fairer_than_vcp() {
         eprintln!("{proto}: long share {d:.3}, VCP {v:.3}, max-min {MAXMIN_LONG_SHARE}");
         assert!(
             dist(d) >= dist(v),
-            "{proto}'s long share {d:.3} is now closer to max-min {MAXMIN_LONG_SHARE} than VCP's {v:.3}: seed 000 \
+            "{proto}'s long share {d:.3} is now closer to max-min {MAXMIN_LONG_SHARE} than VCP's {v:.3}: MPCP \
              §4.1's claim holds; turn this expected failure into the claim's test"
         );
     }
 }
 
-/// Seed 000 §4.1's delays (250 ms per link) on the scaled lot. Measured on this build (seed 1,
+/// MPCP §4.1's delays (250 ms per link) on the scaled lot. Measured on this build (seed 1,
 /// 300 s, no drops for any protocol): VCP's long flows hold 0.25 of L0 (0.28 Mb/s each), DPCP's
 /// 0.025 and TPCP's 0.016. With one local flow per link, DPCP's local windows swing widely
 /// (s.d. 80 packets about a mean of 222; queues up to 300 packets; 500 ms utilisation between

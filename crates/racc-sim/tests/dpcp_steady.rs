@@ -1,4 +1,4 @@
-//! DPCP's steady state on dumbbells in MPCP's range (issue 13 item 4): seed 000 §4.1 says
+//! DPCP's steady state on dumbbells in MPCP's range (issue 13 item 4): MPCP §4.1 says
 //! "DPCP achieves slightly better bandwidth utilizations in steady status ... than VCP". Read
 //! as: once both have converged, DPCP's bottleneck utilisation is at least VCP's, and nothing
 //! lost means no timeout (every timeout there is spurious).
@@ -111,7 +111,7 @@
 //! 0.884 / 0.819 and 0.938 / 0.885 / 0.814 (none); all-0.875 cuts paced 0.938 / 0.985 / 0.998
 //! and 0.938 / 0.981 / 0.997 (none). Pacing
 //! (`pacing_gain`, `vcp/pacing.rs`) removes every timeout but not the shortfall; the deep cuts
-//! are seed 000 Table 1's own, so no grounded default meets the bound and the defaults stay.
+//! are MPCP Table 1's own, so no grounded default meets the bound and the defaults stay.
 //! The VCP authors' ns-2 sender paces only windows of at most 64 packets whose spacing
 //! RTT/2^⌈log₂ cwnd⌉ exceeds t_p/2 (`vcp-src.cc`, `send_much`, `pacing_for_big_rtt_`), never
 //! the 100–300-packet windows here, so it does not ground `pacing_gain` as a default either.
@@ -135,7 +135,7 @@
 //! 300 ms, traced) is read from arrivals alone as level 11 10, and the synchronised 0.6 cuts
 //! leave the link at 0.65 for two intervals; VCP's 0.875 leaves it near 1.
 //! The reference router's queue term is therefore a labelled variant, default unchanged
-//! (seed 000 does not say which router it ran, and its γ 0.95 makes a full link read
+//! (MPCP does not say which router it ran, and its γ 0.95 makes a full link read
 //! 1/0.95 = 1.053, level 11 10, for DPCP: worse, as the table shows).
 
 mod common;
@@ -319,7 +319,7 @@ fn dpcp_paced_takes_no_timeout_yet_stays_below_vcp_at_400_and_900_ms() {
 }
 
 /// Why VCP does not suffer (module docs), pinned: with VCP's own cut, 0.875, at every overload
-/// level (`md_factors`, an ablation of seed 000 Table 1) DPCP's utilisation is at least VCP's
+/// level (`md_factors`, an ablation of MPCP Table 1) DPCP's utilisation is at least VCP's
 /// on all three dumbbells, and paced as well it takes no timeout (measured 0.941 / 0.970 /
 /// 0.993 with 0 / 1 / 4 timeouts; paced 0.939 / 0.987 / 0.998, none).
 #[test]
@@ -339,7 +339,7 @@ fn dpcp_with_vcps_cut_at_every_overload_level_meets_vcp() {
 /// The reference router's queue term (`queue_term = "ns2"`, `vcp/queue_term.rs`): the VCP
 /// authors' ns-2 router weighs each t_p's mean queue by k_q/16 and keeps no memory, so a
 /// standing queue no longer reads as the 0.6/0.43 levels of Table 1. Acceptance as issue 13's
-/// (seed 000 §4.1, written before measuring): on each dumbbell DPCP on those routers uses the
+/// (MPCP §4.1, written before measuring): on each dumbbell DPCP on those routers uses the
 /// link at least as well as VCP on the same routers and as VCP on A2's, and takes no timeout.
 #[test]
 #[ignore = "shortfall: DPCP on queue_term = ns2 routers 0.885/0.870/0.877 with 0/38/26 timeouts and 0/225/603 drops vs VCP 0.939/0.966/0.999 on the same routers, 0.933/0.963/0.988 on A2's; the remaining deep cuts answer rho of 1.05-1.4 from arrivals alone (module docs)"]
@@ -363,7 +363,7 @@ const NS2_ROUTER: &str = "queue_term = \"ns2\"";
 const NS2_FLOWS: &str = "\nparams = { ai_law = \"ns2\", xi_cap = 0.0625, tcp = { rtt_samples = \"once-per-rtt\" } }";
 const NS2_VCP_FLOWS: &str = "\nparams = { ai_law = \"ns2\", tcp = { rtt_samples = \"once-per-rtt\" } }";
 
-/// Issue 13's acceptance (seed 000 §4.1, written before measuring) with DPCP run as the
+/// Issue 13's acceptance (MPCP §4.1, written before measuring) with DPCP run as the
 /// reference code runs it: at least VCP's utilisation, VCP run either way, and no timeout.
 #[test]
 #[ignore = "shortfall: DPCP as the reference code runs it 0.909/0.989/0.959 (no timeout, no drop) vs VCP 0.933/0.963/0.988 (defaults) and 1.000/1.000/1.000 with 219/556/63 drops (the same reference profile)"]

@@ -1,15 +1,15 @@
-//! JetMax on the engine (PROTOCOLS.md §7, [reconstructed]; seed 004): the properties J1–J7.
+//! JetMax on the engine (PROTOCOLS.md §7, [reconstructed]; XCC-Linux): the properties J1–J7.
 //! Each test runs in under ≈6 s in release (J7's two 20 s runs side by side, ≈7 s).
 //!
-//! Acceptance windows come from §7 / seed 004's wording and were written before the runs:
-//! - J1 3 additions per packet (seed 004), counted on the code that runs;
+//! Acceptance windows come from §7 / XCC-Linux's wording and were written before the runs:
+//! - J1 3 additions per packet (XCC-Linux), counted on the code that runs;
 //! - J2 max-min fair within 1 % of water-filling over γ·C (§7: "reach max-min within 1 %");
 //! - J3 zero loss, J4 least buffering (no number in the seed: we ask for a queue that stays a
 //!   small fraction of the one-BDP buffer);
 //! - J5 no overshoot beyond 1 %, within 1 % of the target in ≈6 RTTs ("converges to within 1 %
 //!   of the stationary state in six RTTs", the paper's abstract);
-//! - J6 fills the link "almost at once" (seed 004, xcc-rtt; RCP needs ≈10 s = 50 RTTs there);
-//! - J7 lower utilisation with mice than without (seed 004, xcc-mice).
+//! - J6 fills the link "almost at once" (XCC-Linux, xcc-rtt; RCP needs ≈10 s = 50 RTTs there);
+//! - J7 lower utilisation with mice than without (XCC-Linux, xcc-mice).
 //!
 //! Rates are wire rates (the routers count wire bytes): a 1000-byte packet carries 940 bytes of
 //! payload behind IPv4 + TCP + the 20-byte JetMax header. JetMax's dynamics are counted in RTT
@@ -465,7 +465,7 @@ fn assert_max_min(what: &str, got: &[f64], want: &[f64], drops: u64) {
 
 #[test]
 fn j2_max_min_on_xcc_multilink() {
-    // Seed 004's two links at full scale, C1 = 970 and C2 = 800 Mb/s: the long flow crosses
+    // XCC-Linux's two links at full scale, C1 = 970 and C2 = 800 Mb/s: the long flow crosses
     // both, one local flow each. Max-min over γC: the long flow and L2's local at 380 Mb/s
     // (L2 is the long flow's bottleneck), L1's local the rest of L1, 541.5 Mb/s.
     let (got, want, drops) = parking_lot(&[970.0, 800.0], &[1, 1], 4.0, 3.0);
@@ -489,7 +489,7 @@ fn j2_max_min_on_a_three_link_parking_lot() {
 #[test]
 fn j7_mice_lower_the_utilisation() {
     // One long flow over 1 Gb/s, RTPD 50 ms; mice from another host pair: Poisson arrivals
-    // every 0.2 s on average, Pareto sizes of mean 100 packets and shape 1.4 (seed 004). The
+    // every 0.2 s on average, Pareto sizes of mean 100 packets and shape 1.4 (XCC-Linux). The
     // mice offer ≈4 Mb/s (0.4 % of C); each counts as a whole flow at the router from its
     // first packet to its last, at a share it cannot use in its few RTTs of life. Margin
     // stated before the runs: utilisation over (2, 20] s at least 5 points below the same

@@ -228,7 +228,7 @@ fn a_single_stations_throughput_is_the_closed_form() {
     assert!(goodput < 0.5 * 11e6, "an 11 Mb/s 802.11b channel carries well under half of it");
 }
 
-/// Seed 002 §IV.B: "all downloading flows have only one node (the base station) to contend
+/// QFCP §IV.B: "all downloading flows have only one node (the base station) to contend
 /// for the media access while each uploading flow has its own node". The access point with
 /// three saturated downloads and one saturated uploading station: the two win about the same
 /// number of transmission opportunities (5 %), so the upload alone gets about three times

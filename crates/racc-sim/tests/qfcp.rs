@@ -1,4 +1,4 @@
-//! QFCP and XCP-b on the engine (seed 002; PROTOCOLS.md §9, §5 XCP-b, §15). QFCP's control
+//! QFCP and XCP-b on the engine (QFCP; PROTOCOLS.md §9, §5 XCP-b, §15). QFCP's control
 //! law is scale-free in the capacity (R = (C − β·q/T)/N; the probe multiplies by 1.1 per T),
 //! so capacities are chosen for run time; the RTTs are the seed's where it gives them.
 //! Rates are compared on the wire, as capacity is: goodput counts payload only, so it is
@@ -158,7 +158,7 @@ fn check_max_min_with(
     (worst, got, want)
 }
 
-/// Max-min on a dumbbell with the seed's RTT spread (seed 002 §III.B: 40 to 370 ms; "the
+/// Max-min on a dumbbell with the seed's RTT spread (QFCP §III.B: 40 to 370 ms; "the
 /// bandwidth is allocated equally among flows because the same rate feedback is sent to all
 /// flows"): four flows with RTTs 2·(access + 10 + 1) ms = 40, 100, 200 and 370 ms on 20 Mb/s.
 /// Window (the issue's, written before measuring): every flow within ±10 % of C/4 over
@@ -187,7 +187,7 @@ fn dumbbell_converges_with_the_heuristic_recover_check() {
     assert!(worst <= 0.10, "worst deviation {worst}");
 }
 
-/// The same when the router must probe its capacity from a wrong 1 Mb/s (seed 002 §III.B:
+/// The same when the router must probe its capacity from a wrong 1 Mb/s (QFCP §III.B:
 /// "its effect is alleviated shortly ... since the probing algorithm finds the correct
 /// bandwidth value. Then the bandwidth is allocated equally among flows"). Same window. Before
 /// the probe waited for a building queue (PROTOCOLS.md §9) it rose in consecutive intervals,
@@ -214,7 +214,7 @@ fn parking_lot_converges_to_max_min_shares() {
     assert!(worst <= 0.10, "worst deviation {worst}");
 }
 
-/// Seed 002 §III.C, Fig. 3, reduced: one lossy flow (1 % Bernoulli loss on its own access
+/// QFCP §III.C, Fig. 3, reduced: one lossy flow (1 % Bernoulli loss on its own access
 /// link, the "wireless" hop) and one lossless flow share a 10 Mb/s bottleneck whose capacity
 /// the router probes from a wrong 1 Mb/s; both RTTs 200 ms (the seed's minimum RTT; its link
 /// rate is not given). Claim (the issue's reading of "XCP-b cannot maintain a large congestion
@@ -242,7 +242,7 @@ fn on_a_lossy_link_qfcp_holds_twice_the_throughput_of_xcp_b() {
 }
 
 /// The same run: "For the situation of one lossy flow competing with one lossless flow, QFCP
-/// can fairly allocate the bandwidth resource between them" (seed 002 §III.C). Window: each
+/// can fairly allocate the bandwidth resource between them" (QFCP §III.C). Window: each
 /// flow within ±10 % of half the bottleneck (the issue's tolerance for fair shares). Measured
 /// 4.72 / 4.84 Mb/s (wire) with RTT samples from SACK blocks (`tcp.sack_rtt`); 4.99 / 4.82
 /// before, 4.71 / 4.91 before lost retransmissions were resent (PROTOCOLS.md §9). It fell short (4.25 / 4.62, 1782 drops) while QFCP's transport
@@ -279,7 +279,7 @@ fn lossy_pair_at(p: f64, protocol: &str, router: &str, probe: &str) -> (f64, f64
 }
 
 /// The paper's highest loss rate, 10 % ("The packet loss rate we have investigated varies from
-/// 0.0001 to 0.1", seed 002 §III.C): QFCP "can maintain a large window even in a lossy
+/// 0.0001 to 0.1", QFCP §III.C): QFCP "can maintain a large window even in a lossy
 /// environment", where XCP-b's shrinks. Same claim and window as at 1 % (at least twice XCP-b's
 /// goodput). Measured 4.26 against XCP-b's 0.15 Mb/s (4.20 against 0.29 before `tcp.sack_rtt`
 /// and XCP-b's own spare-bandwidth estimate); before the transport resent lost
@@ -357,7 +357,7 @@ fn forced_losses_with(qfcp_params: &str, sack: bool) -> (f64, u64, u64, f64, f64
 
 /// QFCP does not halve on the duplicate ACKs (eq. 5), where TCP Reno does (RFC 5681): with the
 /// same forced losses Reno's window falls below 60 % of its own maximum, and QFCP's rate is
-/// "much" higher (the project's rule for "significantly": at least 1.5×; seed 002 §I: TCP
+/// "much" higher (the project's rule for "significantly": at least 1.5×; QFCP §I: TCP
 /// "regarding wireless loss as congestion signal").
 #[test]
 fn forced_losses_keep_qfcp_s_window_where_reno_halves() {

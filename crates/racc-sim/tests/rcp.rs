@@ -1,7 +1,7 @@
 //! RCP (PROTOCOLS.md §6) and PIQI-RCP [reconstructed] (§8) on the engine: rate routers on the
 //! bottleneck of a dumbbell, paced RCP senders, the HeaderEcho receiver.
 //!
-//! Scale: the bottleneck is 100 Mb/s, not seed 004's 1 Gb/s, to keep each run within seconds.
+//! Scale: the bottleneck is 100 Mb/s, not XCC-Linux's 1 Gb/s, to keep each run within seconds.
 //! Both rate laws are written relative to C (RCP: α(C − y)/C and βq/(d0·C) per T/d0; PIQI-RCP:
 //! the error per flow over N̂ = y/R̄), so their dynamics in time do not change with C; queues in
 //! packets scale with C and are compared between the two protocols, never against the seed's
@@ -114,7 +114,7 @@ fn three_flows_share_the_link_without_drops() {
     }
 }
 
-/// (b) A lone 200 ms flow: RCP needs several seconds to reach 95 % of C (seed 004 ≈10 s,
+/// (b) A lone 200 ms flow: RCP needs several seconds to reach 95 % of C (XCC-Linux ≈10 s,
 /// PROTOCOLS.md §6 ≈11 s; asserted 3-20 s), PIQI-RCP reaches 90 % in under 1 s (§8: 0.3-0.6 s at
 /// 50 ms). Times from the flow's start, by the bottleneck's 50 ms throughput samples.
 #[test]

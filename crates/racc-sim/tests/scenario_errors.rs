@@ -138,7 +138,7 @@ fn tunnel_errors() {
     refused(&base.replace("[\"r0\", \"r1\"]", "[\"r0\"]"), "tunnels[0].between", "exactly two");
 }
 
-/// A VCP-family sender scales MI/AI by rtt/t_p of the routers' interval (seed 001 A3/A4): a
+/// A VCP-family sender scales MI/AI by rtt/t_p of the routers' interval (VCP-DCCP A3/A4): a
 /// flow whose t_p differs from a router module's on its forward path is refused, naming the
 /// flow's key, both values and the port; equal values (given or defaulted) are accepted, and
 /// routers without a load factor or on the reverse path only do not count.
@@ -184,7 +184,7 @@ fn unknown_ai_law_is_refused() {
 }
 
 /// The routers write a load factor's digits over chains of their length and the sender decodes
-/// chains of its own (seed 000 §3.2, §5): a DPCP flow with chains of 3 through DPCP routers with
+/// chains of its own (MPCP §3.2, §5): a DPCP flow with chains of 3 through DPCP routers with
 /// chains of 2 ran wrong before; it is refused naming the flow's key, both values and the port.
 /// The check is the registry's path contract, so TPCP defaults (3 on both) and explicit equal
 /// values pass, and a DCP-EW router (pairs) counts as chains of 2.

@@ -1,4 +1,4 @@
-//! TCP/VCP on the engine (PROTOCOLS.md §2; seed 001 App. A1–A5): N VCP flows through one VCP
+//! TCP/VCP on the engine (PROTOCOLS.md §2; VCP-DCCP App. A1–A5): N VCP flows through one VCP
 //! router fill the link near γ·C with no loss and almost no queue, each at about γC/N; TCP
 //! NewReno through the same router is left alone.
 
@@ -208,7 +208,7 @@ interval = "1s"
 
 /// Why VCP-family routers overflow the parking lot's links (issue 3 notes). After an MD the
 /// sender holds for t_p, then grows by AI for one RTT even while overload is still reported
-/// (seed 001 App.), then cuts again: per cycle w → β·w + A with A = α·min((rtt/t_p)², σ_AI)
+/// (VCP-DCCP App.), then cuts again: per cycle w → β·w + A with A = α·min((rtt/t_p)², σ_AI)
 /// packets, whose fixed point is w* = A/(1 − β). While every flow's share of the
 /// bandwidth-delay product b = C·rtt/N exceeds w*, repeated MDs bring the load below 1; when
 /// b < w* no sequence of single MDs can, and only buffer overflow (NewReno's halving) limits

@@ -1,4 +1,4 @@
-//! The web-like on/off sources of seed 001 §4 (`[[traffic]] kind = "web"`) in the engine:
+//! The web-like on/off sources of VCP-DCCP §4 (`[[traffic]] kind = "web"`) in the engine:
 //! sources switch on and off, each thinking a think time after its previous transfer
 //! completes; their flows are made during the run and released when done; runs replay; bad
 //! parameters are refused naming the key. (The laws themselves are tested against their CDFs

@@ -1,5 +1,5 @@
 //! Max-min fairness of the rate-feedback protocols on random multi-bottleneck topologies
-//! (issue 14; seed 004: RCP, JetMax and PIQI-RCP are max-min fair). Each of 20 seeded
+//! (issue 14; XCC-Linux: RCP, JetMax and PIQI-RCP are max-min fair). Each of 20 seeded
 //! topologies is a chain of 2-4 routers' links with random capacities, and a few flows on each of
 //! several random routes (contiguous stretches of the chain) with mixed round-trip times. The
 //! steady-state rate of every flow must be within 10 % (the issue's tolerance, written before

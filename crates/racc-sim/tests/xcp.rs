@@ -1,4 +1,4 @@
-//! TCP/XCP on the engine (PROTOCOLS.md §5, §15; seed 004: "high utilisation, low buffering,
+//! TCP/XCP on the engine (PROTOCOLS.md §5, §15; XCC-Linux: "high utilisation, low buffering,
 //! not max-min fair in some topologies"). XCP's control equations are scale-free in the
 //! capacity (φ, h and the feedback are all proportional to C·d), so the capacities below are
 //! chosen for run time, not to match a paper's figure.
@@ -52,7 +52,7 @@ interval = "{record}"
     )
 }
 
-/// (a) Seed 004: "XCP and JetMax achieve full link utilization almost instantaneously"; the
+/// (a) XCC-Linux: "XCP and JetMax achieve full link utilization almost instantaneously"; the
 /// paper (§5.1) shows XCP filling the link within a few RTTs. Bound chosen from that wording
 /// before measuring: a lone flow starting at one packet on an idle 100 Mb/s link with a 50 ms
 /// RTT keeps the link ≥ 90 % busy on average from 10 RTTs (0.5 s) on (to 3 s), and its first
@@ -78,7 +78,7 @@ fn a_lone_flow_fills_an_idle_link_within_a_few_rtts() {
     assert_eq!(bn.counters.drops, 0);
 }
 
-/// (b) Seed 004: XCP has "high link utilization", "low buffering requirement" and "almost zero
+/// (b) XCC-Linux: XCP has "high link utilization", "low buffering requirement" and "almost zero
 /// packet loss in the steady state"; the paper (§3.5) makes equal-RTT flows converge to equal
 /// rates by shuffling. Bounds written before measuring: 3 flows on 50 Mb/s, RTT 50 ms, one BDP
 /// of buffer, starts spread over 1 s; over (10, 30] s (steady state: ≥ 180 RTTs after the last
@@ -223,7 +223,7 @@ fn run_two_link(budget: &str, link1_first: bool) -> (f64, f64, f64, Vec<f64>, u6
     (v, v2, long[0], short, drops)
 }
 
-/// (c) PROTOCOLS.md §15's XCP two-link oracle (seed 004 "not max-min fair in certain
+/// (c) PROTOCOLS.md §15's XCP two-link oracle (XCC-Linux "not max-min fair in certain
 /// topologies", after Low, Andrew and Wydrowski). Link 1 gives all m + 1 flows the same
 /// positive feedback and the long flow cannot use its share, so link 1 settles below full
 /// use at v solving γv²/(m+1) = (γv − α(1−v))(v − c)/m (0.954 for m = 2, c = 1/6), with each
@@ -326,7 +326,7 @@ fn with_form(text: &str, form: &str) -> String {
 }
 
 /// The router's own metrics reach the links table: with `count_ops` the bottleneck's counters
-/// give seed 004's per-packet arithmetic on the code that ran. Written before measuring, from
+/// give XCC-Linux's per-packet arithmetic on the code that ran. Written before measuring, from
 /// the fast path's structure (racc-proto xcp::tests::ops_per_packet): 6 additions (the seed's
 /// figure), 4 multiplications (the seed says 3; four is the least the window form's quantities
 /// need) and 1 division by H_cwnd per XCP data packet, to ±0.01 (packets still queued at the

@@ -28,7 +28,7 @@ NOTES = [
         "what a finite flow does after its last sample is not counted."
     ),
     "SACK flows run ns-2's Sack1 agent, whose loss recovery is not RFC 6675's.",
-    "The matching of every setting is listed in the racc.crosscheck module docstring and in ARCHITECTURE.md.",
+    "The matching of every setting is listed in the racc.crosscheck module docstring and in docs/CROSSCHECK.md.",
 ]
 
 

@@ -493,7 +493,7 @@ def port_summary(res: Any, name: str) -> dict:
     raise KeyError(name)
 
 
-# How a paper's words become an acceptance window, written before measuring (ARCHITECTURE.md,
+# How a paper's words become an acceptance window, written before measuring (docs/FRONTEND.md,
 # "Claims"). One rule per kind of wording, used by every experiment that states such a claim.
 
 #: "about X", "≈ X", "nearly X", "up to X" read off a figure: within ±25 % of X.

@@ -39,7 +39,7 @@ pub enum RedAction {
     Mark,
 }
 
-/// RED parameters; defaults are seed 001's (PROTOCOLS.md §12, §16): max_p 0.1,
+/// RED parameters; defaults are VCP-DCCP's (PROTOCOLS.md §12, §16): max_p 0.1,
 /// min_th 150 pkts, max_th 700 pkts, w_q 0.002, gentle on [reconstructed], packet mode, drop.
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]

@@ -1,4 +1,4 @@
-//! The equilibrium of seed 001's fluid model of DCCP/VCP (§3, Eqs. 1–9): N flows with the same
+//! The equilibrium of VCP-DCCP's fluid model of DCCP/VCP (§3, Eqs. 1–9): N flows with the same
 //! RTT through one VCP router, window dynamics ẇ_i = (F(ρ)·w_i + α)/R' (Eq. 3).
 //!
 //! ```text
@@ -24,7 +24,7 @@ pub struct FluidParams {
     pub capacity_bps: f64,
     /// Round-trip propagation delay R_p, s.
     pub rtpd_s: f64,
-    /// Queueing delay R_q, s (seed 001 §4 estimates 20 ms for its T3 run).
+    /// Queueing delay R_q, s (VCP-DCCP §4 estimates 20 ms for its T3 run).
     pub queue_delay_s: f64,
     /// VCP's target utilisation γ, AI step α (bits, see the module note) and h of F(x).
     pub gamma: f64,
@@ -37,7 +37,7 @@ pub struct FluidParams {
 }
 
 impl FluidParams {
-    /// Seed 001 §4's values for `flows` flows over `capacity_bps` at RTPD `rtpd_s`: γ 0.98,
+    /// VCP-DCCP §4's values for `flows` flows over `capacity_bps` at RTPD `rtpd_s`: γ 0.98,
     /// α 1, h 0.25, ζ 2, 1024-byte packets, R_q = 0.
     pub fn seed(flows: f64, capacity_bps: f64, rtpd_s: f64) -> FluidParams {
         FluidParams {
@@ -82,7 +82,7 @@ pub fn equilibrium(p: &FluidParams) -> Equilibrium {
 mod tests {
     use super::*;
 
-    /// Seed 001 §4: "Using Equation (9), we can obtain the steady source sending rate of
+    /// VCP-DCCP §4: "Using Equation (9), we can obtain the steady source sending rate of
     /// DCCP/VCP source with RTPD = 60 ms as r* = 220.8 Kbps" (N 200, T3, R_q ≈ 20 ms, ζ 2,
     /// 1024-byte packets). By hand: R = 0.08 + 8192/45e6 = 0.0801820 s; γC/N = 220 500;
     /// (ζ−1)sγ/(2NR) = 8028.16/32.0728 = 250.31; α/(hR) = 1/0.0200455 = 49.89 b/s.

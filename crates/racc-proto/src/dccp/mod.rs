@@ -1,6 +1,6 @@
 //! DCCP with CCID2, TCP-like congestion control without reliability (RFC 4340, RFC 4341;
-//! seed 001 §2; PROTOCOLS.md §11), and DCCP/VCP: the same transport growing its window by
-//! VCP's laws (seed 001 §2 and App. A3–A5).
+//! VCP-DCCP §2; PROTOCOLS.md §11), and DCCP/VCP: the same transport growing its window by
+//! VCP's laws (VCP-DCCP §2 and App. A3–A5).
 //!
 //! - [`sender`]: [`DccpSender`], pipe and cwnd in packets, loss from the Ack Vector, no
 //!   retransmission, the RTO, acknowledgements of ACKs
@@ -10,7 +10,7 @@
 //! - [`ack_ratio`]: [`AckRatio`], the Ack Ratio's bounds and RFC 4341 §6.1.2's changes
 //! - [`ack_vector`]: the receiver's record and its Ack Vector encoding
 //! - [`params`]: the parameter table, [`DccpParams`]
-//! - [`fluid`]: the equilibrium of seed 001 Eqs. 7–9
+//! - [`fluid`]: the equilibrium of VCP-DCCP Eqs. 7–9
 //! - [`seq`]: 48-bit sequence numbers
 //!
 //! A "dccp-vcp" flow's parameter table is a "vcp" flow's (the VCP laws, `iw`,

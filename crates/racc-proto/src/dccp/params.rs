@@ -6,7 +6,7 @@ use crate::params::{positive, ParamError};
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum AckRatioBounds {
-    /// 2 ≤ R ≤ cwnd: seed 001 §2 ("ζ cannot be smaller than 2 and cannot exceed cwnd"), the
+    /// 2 ≤ R ≤ cwnd: VCP-DCCP §2 ("ζ cannot be smaller than 2 and cannot exceed cwnd"), the
     /// bounds its analysis assumes; R = 1 while cwnd < 2, where both cannot hold.
     #[default]
     Seed,
@@ -19,7 +19,7 @@ pub enum AckRatioBounds {
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct DccpParams {
-    /// The Ack Ratio a connection starts with [RFC 4340 §11.3, seed 001 §4: 2].
+    /// The Ack Ratio a connection starts with [RFC 4340 §11.3, VCP-DCCP §4: 2].
     pub ack_ratio: u16,
     /// Bounds on the Ack Ratio: "seed" (2 ≤ R ≤ cwnd, default) or "rfc" (1 ≤ R ≤ ⌈cwnd/2⌉).
     pub ack_ratio_bounds: AckRatioBounds,

@@ -1,10 +1,10 @@
-//! The CCID2 sender (RFC 4341; seed 001 §2 and Fig. 2; PROTOCOLS.md §11).
+//! The CCID2 sender (RFC 4341; VCP-DCCP §2 and Fig. 2; PROTOCOLS.md §11).
 //!
 //! - Sends a data packet while pipe < cwnd (pipe: data packets sent and neither acknowledged
 //!   nor found lost; a packet goes only if pipe + 1 ≤ cwnd, which for a whole cwnd is the same
 //!   thing and for a VCP window of fractional packets never lets pipe pass cwnd). The literal
 //!   pipe < cwnd on a fractional window lets every flow send ⌈cwnd⌉, which an MD of 0.875
-//!   seldom lowers when windows are about 2 packets (seed 001's T3 share): measured on the quick
+//!   seldom lowers when windows are about 2 packets (VCP-DCCP's T3 share): measured on the quick
 //!   T3 run, DCCP/VCP's mean queue went from 14 to 91 packets with 1.5 % drops. pipe + 1 ≤ cwnd
 //!   is also TCP/VCP's rule (in bytes), so the two VCP transports compare alike.
 //! - Never retransmits: each sequence number leaves once. A finite flow is done when every

@@ -302,7 +302,7 @@ fn a_burst_of_losses_halves_once_per_window() {
     assert_eq!(s.window().halvings(), 2);
 }
 
-/// Seed 001 Fig. 2: in slow start cwnd grows by one per acknowledged packet, so it doubles
+/// VCP-DCCP Fig. 2: in slow start cwnd grows by one per acknowledged packet, so it doubles
 /// every RTT (Ack Ratio 2, at most R per ACK: each ACK of 2 packets adds 2).
 #[test]
 fn slow_start_doubles_per_rtt() {

@@ -1,4 +1,4 @@
-//! DCP-EW: DPCP for encrypted wireless networks [seed 003 §III; PROTOCOLS.md §4]. It keeps
+//! DCP-EW: DPCP for encrypted wireless networks [DCP-EW §III; PROTOCOLS.md §4]. It keeps
 //! DPCP's 4-bit load factor over 2-packet chains (levels, Alg. 2, decoder, exceptions) and
 //! changes two things:
 //!
@@ -52,7 +52,7 @@ impl FlowProtocol for DcpewFlow {
         tcp::tcp_receiver_with(&cfg, Box::new(DpcpEcho::new(2, cfg.isn)))
     }
 
-    /// DCP-EW's pairs are DPCP's chains of 2 (seed 003 §III.B).
+    /// DCP-EW's pairs are DPCP's chains of 2 (DCP-EW §III.B).
     fn path_requirements(&self) -> Vec<Requirement> {
         chain_requirements(self.0.t_p, 2)
     }

@@ -1,4 +1,4 @@
-//! DCP-EW's packet ordering by the IP ID's least significant bit [seed 003 §III.B; PROTOCOLS.md
+//! DCP-EW's packet ordering by the IP ID's least significant bit [DCP-EW §III.B; PROTOCOLS.md
 //! §4]: LSB 0 = MSP, LSB 1 = LSP. Routers read it passively and never write it.
 //!
 //! - Inside an IPsec tunnel the **outer** header's ID is the only one visible: it decides.
@@ -44,7 +44,7 @@ pub fn plaintext_position(pkt: &Packet) -> Position {
     }
 }
 
-/// A host's per-flow IP ID (seed 003 §III.B: "either monotonically increasing or chosen
+/// A host's per-flow IP ID (DCP-EW §III.B: "either monotonically increasing or chosen
 /// uniformly at random"). The counter starts at 0, so a flow's first data packet is an MSP as
 /// in DPCP.
 #[derive(Clone, Debug)]

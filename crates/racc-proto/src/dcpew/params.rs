@@ -1,5 +1,5 @@
 //! Parameters of the "dcpew" protocol and router module (PROTOCOLS.md §4, §16). DCP-EW keeps
-//! DPCP's levels, growth, MD and exceptions (seed 003 §III.A), so the flow table repeats
+//! DPCP's levels, growth, MD and exceptions (DCP-EW §III.A), so the flow table repeats
 //! DPCP's knobs (same defaults) and adds the IP-ID source and the loss-differentiation bit map.
 //! Times in seconds.
 
@@ -9,7 +9,7 @@ use crate::dpcp::Growth;
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
 
-/// How a DCP-EW host fills the IP ID (seed 003 §III.B).
+/// How a DCP-EW host fills the IP ID (DCP-EW §III.B).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum IpIdMode {

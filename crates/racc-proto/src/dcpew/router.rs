@@ -1,7 +1,7 @@
 //! The DCP-EW router module of one output port: the Normal Module (NM) everywhere and the
-//! Security Module (SM) at IPsec gateways [seed 003 §III.C; PROTOCOLS.md §4].
+//! Security Module (SM) at IPsec gateways [DCP-EW §III.C; PROTOCOLS.md §4].
 //!
-//! **NM** (steps 3 and 5): DPCP's router (VCP's ρ every t_p, seed 000 Table 1, Alg. 2 at
+//! **NM** (steps 3 and 5): DPCP's router (VCP's ρ every t_p, MPCP Table 1, Alg. 2 at
 //! dequeue on ECN-capable data), with the position from the visible IP ID ([`position`]): the
 //! outer header's inside a tunnel, where **the tunnel is the flow** of Alg. 2's flag (its
 //! packets alternate by the outer ID, whatever inner flows they carry).

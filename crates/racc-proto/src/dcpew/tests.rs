@@ -1,4 +1,4 @@
-//! The tunnel claim at the protocol level (seed 003 §III.C): one sender's packets cross
+//! The tunnel claim at the protocol level (DCP-EW §III.C): one sender's packets cross
 //! g1 (ingress SM + NM) → r (NM, the bottleneck's LF) → g2 (egress SM + NM) → a real TCP
 //! receiver with DPCP's echo, and its ACKs come back to the sender's decoder. DCP-EW's sender
 //! decodes r's 4-bit LF exactly; DPCP's routers read every tunnel packet as an MSP (no

@@ -1,4 +1,4 @@
-//! DCP-EW's sender window [seed 003 §III; PROTOCOLS.md §4]: DPCP's chain window
+//! DCP-EW's sender window [DCP-EW §III; PROTOCOLS.md §4]: DPCP's chain window
 //! ([`ChainWindow`], `dpcp/window.rs`: levels, MI+AI growth from the level's upper bound, MD
 //! refinement, exceptions, VCP fallback) with DCP-EW's two changes plugged in.
 //!
@@ -8,7 +8,7 @@
 //!   VCP mode seq/ack say MSP (routers on the plaintext side read MSP; the ID keeps its value:
 //!   it is never chosen for the position). ACKs come back with DPCP's seq/ack position (the
 //!   receiver is DPCP's [`crate::dpcp::DpcpEcho`]).
-//! - **Loss differentiation** ([`LossDifferentiation`], seed 003 §III.D): a bit map per flow,
+//! - **Loss differentiation** ([`LossDifferentiation`], DCP-EW §III.D): a bit map per flow,
 //!   `BM = (BM << 1) | overload` on every ACK that carries an echo (overload = the decoded LF
 //!   is in the overload zone, MSP 11, ρ ≥ 1; a bleached echo 00 shifts in 0). CF = the low T
 //!   bits all set. On the 3rd duplicate ACK the transport retransmits; CF set: a congestion
@@ -44,7 +44,7 @@ pub struct LossStats {
     pub lsp_echoes: u64,
 }
 
-/// The loss-differentiation bit map (seed 003 §III.D): N bits of history, CF over the low T.
+/// The loss-differentiation bit map (DCP-EW §III.D): N bits of history, CF over the low T.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BitMap {
     bits: u64,

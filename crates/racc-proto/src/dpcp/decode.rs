@@ -1,10 +1,10 @@
-//! The sender's decoder [seed 000 §3.3, §3.4; details reconstructed, PROTOCOLS.md §3]: turns
+//! The sender's decoder [MPCP §3.3, §3.4; details reconstructed, PROTOCOLS.md §3]: turns
 //! the stream of echoed (code, position) pairs into what the window law needs.
 //!
 //! - The saved LF starts at 01 01 (low load). An echoed MSP replaces the saved MSP, sets the
 //!   rest to 11 (the worst level of that zone) and regulates at once (one RTT of response
 //!   instead of two); an echoed LSP in sequence completes the LF and refines.
-//! - Exceptions [seed 000 §3.4]: two MSPs in a row → the larger MSP with LSP 11; an LSP that
+//! - Exceptions [MPCP §3.4]: two MSPs in a row → the larger MSP with LSP 11; an LSP that
 //!   follows no MSP → ignored, the LF falls back to (MSP, 11). `exception_limit` (3) echoes of
 //!   the same position in a row, i.e. `exception_limit − 1` back-to-back exceptions → VCP mode:
 //!   the sender sends every packet as an MSP and reads each echo as a VCP code (MD 0.875).
@@ -14,7 +14,7 @@
 //!   the factor of the LF known so far (an MSP alone gives 11 11: 0.43); the chain's following
 //!   digits, in sequence and within the hold, set cwnd = max(1, β_k·cwnd_pre). VCP's hold and
 //!   AI-for-one-rtt rules
-//!   (PROTOCOLS.md §2, seed 001 App.) frame the episode: overload within `md_hold` of the MD
+//!   (PROTOCOLS.md §2, VCP-DCCP App.) frame the episode: overload within `md_hold` of the MD
 //!   does nothing, then AI for one rtt, then a new MD.
 //!
 //! n-packet generalisation [reconstructed]: an echo is *in sequence* when its position follows
@@ -23,7 +23,7 @@
 //! gap: the positions in between were lost or are late) or brings one of the positions the
 //! last gap jumped over: a *late* echo, reordering rather than loss. Late echoes count as
 //! exceptions but neither extend the run toward the fallback nor move the sequence on, so one
-//! swapped pair (0 2 1) never sends a chain sender to VCP mode: seed 000 §3.4 wants
+//! swapped pair (0 2 1) never sends a chain sender to VCP mode: MPCP §3.4 wants
 //! reordering (multipath) tolerated. A late MSP starts its chain (MSP, 11, …); a late later
 //! digit is ignored. For n = 2 a late echo is always in sequence, so DPCP is unchanged.
 //!
@@ -56,7 +56,7 @@ pub struct DecoderParams {
     /// Only an MSP echo starts an MD; a later digit only refines its own chain's MD
     /// (`md_on_msp_only`, PROTOCOLS.md §3). Off: any overload echo past the episode cuts.
     pub md_on_msp_only: bool,
-    /// MD factors of the overload levels 11 01, 11 10, 11 11 (`md_factors`) [seed 000
+    /// MD factors of the overload levels 11 01, 11 10, 11 11 (`md_factors`) [MPCP
     /// Table 1: 0.875, 0.6, 0.43].
     pub md_factors: [f64; 3],
 }
@@ -104,7 +104,7 @@ pub enum Action {
     Grow { lf: Lf, vcp: bool },
     /// Overload within the hold after an MD: nothing.
     Hold,
-    /// Overload after the hold, within one rtt: AI (seed 001 App.).
+    /// Overload after the hold, within one rtt: AI (VCP-DCCP App.).
     Ai,
     /// Multiplicative decrease: set cwnd to this many packets.
     SetCwnd(f64),
@@ -217,7 +217,7 @@ impl Decoder {
         now < self.ai_until
     }
 
-    /// An MD the echoes did not ask for (DCP-EW's loss-triggered MD, seed 003 §III.D) is the
+    /// An MD the echoes did not ask for (DCP-EW's loss-triggered MD, DCP-EW §III.D) is the
     /// episode's MD (PROTOCOLS.md §4 [reconstructed]): the hold and the AI-for-one-rtt run from
     /// `now`, as after an echo's MD. `cwnd` = the window before the cut. No chain digit
     /// refines it: the factor came from the loss response, not from this chain.
@@ -375,7 +375,7 @@ impl Decoder {
         let n = self.p.n;
         let beta = if vcp { VCP_BETA } else { lf.md_factor_of(&self.p.md_factors).unwrap_or(VCP_BETA) };
         if refine {
-            // The chain's next digit refines the episode's MD (seed 000 §3.3 "finer adjustment").
+            // The chain's next digit refines the episode's MD (MPCP §3.3 "finer adjustment").
             self.refine_next = (k + 1 < n).then_some(k + 1);
             self.stats.refinements += 1;
             return Action::SetCwnd((beta * self.cwnd_pre).max(1.0));
@@ -389,7 +389,7 @@ impl Decoder {
         }
         if self.p.md_on_msp_only && k != 0 && !vcp {
             // The chain's MSP was echoed within the episode just ended (or was lost): this
-            // digit completes a code whose overload the episode already answered. Seed 000
+            // digit completes a code whose overload the episode already answered. MPCP
             // §3.3: the MSP regulates, the LSP refines; a chain straddling the episode's end
             // reports load from before the MD (its MSP crossed the router up to t_p before
             // the LSP took its digit). No MD, no growth.
@@ -618,7 +618,7 @@ mod tests {
         let mut d = Decoder::new(DecoderParams { md_factors: [0.875; 3], ..DecoderParams::dpcp(200 * MS) });
         assert_eq!(d.on_echo(0, 0b11, M, RTT, 100.0), Action::SetCwnd(87.5));
         assert_eq!(d.on_echo(1, 0b10, L, RTT, 87.5), Action::SetCwnd(87.5));
-        assert_eq!(DecoderParams::dpcp(0).md_factors, [0.875, 0.6, 0.43], "seed 000 Table 1");
+        assert_eq!(DecoderParams::dpcp(0).md_factors, [0.875, 0.6, 0.43], "MPCP Table 1");
         for bad in [[0.875, 1.0, 0.43], [0.0, 0.6, 0.43], [0.875, 0.6, f64::NAN]] {
             let e = DecoderParams { md_factors: bad, ..DecoderParams::dpcp(0) }.validate().unwrap_err();
             assert_eq!(e.key, "md_factors", "{bad:?}");

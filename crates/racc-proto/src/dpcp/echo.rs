@@ -1,4 +1,4 @@
-//! The DPCP/TPCP receiver hook [seed 000 §3.2, §3.3; PROTOCOLS.md §3].
+//! The DPCP/TPCP receiver hook [MPCP §3.2, §3.3; PROTOCOLS.md §3].
 //!
 //! - `on_wire_arrival`: a data packet's seq/ack are put back (n = 2: seq is the field nearer
 //!   rcv_nxt, a tie is undone by the checksum; n ≥ 3: the checksum offset is added back to ack,
@@ -15,7 +15,7 @@
 //! 2nd full segment, or the delack timeout) covers two packets but carries one echo, and VCP's
 //! rule (the largest code, PROTOCOLS.md §2) does not fit chains: an MSP and its LSP are digits of
 //! one number, and echoing the last packet (always the LSP) makes the sender see LSP LSP LSP and
-//! fall back to VCP mode (seed 000 §3.4). TCP's ACK clock is left alone; the echo instead
+//! fall back to VCP mode (MPCP §3.4). TCP's ACK clock is left alone; the echo instead
 //! **walks one chain at a time, one position per ACK**:
 //!
 //! 1. if the sender's next expected position (the one after the last echo) of the chain being

@@ -1,4 +1,4 @@
-//! Alg. 2 at a router [seed 000 §3.3]: write this port's load factor into a chain of packets
+//! Alg. 2 at a router [MPCP §3.3]: write this port's load factor into a chain of packets
 //! so that the chain carries the **max** LF over the path (PROTOCOLS.md §1 router rules),
 //! with one 2-bit flag of state per flow.
 //!
@@ -219,7 +219,7 @@ mod tests {
     fn flags_survive_chains_back_to_back_and_lost_msps() {
         // Router A (10 10) then B (11 01), two chains; the second chain's MSP is lost between
         // A and B: B's flag is still LOW from chain 1, so the orphan LSP gets B's 01. The
-        // sender ignores an LSP that follows no MSP (seed 000 §3.4), so this is harmless.
+        // sender ignores an LSP that follows no MSP (MPCP §3.4), so this is harmless.
         let a = Lf::dpcp(0b10, 0b10);
         let b = Lf::dpcp(0b11, 0b01);
         let (mut fa, mut fb) = (Flag::default(), Flag::default());

@@ -1,9 +1,9 @@
-//! Load-factor levels of MPCP: seed 000 Table 1 (DPCP, n = 2), its n = 1 restriction (the
-//! VCP code, seed 000 §3.1 backward compatibility), and the TPCP refinement (n = 3, 4) of
+//! Load-factor levels of MPCP: MPCP Table 1 (DPCP, n = 2), its n = 1 restriction (the
+//! VCP code, MPCP §3.1 backward compatibility), and the TPCP refinement (n = 3, 4) of
 //! PROTOCOLS.md §3.
 //!
 //! A code is a chain of n 2-bit digits, most significant first (the MSP's ECN bits first),
-//! each in {01, 10, 11}: 00 is excluded so that every packet stays ECN-capable (seed 000
+//! each in {01, 10, 11}: 00 is excluded so that every packet stays ECN-capable (MPCP
 //! §3.1), which leaves 3ⁿ levels. Their order is the order of ρ, so "worse" is "numerically
 //! larger" for codes of the same length.
 //!
@@ -13,29 +13,29 @@
 //! | 10 01 / 10 10 / 10 11 | 0.85 / 0.95 / 1.00 | high | 0.0441 / 0.0132 / 0 | – |
 //! | 11 01 / 11 10 / 11 11 | 1.05 / 1.40 / 2.00 (clamp above) | over | – | 0.875 / 0.6 / 0.43 |
 //!
-//! Thresholds and MD factors are [seed] (seed 000 Table 1). ξ is [reconstructed] (seed 001's
-//! F(x) = h(1 − x)/x at the level's upper bound, seed 000 §3.1 "conservatively ... the upper
+//! Thresholds and MD factors are [seed] (MPCP Table 1). ξ is [reconstructed] (VCP-DCCP's
+//! F(x) = h(1 − x)/x at the level's upper bound, MPCP §3.1 "conservatively ... the upper
 //! bound"). n ≥ 3 is [reconstructed] (PROTOCOLS.md §3): every further digit splits its parent
 //! interval into 3 equal sub-intervals; ξ from the sub-interval's upper bound (no lower than
-//! 0.2, see [`Lf::xi`]), MD from the parent DPCP level. n = 1 is VCP (thresholds 0.8 / 1.0, MD 0.875; seed 001 App.).
+//! 0.2, see [`Lf::xi`]), MD from the parent DPCP level. n = 1 is VCP (thresholds 0.8 / 1.0, MD 0.875; VCP-DCCP App.).
 
 /// Longest chain supported (4 digits fit one byte; the position needs 2 echo bits).
 pub const MAX_CHAIN: u8 = 4;
 
-/// h in F(x) = h(1 − x)/x [seed 001 §2; PROTOCOLS.md §2].
+/// h in F(x) = h(1 − x)/x [VCP-DCCP §2; PROTOCOLS.md §2].
 pub const H: f64 = 0.25;
 
-/// Seed 000 Table 1: level j (0..9, MSP-major) holds ρ < `THRESHOLDS[j]`; the last level
+/// MPCP Table 1: level j (0..9, MSP-major) holds ρ < `THRESHOLDS[j]`; the last level
 /// also holds everything above 2.0 (clamp).
 pub const THRESHOLDS: [f64; 9] = [0.20, 0.40, 0.80, 0.85, 0.95, 1.00, 1.05, 1.40, 2.00];
 
-/// Seed 000 Table 1: MD factor of the overload levels 11 01, 11 10, 11 11.
+/// MPCP Table 1: MD factor of the overload levels 11 01, 11 10, 11 11.
 pub const MD_FACTORS: [f64; 3] = [0.875, 0.6, 0.43];
 
-/// VCP's β, the MD of a one-digit code 11 [seed 001 A5].
+/// VCP's β, the MD of a one-digit code 11 [VCP-DCCP A5].
 pub const VCP_BETA: f64 = 0.875;
 
-/// Congestion zone, given by the most significant digit (seed 000 §3.1: the MSP alone is a
+/// Congestion zone, given by the most significant digit (MPCP §3.1: the MSP alone is a
 /// VCP code).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Zone {
@@ -75,14 +75,14 @@ impl Lf {
         Lf::from_packed(2, (msp << 2) | lsp)
     }
 
-    /// The lowest level (01 01 …): the sender's saved LF before any echo (seed 000 §3.3).
+    /// The lowest level (01 01 …): the sender's saved LF before any echo (MPCP §3.3).
     #[inline]
     pub fn lowest(n: u8) -> Lf {
         Lf::from_packed(n, (0..n).fold(0, |a, _| (a << 2) | 0b01))
     }
 
     /// The worst level of the zone of `msp` (msp 11 11 …): what the sender assumes on an MSP
-    /// alone (seed 000 §3.3).
+    /// alone (MPCP §3.3).
     #[inline]
     pub fn zone_worst(n: u8, msp: u8) -> Lf {
         Lf::lowest(n).with_digit(0, msp).with_tail_worst(1)
@@ -172,7 +172,7 @@ impl Lf {
         (lo, hi)
     }
 
-    /// Upper bound of the level's ρ interval: what growth is computed from (seed 000 §3.1).
+    /// Upper bound of the level's ρ interval: what growth is computed from (MPCP §3.1).
     #[inline]
     pub fn rho_upper(self) -> f64 {
         self.rho_bounds().1
@@ -182,7 +182,7 @@ impl Lf {
     /// §3]; 0 in the overload zone, which does not grow.
     ///
     /// ρ_ub is taken no lower than Table 1's first threshold, 0.2 [reconstructed]: so ξ ≤ h·4
-    /// (1.0), the fastest growth seed 000 tested. Without the floor TPCP's sub-levels of
+    /// (1.0), the fastest growth MPCP tested. Without the floor TPCP's sub-levels of
     /// [0, 0.2) would get ξ = 3.5 and 1.63; one RTT of ACKs at the σ_MI exponent multiplies
     /// cwnd by (1+ξ)^2.5 (43x at ξ = 3.5) before the first feedback on the new load returns,
     /// taking ρ from < 0.067 to ≈ 2.9 and overflowing any buffer, where DPCP's 5.66x from
@@ -195,7 +195,7 @@ impl Lf {
         }
     }
 
-    /// The MD factor of an overload level: seed 000 Table 1 by the LSP (n ≥ 2; further
+    /// The MD factor of an overload level: MPCP Table 1 by the LSP (n ≥ 2; further
     /// digits inherit the parent level's factor), VCP's 0.875 for n = 1. `None` outside the
     /// overload zone.
     #[inline]
@@ -215,7 +215,7 @@ impl Lf {
     }
 }
 
-/// Seed 000 Table 1 interval of DPCP level j.
+/// MPCP Table 1 interval of DPCP level j.
 #[inline]
 fn dpcp_bounds(j: usize) -> (f64, f64) {
     (if j == 0 { 0.0 } else { THRESHOLDS[j - 1] }, THRESHOLDS[j])
@@ -299,7 +299,7 @@ mod tests {
 
     #[test]
     fn every_md_lands_below_rho_one() {
-        // Seed 000 §3.1 "a safe descent to the high-load zone": β_k·ρ_ub < 1 for every level.
+        // MPCP §3.1 "a safe descent to the high-load zone": β_k·ρ_ub < 1 for every level.
         for (l, want) in [(0b01, 0.91875), (0b10, 0.84), (0b11, 0.86)] {
             let lf = Lf::dpcp(0b11, l);
             let after = lf.md_factor().unwrap() * lf.rho_upper();

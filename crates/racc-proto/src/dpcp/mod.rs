@@ -1,9 +1,9 @@
-//! MPCP: DPCP (n = 2) and TPCP (n = 3) router-assisted congestion control [seed 000 §3, §5;
+//! MPCP: DPCP (n = 2) and TPCP (n = 3) router-assisted congestion control [MPCP §3, §5;
 //! PROTOCOLS.md §3]. A 2n-bit load-factor code travels split over n consecutive packets, two
 //! ECN bits each; the packet's place in its chain rides in the TCP header (seq/ack order for
 //! n = 2, a checksum offset for n ≥ 3).
 //!
-//! - [`levels`]: seed 000 Table 1, ρ → code, ξ, MD factors; the TPCP refinement
+//! - [`levels`]: MPCP Table 1, ρ → code, ξ, MD factors; the TPCP refinement
 //! - [`ordering`]: Alg. 1 (sender / receiver) and TPCP's checksum offsets; `position(&Packet)`
 //! - [`encode`]: Alg. 2 at a router, one 2-bit flag per flow
 //! - [`decode`]: the sender's decoder (saved LF, exceptions, VCP fallback, MD bookkeeping)
@@ -44,7 +44,7 @@ use crate::vcp::keys;
 use params::with_chain_default;
 use std::sync::Arc;
 
-/// The flow as DPCP runs it. Seed 000 §3.2 rests on seq and ack being "sufficiently apart"
+/// The flow as DPCP runs it. MPCP §3.2 rests on seq and ack being "sufficiently apart"
 /// (random ISNs). The simulator's receiver numbers its own side from 2³² − 1, so data packets
 /// carry ack 0 and ACKs seq 0, while flows start their data at `isn` (0 by default): seq and
 /// ack would start equal. DPCP flows therefore start their data sequence space 2³¹ further on
@@ -64,7 +64,7 @@ pub fn chain_requirements(t_p: f64, chain: u8) -> Vec<Requirement> {
             presence: Presence::IfProvided,
             param: "chain",
             unit: "",
-            why: "the routers write the load factor's digits over chains of their length (seed 000 §3.2, §5) \
+            why: "the routers write the load factor's digits over chains of their length (MPCP §3.2, §5) \
                   and the sender decodes chains of its own, so set the same chain on both",
         },
     ]

@@ -1,6 +1,6 @@
 //! Packet ordering: where a packet sits in its chain, carried in the TCP header itself.
 //!
-//! - **n = 2, Alg. 1** [seed 000 §3.2]: seq > ack marks an MSP, seq < ack an LSP. The sender
+//! - **n = 2, Alg. 1** [MPCP §3.2]: seq > ack marks an MSP, seq < ack an LSP. The sender
 //!   swaps the two fields when their order is wrong, which leaves the Internet checksum valid
 //!   (the sum is commutative). A tie (seq == ack) is broken by decrementing the field that must
 //!   be the smaller, **without** updating the checksum, so a tie-adjusted packet arrives with an
@@ -12,17 +12,17 @@
 //!   exactly one field has it, that field is the other one; otherwise seq is the field nearer
 //!   the receive window (an anchor: rcv_nxt at a data receiver, the last seq sent at a sender
 //!   reading ACKs). The exact rule keeps working where the two fields cross (they meet once
-//!   every 2³² bytes); the window rule needs them "sufficiently apart" (seed 000 §3.2). A tie
+//!   every 2³² bytes); the window rule needs them "sufficiently apart" (MPCP §3.2). A tie
 //!   is then undone by trying both repairs (smaller + 1, larger − 1) and keeping the one whose
 //!   checksum verifies.
-//! - **n ≥ 3, checksum offsets** [seed 000 §5; details reconstructed, PROTOCOLS.md §3]: the
+//! - **n ≥ 3, checksum offsets** [MPCP §5; details reconstructed, PROTOCOLS.md §3]: the
 //!   sender subtracts the position k from ack without updating the checksum; anyone
 //!   recomputing the checksum finds it exceeds the stored one by k (mod 0xFFFF). If ack wrapped
 //!   below 0 the difference reads k − 1 (2³² ≡ 1 mod 0xFFFF), so a reader that sees
 //!   ack ≥ 2³² − (n − 1) adds 1 ([`read_offset`], the plain rule). It misreads a packet whose
 //!   true ack lies in [2³² − (n − 1) + k, 2³²): routers, which know nothing of the flow, keep
 //!   it and misread a position with probability ≈ n·2⁻³² per packet (one exception at the
-//!   sender's decoder, seed 000 §3.4). The receiving end adds k back.
+//!   sender's decoder, MPCP §3.4). The receiving end adds k back.
 //! - **TPCP wrap at the ends** [reconstructed]: a wire ack A and difference d admit the
 //!   no-wrap reading (k = d, ack A + d) iff A + d < 2³², and the wrap reading (k = d + 1, ack
 //!   A + d + 1 − 2³²) iff A + d ≥ 2³² − 1; both only when A + d = 2³² − 1, i.e. true ack 2³² − 1
@@ -65,7 +65,7 @@ pub enum Ordered {
     Tie,
 }
 
-/// Alg. 1 at a sending end (seed 000 §3.2): make seq > ack for an MSP, seq < ack for an LSP.
+/// Alg. 1 at a sending end (MPCP §3.2): make seq > ack for an MSP, seq < ack for an LSP.
 /// The checksum is left as computed over the original fields.
 #[inline]
 pub fn order(h: &mut TcpHeader, msp: bool) -> Ordered {
@@ -108,7 +108,7 @@ pub fn wire_position(h: &TcpHeader) -> Position {
 }
 
 /// A router's reading of a DPCP packet's position (n = 2). Inside an IPsec tunnel the TCP
-/// header is encrypted, so the packet reads as an MSP (plain VCP) [seed 000 §5 pitfall].
+/// header is encrypted, so the packet reads as an MSP (plain VCP) [MPCP §5 pitfall].
 #[inline]
 pub fn position(pkt: &Packet) -> Position {
     match (pkt.outer, pkt.tcp_hdr()) {
@@ -171,7 +171,7 @@ fn dist(a: u32, b: u32) -> u32 {
 }
 
 /// Undo Alg. 1 at the receiving end of an n = 2 chain (module docs). The caller guarantees the
-/// seed's premise (seq and ack "sufficiently apart", seed 000 §3.2): the anchored field is
+/// seed's premise (seq and ack "sufficiently apart", MPCP §3.2): the anchored field is
 /// the one nearer the anchor.
 pub fn restore(h: &mut TcpHeader, anchor: Anchor) -> Restored {
     let pos = wire_position(h);
@@ -307,7 +307,7 @@ pub fn undo(h: &mut TcpHeader, n: u8, anchor: Anchor) -> Position {
     }
 }
 
-/// The sending end's position counter (seed 000 §3.2: "a binary flag MSP ... flips over" per
+/// The sending end's position counter (MPCP §3.2: "a binary flag MSP ... flips over" per
 /// packet sent; the first data packet is an MSP), generalised to n positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sequencer {
@@ -327,7 +327,7 @@ impl Sequencer {
     }
 
     /// Give the next packet its position and impose it on `h`. With `chains` false (VCP mode,
-    /// seed 000 §3.4) every packet is sent as an MSP and the counter does not move.
+    /// MPCP §3.4) every packet is sent as an MSP and the counter does not move.
     #[inline]
     pub fn stamp(&mut self, h: &mut TcpHeader, chains: bool) -> Position {
         let pos = if chains { Position(self.next) } else { Position::MSP };

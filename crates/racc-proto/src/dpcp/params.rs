@@ -1,5 +1,5 @@
 //! Parameters of the "dpcp" / "tpcp" protocols and router modules (PROTOCOLS.md §3, §16).
-//! Defaults are seed 000's where it gives them, else VCP's (seed 001) and the reconstructed
+//! Defaults are MPCP's where it gives them, else VCP's (VCP-DCCP) and the reconstructed
 //! values of PROTOCOLS.md §16. Times in seconds.
 
 use super::decode::DecoderParams;
@@ -12,7 +12,7 @@ use crate::vcp::{AiLaw, MdHold, WindowLaws};
 /// Growth law in the low and high zones (PROTOCOLS.md §3 `dpcp_growth`).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Growth {
-    /// MI and AI together, each from the level's upper bound [seed 000 §3.1].
+    /// MI and AI together, each from the level's upper bound [MPCP §3.1].
     #[default]
     #[serde(rename = "mi+ai")]
     MiAi,
@@ -69,7 +69,7 @@ impl ChainLaws {
 
     /// The MI factor of level `lf`: h(1/ρ_ub − 1) [reconstructed], at most `xi_cap`. The VCP
     /// reference sender's multi-bit mode (`vcp-src.cc`, `VcpSrcAgent::recv_newack_helper`
-    /// with `encode_load_factor_` off) caps its MI factor at 1/16 for ρ ≤ 0.8; seed 000 gives
+    /// with `encode_load_factor_` off) caps its MI factor at 1/16 for ρ ≤ 0.8; MPCP gives
     /// no cap for DPCP.
     #[inline]
     pub fn xi(&self, lf: super::levels::Lf) -> f64 {

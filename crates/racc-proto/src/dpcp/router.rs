@@ -1,8 +1,8 @@
-//! The DPCP/TPCP router module of one output port [seed 000 §3.3; PROTOCOLS.md §1, §3].
+//! The DPCP/TPCP router module of one output port [MPCP §3.3; PROTOCOLS.md §1, §3].
 //!
-//! - ρ is VCP's (seed 001 A1, A2), from the shared estimator [`LoadFactor`]: every arrival is
+//! - ρ is VCP's (VCP-DCCP A1, A2), from the shared estimator [`LoadFactor`]: every arrival is
 //!   counted before the buffer check, the t_q/t_p timers run with a random phase.
-//! - At each t_p the port's code is ρ quantised into n digits (seed 000 Table 1; TPCP's split).
+//! - At each t_p the port's code is ρ quantised into n digits (MPCP Table 1; TPCP's split).
 //! - At dequeue (the freshest code, as VCP) an ECN-capable **data** packet gets Alg. 2 with the
 //!   flow's 2-bit flag: its position is read from the packet (seq/ack order, or the checksum
 //!   offset for n ≥ 3), never from arrival order. Not-ECT is never touched.
@@ -27,7 +27,7 @@ use crate::time::{secs, Dur, Time};
 use crate::vcp::LoadFactor;
 
 /// Alg. 2's only per-flow router state: the 2-bit flag, with the time it was last used so that
-/// idle flows start afresh (seed 000 §3.3; eviction after `evict_after` [reconstructed]). Keys
+/// idle flows start afresh (MPCP §3.3; eviction after `evict_after` [reconstructed]). Keys
 /// are small integers (flow ids, or tunnel ids on the ciphertext side): a flat table grown on
 /// demand, no allocation per packet once grown.
 #[derive(Clone, Debug, Default)]

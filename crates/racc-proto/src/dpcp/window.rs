@@ -1,5 +1,5 @@
-//! The chain window: DPCP/TPCP's window laws on the TCP NewReno transport (seed 000 §3;
-//! PROTOCOLS.md §3), which DCP-EW keeps (seed 003 §III.A; PROTOCOLS.md §4). cwnd is held in
+//! The chain window: DPCP/TPCP's window laws on the TCP NewReno transport (MPCP §3;
+//! PROTOCOLS.md §3), which DCP-EW keeps (DCP-EW §III.A; PROTOCOLS.md §4). cwnd is held in
 //! packets (f64) and exposed in bytes (× MSS), as VCP's (`vcp/window.rs`). DCP-EW changes two
 //! things, the two type parameters of [`ChainWindow`]:
 //!
@@ -10,14 +10,14 @@
 //!   (DPCP/TPCP): TCP's halving; DCP-EW: the loss-differentiation bit map (`dcpew/window.rs`).
 //!
 //! The laws both share:
-//! - **Sending** (seed 000 §3.2): every data packet leaves at ECN 01 and takes its position,
+//! - **Sending** (MPCP §3.2): every data packet leaves at ECN 01 and takes its position,
 //!   after the transport computed the checksum over the original fields. In VCP mode every
 //!   packet is sent as an MSP. Retransmissions are positioned like any packet.
 //! - **ACKs**: `on_wire_arrival` restores the ACK's seq/ack (its ack lies near the last data
 //!   seq sent) before the transport reads it, reads the echoed code and the position the ACK
 //!   carried, and runs the decoder; the transport's hook for that ACK then applies the action.
 //! - **Growth** per acknowledged packet (k per ACK), from the saved level's upper bound
-//!   [seed 000 §3.1; ξ reconstructed]: `mi+ai`: cwnd += (1+ξ)^min(rtt/t_p, σ_MI) − 1 +
+//!   [MPCP §3.1; ξ reconstructed]: `mi+ai`: cwnd += (1+ξ)^min(rtt/t_p, σ_MI) − 1 +
 //!   α·min((rtt/t_p)², σ_AI)/cwnd; `vcp-like` (and VCP mode): the MI term alone in the low
 //!   zone, the AI term alone in the high zone.
 //! - **Overload**: the decoder's MD (0.43 on an MSP alone, β_k·cwnd_pre once the LSP
@@ -42,7 +42,7 @@ use crate::packet::{ecn, tcp_checksum, Kind, Packet};
 use crate::time::{secs, to_secs, Dur, Time};
 use crate::vcp::{mi_step, AiLaw, MdHold};
 
-/// How a data packet takes its chain position (seed 000 §3.2; seed 003 §III.B).
+/// How a data packet takes its chain position (MPCP §3.2; DCP-EW §III.B).
 pub trait ChainOrder: Clone + std::fmt::Debug + Send + 'static {
     /// Position the data packet `pkt` (its checksum already over the original fields) and put
     /// the position on the wire. `chains` false: VCP mode, the packet goes out as an MSP.
@@ -69,7 +69,7 @@ pub trait LossResponse: Clone + std::fmt::Debug + Send + 'static {
 }
 
 /// DPCP/TPCP's position: a per-packet counter, imposed by Alg. 1 (n = 2) or the checksum
-/// offset (n ≥ 3) [seed 000 §3.2, §5].
+/// offset (n ≥ 3) [MPCP §3.2, §5].
 #[derive(Clone, Debug)]
 pub struct TcpOrder {
     seq: Sequencer,
@@ -358,7 +358,7 @@ impl<O: ChainOrder, L: LossResponse> CongestionControl for ChainWindow<O, L> {
         crate::vcp::window_pacing_rate(self.laws.window.pacing_gain, self.cwnd, self.mss, self.rtt)
     }
 
-    /// Seed 000 §3.4's exception handling, and the loss response's own counters.
+    /// MPCP §3.4's exception handling, and the loss response's own counters.
     fn metrics(&self, out: &mut dyn MetricSink) {
         let d = self.decoder.stats();
         out.put("chain_exceptions", "events", MetricValue::Count(d.exceptions));

@@ -1,4 +1,4 @@
-//! JetMax (Zhang, Leonard and Loguinov, Computer Networks 2008; seed 004), as reconstructed in
+//! JetMax (Zhang, Leonard and Loguinov, Computer Networks 2008; XCC-Linux), as reconstructed in
 //! PROTOCOLS.md §7: routers count the flows bottlenecked at them by the inter-packet times
 //! their packets carry, offer each the leftover capacity split evenly, and stamp their id on
 //! the packets whose feedback they lower; senders move a fraction τ of the way to that rate

@@ -35,7 +35,7 @@ pub struct JetMaxRouterParams {
     /// How far back "ipt" may look for slow packets, s: a packet older than this no longer
     /// counts, whatever its ipt (a flow at F_min = 1 pkt/s has an ipt of 1 s) [reconstructed: 2 s].
     pub max_window: f64,
-    /// Count the arithmetic of the per-packet path (`ops_*` metrics; seed 004: 3 additions).
+    /// Count the arithmetic of the per-packet path (`ops_*` metrics; XCC-Linux: 3 additions).
     pub count_ops: bool,
 }
 

@@ -137,7 +137,7 @@ fn rcp() -> RcpRouter {
     RcpRouter::with_phase(&RcpRouterParams::default(), C_BPS, secs(0.003))
 }
 
-/// 1 → 11 flows at 50 ms (seed 004's xcc-abrupt shape): ten join over `spread` s from 6 s.
+/// 1 → 11 flows at 50 ms (XCC-Linux's xcc-abrupt shape): ten join over `spread` s from 6 s.
 fn abrupt(router: &mut dyn RouterModule, spread: f64) -> Trace {
     let mut f = vec![flow(0.05, 0.0)];
     f.extend((0..10).map(|i| flow(0.05, 6.0 + spread * i as f64 / 10.0)));
@@ -146,7 +146,7 @@ fn abrupt(router: &mut dyn RouterModule, spread: f64) -> Trace {
 
 /// P2, written before measuring: when ten flows join one, PIQI-RCP's peak load and peak
 /// queue are "far smaller" than RCP's (here: at most half), for joins 0.5 s apart in all and for
-/// joins at one instant. Seed 004 reports RCP at 300 % overshoot and ≈11 000 packets.
+/// joins at one instant. XCC-Linux reports RCP at 300 % overshoot and ≈11 000 packets.
 /// (Admission on traffic without the due cut fails the peak load on 1 ms steps: 2.06 vs 3.00 C,
 /// 10.45 vs 11.00 C: each joiner is stamped with the old R until its traffic has shown.)
 #[test]
@@ -202,7 +202,7 @@ fn p8_settling_in_rtts_does_not_depend_on_the_delay() {
 }
 
 /// P1, written before measuring: a lone 200 ms flow at 1 Gb/s reaches 90 % of C in under 1 s
-/// under PIQI-RCP; under RCP it needs several seconds to reach 95 % (seed 004 ≈10 s,
+/// under PIQI-RCP; under RCP it needs several seconds to reach 95 % (XCC-Linux ≈10 s,
 /// PROTOCOLS.md §6 ≈11 s: asserted as 3 to 20 s).
 #[test]
 fn p1_fill_much_faster_than_rcp() {

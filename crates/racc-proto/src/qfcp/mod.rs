@@ -1,5 +1,5 @@
-//! QFCP, the Quick Flow Control Protocol (seed 002; PROTOCOLS.md §9), over the TCP transport, on
-//! seed 004's congestion-header layer ([`crate::xcc`]): every router port computes one
+//! QFCP, the Quick Flow Control Protocol (QFCP; PROTOCOLS.md §9), over the TCP transport, on
+//! XCC-Linux's congestion-header layer ([`crate::xcc`]): every router port computes one
 //! fair-share rate R from a flow-count estimate, lowers each passing request to it, and the
 //! sender sets its window to feedback·rtt; loss is not read as congestion.
 //!
@@ -9,7 +9,7 @@
 //! - [`params`]: [`QfcpParams`] (flow) and [`QfcpRouterParams`] (router)
 //!
 //! The receiver is the layer's [`HeaderEcho`], which copies the rate request of the latest
-//! packet into the ACK's rate feedback (seed 002 §II step 3). A QFCP flow cannot run without a
+//! packet into the ACK's rate feedback (QFCP §II step 3). A QFCP flow cannot run without a
 //! QFCP router on its path (its window stays at one packet): it requires one
 //! ([`keys::XCC_QFCP`]), so a scenario that sends QFCP through other routers only is refused
 //! before the run.
@@ -42,7 +42,7 @@ pub mod keys {
 
 /// Why a QFCP flow needs a QFCP router on its path.
 pub const QFCP_ROUTER_WHY: &str = "a QFCP sender's window is feedback·rtt with the rate a QFCP router writes \
-                                   (seed 002 §II); without one on the path it never leaves one packet per RTT";
+                                   (QFCP §II); without one on the path it never leaves one packet per RTT";
 
 /// A QFCP flow's checked parameters.
 #[derive(Debug)]

@@ -8,7 +8,7 @@ use crate::xcc::CapacitySource;
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct QfcpParams {
-    /// The rate the sender asks for, wire bytes per second (seed 002 §II step 1: "the desired
+    /// The rate the sender asks for, wire bytes per second (QFCP §II step 1: "the desired
     /// sending rate of this sender"). None = as much as the routers allow.
     pub desired_rate: Option<f64>,
     /// The TCP transport's knobs (dupthresh, RTO bounds, ...). Its RFC 3042 Limited Transmit
@@ -98,7 +98,7 @@ pub struct QfcpRouterParams {
     pub alpha: f64,
     /// "link" (the router is told the port's capacity) or "probe" (eq. 4).
     pub capacity: CapacitySource,
-    /// The capacity the router starts from, b/s (qfcp-lossy: a wrong 1 Mb/s, seed 002
+    /// The capacity the router starts from, b/s (qfcp-lossy: a wrong 1 Mb/s, QFCP
     /// §III.C); default: the port's.
     pub initial_capacity_bps: Option<f64>,
     /// The control interval T before the first RTT is seen, s [reconstructed: 0.1].

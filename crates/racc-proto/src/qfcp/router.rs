@@ -1,4 +1,4 @@
-//! The QFCP router module of one output port (seed 002 §II; PROTOCOLS.md §9).
+//! The QFCP router module of one output port (QFCP §II; PROTOCOLS.md §9).
 //!
 //! - `on_arrival` (before the buffer check, so packets the buffer then drops count): every
 //!   packet's wire bytes go into the input traffic y, return-path ACKs included (below); a
@@ -19,7 +19,7 @@
 //! where y = C − β·q/T, so y must count all the traffic the port's C serves: the probe's C is
 //! the output of every packet (eq. 4: "the output traffic rate"), and with ACKs left out of y
 //! the fixed point keeps a standing queue of (ACK rate)·T/β and R rises whenever it is
-//! smaller. On a shared medium (`router_scope = "medium"`, seed 002 §III.B: the controller
+//! smaller. On a shared medium (`router_scope = "medium"`, QFCP §III.B: the controller
 //! "takes control of all packets in both directions") the uploads' ACKs then held the access
 //! point's queue full and its downloads starved (PROTOCOLS.md §9, "Both directions"). An ACK
 //! stream counts in N = y/R as the fraction of a flow its rate is of R: the share of C it
@@ -55,7 +55,7 @@ pub struct Interval {
     pub q_min_bytes: u64,
 }
 
-/// One control decision (seed 002 eqs. 1, 2, 6), SI units.
+/// One control decision (QFCP eqs. 1, 2, 6), SI units.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Control {
     /// Input rate of the interval, B/s.

@@ -1,4 +1,4 @@
-//! Unit tests of QFCP's router arithmetic (seed 002 eqs. 1, 2, 4, 6 against hand-computed
+//! Unit tests of QFCP's router arithmetic (QFCP eqs. 1, 2, 4, 6 against hand-computed
 //! values), the sender's window rules (eqs. 3, 5) and the registry glue; XCP-b's probe.
 
 use super::keys;
@@ -388,7 +388,7 @@ fn qfcp_s_transport_samples_the_rtt_once_per_round_trip_unless_told_otherwise() 
     assert_eq!(check_protocol(&json!({"tcp": {"rtt_samples": "x"}})).unwrap_err().key, "tcp.rtt_samples");
 }
 
-/// Seed 002 §II: "upon reception of 3 duplicate ACKs, the sender should retransmit the packet
+/// QFCP §II: "upon reception of 3 duplicate ACKs, the sender should retransmit the packet
 /// with the expected sequence number". 20 packets in flight time out; the retransmission's
 /// ACK restores the window (eq. 3), then three duplicates report the next packet lost: with
 /// `recover_check = "off"` (the paper read literally) or `"heuristic"` (RFC 6582 §4.2: the

@@ -1,4 +1,4 @@
-//! QFCP's congestion controller for the TCP transport (seed 002 §II; PROTOCOLS.md §9 "Sender").
+//! QFCP's congestion controller for the TCP transport (QFCP §II; PROTOCOLS.md §9 "Sender").
 //!
 //! - Every packet carries the 16-byte QFCP header: rtt = SRTT in µs (0 before the first
 //!   sample), rate_request = the desired rate (0xFFFF_FFFF: as much as allowed), which each

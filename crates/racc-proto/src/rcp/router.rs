@@ -19,7 +19,7 @@
 //!   R = clamp(R·(1 + (T/d0)·(α(C − y) − β·q/d0)/C), R_min, C) with q the instantaneous queue,
 //!   then d0 follows the interval's byte-weighted mean RTT ([`D0Gain`]).
 //!
-//! Per-packet arithmetic (seed 004: RCP 2 additions + 2 multiplications): in_bytes + wire,
+//! Per-packet arithmetic (XCC-Linux: RCP 2 additions + 2 multiplications): in_bytes + wire,
 //! rtt_µs·1e-6 (the header's µs to seconds), ·wire, + into the sum: 2 + 2, exactly, on every
 //! packet with an RTT; a packet without one costs 2 additions. The stamp is a comparison.
 //! Counted on the code that runs when `count_ops = true` (xcc::ops).

@@ -137,7 +137,7 @@ fn stamping_at_arrival_writes_the_rate_in_force_at_arrival() {
 
 #[test]
 fn per_packet_ops_are_counted_on_the_code_that_runs() {
-    // Seed 004: RCP 2 additions + 2 multiplications per packet. Packets with an RTT cost exactly
+    // XCC-Linux: RCP 2 additions + 2 multiplications per packet. Packets with an RTT cost exactly
     // that (the second multiplication is the header's µs → s); one without costs 2 additions.
     let p = RcpRouterParams { count_ops: true, ..Default::default() };
     let mut r = RcpRouter::with_phase(&p, 8e6, 10 * MS);

@@ -17,11 +17,11 @@ const HDRS: u32 = hdr::IP_TCP;
 /// The receiver sends no data: its SYN-ACK occupies this number and its ACKs carry the next.
 const RCV_ISN: u32 = u32::MAX;
 
-/// What a receiver copies from forward packets into its ACKs (ARCHITECTURE.md, "The protocol interfaces": the receiver's `AckEcho`):
+/// What a receiver copies from forward packets into its ACKs (docs/INTERFACES.md, "The protocol interfaces": the receiver's `AckEcho`):
 /// VCP's code (max over covered packets), XCP's feedback (summed), QFCP's rate (copied).
 pub trait AckEcho: Send {
     /// Every arriving packet, first thing, before the transport reads any field: a protocol
-    /// that rearranges header fields on the wire restores them here (DPCP/TPCP, seed 000 §3.2,
+    /// that rearranges header fields on the wire restores them here (DPCP/TPCP, MPCP §3.2,
     /// §5). Default: nothing.
     fn on_wire_arrival(&mut self, _now: Time, _pkt: &mut Packet) {}
     /// Each forward packet (SYN or data) as it arrives, before the ACK it may trigger.

@@ -1,4 +1,4 @@
-//! VCP's window laws (seed 001 App. A3–A5; PROTOCOLS.md §2) as a plain type any transport can
+//! VCP's window laws (VCP-DCCP App. A3–A5; PROTOCOLS.md §2) as a plain type any transport can
 //! drive: the TCP transport through [`super::VcpWindow`], DCCP's next. The window is in
 //! packets; the caller owns it and hands it in.
 //!
@@ -32,7 +32,7 @@ pub fn ai_step(alpha: f64, rtt_s: f64, t_p_s: f64, sigma_ai: f64, cwnd_pkts: f64
 }
 
 /// The MD hold of an episode: overload codes before `hold_until` are ignored, those before
-/// `ai_until` give AI (seed 001 App.).
+/// `ai_until` give AI (VCP-DCCP App.).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MdEpisode {
     pub hold_until: Time,
@@ -108,7 +108,7 @@ impl VcpLaws {
                     // The load factor still measures the load from before the MD.
                     cwnd
                 } else if now < self.episode.ai_until {
-                    // AI for one rtt after the hold (seed 001 App.).
+                    // AI for one rtt after the hold (VCP-DCCP App.).
                     cwnd + k * self.ai.step(self.alpha, rtt_s, self.t_p_s, cwnd)
                 } else {
                     self.mds += 1;

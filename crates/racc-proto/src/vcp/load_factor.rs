@@ -1,4 +1,4 @@
-//! The VCP load-factor estimator of one output port (seed 001 App. eqs. A1, A2; PROTOCOLS.md
+//! The VCP load-factor estimator of one output port (VCP-DCCP App. eqs. A1, A2; PROTOCOLS.md
 //! §2), standalone so that DPCP/TPCP and DCP-EW can quantise the same ρ into finer codes.
 //!
 //! ```text
@@ -25,9 +25,9 @@ use crate::params::{positive, ParamError};
 use crate::rng::SimRng;
 use crate::time::{secs, Dur, Time};
 
-/// ρ below this is the low-load region (code 01, MI) [seed 001 App.].
+/// ρ below this is the low-load region (code 01, MI) [VCP-DCCP App.].
 pub const RHO_HIGH: f64 = 0.8;
-/// ρ at or above this is overload (code 11, MD) [seed 001 App.].
+/// ρ at or above this is overload (code 11, MD) [VCP-DCCP App.].
 pub const RHO_OVERLOAD: f64 = 1.0;
 
 /// The 2-bit VCP code of a load factor (PROTOCOLS.md §2 table): 01 for ρ < 0.8, 10 for
@@ -55,22 +55,22 @@ pub fn queue_ewma(q_l: f64, a: f64, q: f64) -> f64 {
     a * q_l + (1.0 - a) * q
 }
 
-/// Estimator parameters (a VCP router's `router_params`); defaults are seed 001's
+/// Estimator parameters (a VCP router's `router_params`); defaults are VCP-DCCP's
 /// (PROTOCOLS.md §2, §16). Times in seconds.
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct LoadFactorParams {
-    /// Load-factor interval t_p, s [seed 001: 200 ms].
+    /// Load-factor interval t_p, s [VCP-DCCP: 200 ms].
     pub t_p: f64,
-    /// Queue-sampling interval t_q, s [seed 001: 10 ms].
+    /// Queue-sampling interval t_q, s [VCP-DCCP: 10 ms].
     pub t_q: f64,
-    /// Queue-drain weight k_q in A1 [seed 001: 0.5].
+    /// Queue-drain weight k_q in A1 [VCP-DCCP: 0.5].
     pub k_q: f64,
-    /// Weight of the old value in the A2 EWMA [seed 001: 0.875].
+    /// Weight of the old value in the A2 EWMA [VCP-DCCP: 0.875].
     pub a: f64,
-    /// Target utilisation γ [seed 001: 0.98; reference code 0.95].
+    /// Target utilisation γ [VCP-DCCP: 0.98; reference code 0.95].
     pub gamma: f64,
-    /// The queue term: "a2" (A2's EWMA, default [seed 001]) or "ns2" (the reference router's
+    /// The queue term: "a2" (A2's EWMA, default [VCP-DCCP]) or "ns2" (the reference router's
     /// interval mean, shifted; `queue_term.rs`).
     pub queue_term: QueueTerm,
     /// The `"ns2"` term's right shift, bits [checked: 4, `vcp-queue.h` `moving_avg_int`].

@@ -1,5 +1,5 @@
 //! VCP, the Variable-structure congestion Control Protocol, over the TCP NewReno transport
-//! (TCP/VCP; seed 001 App. A1–A5, seed 000 §2; PROTOCOLS.md §2).
+//! (TCP/VCP; VCP-DCCP App. A1–A5, MPCP §2; PROTOCOLS.md §2).
 //!
 //! - [`load_factor`]: the per-port load-factor estimator (A1, A2), reusable by DPCP and DCP-EW
 //! - [`queue_term`]: A1's queue term, A2's EWMA or the reference ns-2 router's (`queue_term`)
@@ -53,7 +53,7 @@ use std::sync::Arc;
 
 /// Why a VCP-family sender and the routers on its path must share t_p.
 pub const T_P_WHY: &str = "VCP-family senders scale MI and AI by rtt/t_p of the routers' own interval \
-                            (seed 001 A3/A4), so set the same t_p on both";
+                            (VCP-DCCP A3/A4), so set the same t_p on both";
 
 /// The VCP family's requirement on its path: the routers' t_p is the sender's.
 pub fn t_p_requirement(t_p: f64) -> Requirement {

@@ -4,7 +4,7 @@
 //! methods"). Neither VCP-DCCP nor MPCP paces its window [reconstructed: an option].
 //!
 //! Why it is offered (issue 13 item 4; `racc-sim/tests/dpcp_steady.rs`): routers measure ρ
-//! every t_p = 200 ms (seed 001 A1). At an RTT well above t_p an ACK-clocked window crosses
+//! every t_p = 200 ms (VCP-DCCP A1). At an RTT well above t_p an ACK-clocked window crosses
 //! the bottleneck as one burst followed by an idle gap, so a t_p interval inside the burst
 //! reads overload while the link is underused over the RTT. Paced, a window of W packets
 //! leaves at W·wire/srtt and every t_p interval sees the window's mean rate.

@@ -1,4 +1,4 @@
-//! The `params` table of a VCP flow (seed 001 A3–A5; PROTOCOLS.md §2 and §16) and the checks
+//! The `params` table of a VCP flow (VCP-DCCP A3–A5; PROTOCOLS.md §2 and §16) and the checks
 //! the VCP family's window-law parameters share.
 
 use super::ai_law::{check_ai_law, AiLaw, AiLawName, Ns2Ai};
@@ -11,15 +11,15 @@ use crate::time::secs;
 pub enum MdHold {
     /// One load-factor interval t_p (the default [checked: reference code]).
     Tp,
-    /// One smoothed RTT (seed 000 §2.2's reading).
+    /// One smoothed RTT (MPCP §2.2's reading).
     Rtt,
     /// 2·t_p + one smoothed RTT: until the last echo of a load factor measured before the MD
     /// has come back (`"2t_p+rtt"`, PROTOCOLS.md §3). A router publishes ρ of [T, T + t_p) at
     /// T + t_p and stamps it until T + 2·t_p, so the interval holding the MD's instant t0
     /// reaches packets at the bottleneck up to t0 + 2·t_p, whose echoes return by
-    /// t0 + 2·t_p + rtt [reconstructed from seed 001 A1 and seed 000 §3.3].
+    /// t0 + 2·t_p + rtt [reconstructed from VCP-DCCP A1 and MPCP §3.3].
     TwoTpRtt,
-    /// A fixed time in seconds; 0 is seed 001's literal wording.
+    /// A fixed time in seconds; 0 is VCP-DCCP's literal wording.
     Secs(f64),
 }
 
@@ -208,7 +208,7 @@ crate::vcp_family_params! {
 }
 
 impl VcpParams {
-    /// μ: `mu` if given, else h(1/0.8 − 1) (seed 001 §2: μ = h(1/ρ₀ − 1) at ρ₀ = 0.8).
+    /// μ: `mu` if given, else h(1/0.8 − 1) (VCP-DCCP §2: μ = h(1/ρ₀ − 1) at ρ₀ = 0.8).
     pub fn mu(&self) -> f64 {
         self.mu.unwrap_or(self.h * (1.0 / super::RHO_HIGH - 1.0))
     }

@@ -1,7 +1,7 @@
 //! The queue term q_l of the load factor A1, ρ = (λ + k_q·q_l)/(γ·C·t_p) (PROTOCOLS.md §2),
 //! in the two forms racc knows (`queue_term` in a VCP-family port's `router_params`):
 //!
-//! - `"a2"` (default) [seed 001 A2]: an EWMA over the t_q samples, q_l ← a·q_l + (1 − a)·q,
+//! - `"a2"` (default) [VCP-DCCP A2]: an EWMA over the t_q samples, q_l ← a·q_l + (1 − a)·q,
 //!   carried from one t_p interval to the next.
 //! - `"ns2"` [checked: the VCP authors' ns-2 router, the VCP distribution's `vcp-queue.cc`,
 //!   `VcpQueueLoadMeasurementTimer::expire`, with `vcp-queue.h`, `VcpQueue::moving_avg_int`]:
@@ -19,7 +19,7 @@
 /// Which queue term A1 uses (`queue_term`).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum QueueTerm {
-    /// A2's EWMA over the t_q samples, weight `a` on the old value [seed 001].
+    /// A2's EWMA over the t_q samples, weight `a` on the old value [VCP-DCCP].
     #[default]
     #[serde(rename = "a2")]
     A2,

@@ -1,4 +1,4 @@
-//! VCP's congestion controller for the TCP transport (TCP/VCP; seed 001 App. A3–A5,
+//! VCP's congestion controller for the TCP transport (TCP/VCP; VCP-DCCP App. A3–A5,
 //! PROTOCOLS.md §2): [`VcpLaws`] on a window held in packets (f64), exposed in bytes (× MSS).
 //! Data packets leave with ECN 01 (PROTOCOLS.md §1). Loss is TCP's: the transport's fast
 //! recovery halves (`Response::Halve`) and on its exit the VCP laws resume from NewReno's exit
@@ -384,7 +384,7 @@ mod tests {
     #[test]
     fn md_hold_alternatives() {
         let t0 = 1000 * MS;
-        // Seed 001's literal wording (hold 0): AI for one rtt, then MD again.
+        // VCP-DCCP's literal wording (hold 0): AI for one rtt, then MD again.
         let p = VcpParams { md_hold: MdHold::Secs(0.0), ..Default::default() };
         let mut w = window(16.0, &p);
         new_ack(&mut w, 1000, &ack(0b11), &ctx(t0, 100));
@@ -394,7 +394,7 @@ mod tests {
         assert!(w.cwnd_pkts() > 14.0);
         new_ack(&mut w, 1000, &ack(0b11), &ctx(t0 + 100 * MS, 100));
         assert_eq!(w.md_count(), 2);
-        // Seed 000's reading (hold one rtt).
+        // MPCP's reading (hold one rtt).
         let p = VcpParams { md_hold: MdHold::Rtt, ..Default::default() };
         let mut w = window(16.0, &p);
         new_ack(&mut w, 1000, &ack(0b11), &ctx(t0, 100));

@@ -1,6 +1,6 @@
-//! Capacity probing for ports whose capacity the router is not told (seed 002 §II eq. 4; a
+//! Capacity probing for ports whose capacity the router is not told (QFCP §II eq. 4; a
 //! wireless link's rate is not known to the router). Shared by QFCP's router and XCP-b (XCP
-//! with this probe; seed 002 §III.C compares the two).
+//! with this probe; QFCP §III.C compares the two).
 //!
 //! At the end of every control interval, with q the minimum queue (packets waiting, the one on
 //! the wire not counted) seen in the interval and `output` the rate that left the port:
@@ -37,7 +37,7 @@ pub enum CapacitySource {
     Probe,
 }
 
-/// Seed 002 eq. (4): the next estimate from the interval's minimum queue `q_min_pkts`
+/// QFCP eq. (4): the next estimate from the interval's minimum queue `q_min_pkts`
 /// (packets), its output rate `output` (B/s) and the estimate in force `c` (B/s).
 #[inline]
 pub fn probe(c: f64, q_min_pkts: u32, output: f64, alpha: f64) -> f64 {

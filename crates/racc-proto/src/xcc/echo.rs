@@ -6,7 +6,7 @@
 //! - RCP / PIQI-RCP: the rate of the latest packet (§6: "echo the rate");
 //! - JetMax: the latest feedback and the id of the router that set it (§7);
 //! - QFCP: the rate request of the latest packet, as the routers lowered it, becomes the ACK's
-//!   rate feedback (seed 002 §II step 3: "the receiver copies the rate-request field into the
+//!   rate feedback (QFCP §II step 3: "the receiver copies the rate-request field into the
 //!   rate-feedback field of the corresponding ACK").
 //!
 //! ACKs carry the header on the return path too, so they pay its bytes (PROTOCOLS.md §1).

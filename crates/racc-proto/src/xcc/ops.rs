@@ -2,7 +2,7 @@
 //! per-packet path once, generic over [`Arith`]; it runs on `f64` (no cost) and, when asked to
 //! count (`count_ops`), on [`Counted`], which does the same arithmetic and tallies every
 //! addition, subtraction, multiplication and division in a thread-local [`OpCounts`]. The
-//! module reports the tallies as named metrics, so a test can hold them against seed 004's
+//! module reports the tallies as named metrics, so a test can hold them against XCC-Linux's
 //! figures (XCP 6 additions + 3 multiplications, JetMax 3 additions, RCP 2 + 2).
 //! Comparisons and assignments are not arithmetic and are not counted; a subtraction counts
 //! as an addition, as in the slides.

@@ -1,4 +1,4 @@
-//! XCP-b's spare bandwidth (seed 002 §III.C cites XCP-b, "a XCP variant enhanced with an
+//! XCP-b's spare bandwidth (QFCP §III.C cites XCP-b, "a XCP variant enhanced with an
 //! algorithm to probe the available bandwidth when the link capacity is unknown"; Abrantes and
 //! Ricardo, "XCP for shared-access multi-rate media", CCR 2006; PROTOCOLS.md §5 "XCP-b").
 //!

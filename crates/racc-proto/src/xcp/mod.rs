@@ -1,5 +1,5 @@
 //! XCP, the eXplicit Control Protocol (Katabi, Handley and Rohrs, SIGCOMM 2002; PROTOCOLS.md
-//! §5), over the TCP NewReno transport, on seed 004's congestion-header layer ([`crate::xcc`]).
+//! §5), over the TCP NewReno transport, on XCC-Linux's congestion-header layer ([`crate::xcc`]).
 //!
 //! - [`router`]: [`XcpRouter`], the router module of one port
 //! - [`control`]: the efficiency and fairness controllers, every control interval
@@ -7,7 +7,7 @@
 //! - [`window`]: [`XcpWindow`], the sender's window driven by the routers' feedback
 //! - [`params`]: [`XcpParams`] (flow) and [`XcpRouterParams`] (router)
 //!
-//! XCP-b (seed 002 §III.C) is this sender under XCP routers that take the spare bandwidth from
+//! XCP-b (QFCP §III.C) is this sender under XCP routers that take the spare bandwidth from
 //! the queue's speed and probe with a fixed share of y once the queue stays empty
 //! (`spare = "queue"`, the "xcp-b" router module's default; [`xcp_b`], [`blind`]): it keeps
 //! XCP's halving on loss.

@@ -91,10 +91,10 @@ pub struct XcpRouterParams {
     pub count_ops: bool,
     /// Budget charging rule: "granted" (default) or "ns235".
     pub xcp_budget: XcpBudget,
-    /// "link" (C is the port's capacity, XCP) or "probe" (XCP-b: C probed by seed 002's
+    /// "link" (C is the port's capacity, XCP) or "probe" (XCP-b: C probed by QFCP's
     /// eq. 4, `xcc::capacity_probe`; the "xcp-b" router module's default).
     pub capacity: CapacitySource,
-    /// The capacity probe's step α [seed 002: 0.1].
+    /// The capacity probe's step α [QFCP: 0.1].
     pub probe_alpha: f64,
     /// The capacity C starts from, b/s; default: the port's.
     pub initial_capacity_bps: Option<f64>,

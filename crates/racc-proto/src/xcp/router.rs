@@ -24,7 +24,7 @@
 //! needs (rtt·s and rtt²·s/cwnd) is kept beside the buffer in arrival order, as a router keeps
 //! per-packet metadata. Per XCP data packet through the port that is 6 additions,
 //! 4 multiplications and 1 division by H_cwnd: arrival 3 + 2 + 1 (input bytes, Σa, Σb; rtt·s,
-//! a·rtt; /cwnd), departure 3 + 2 (fb = pos − neg and the two budgets; ξ_p·, ξ_n·). Seed 004
+//! a·rtt; /cwnd), departure 3 + 2 (fb = pos − neg and the two budgets; ξ_p·, ξ_n·). XCC-Linux
 //! says 6 additions + 3 multiplications; see `ops_per_packet` in the tests for why four
 //! products is the least these quantities need in this form.
 //!

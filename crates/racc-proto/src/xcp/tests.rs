@@ -273,7 +273,7 @@ fn every_flow_gains_the_same_and_loses_in_proportion_to_its_rate() {
     }
 }
 
-/// Seed 004: XCP does "6 additions and 3 multiplications" per packet. Counted on the code that
+/// XCC-Linux: XCP does "6 additions and 3 multiplications" per packet. Counted on the code that
 /// runs (`count_ops`), one XCP data packet through the port (arrival + departure) does
 /// 6 additions, 4 multiplications and 1 division by H_cwnd:
 ///

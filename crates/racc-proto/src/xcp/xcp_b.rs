@@ -10,7 +10,7 @@ use crate::params::ParamError;
 use crate::protocol::RouterFactory;
 use std::sync::Arc;
 
-/// The registry's "xcp-b" router module: XCP's with `spare = "queue"` unless given (seed 002
+/// The registry's "xcp-b" router module: XCP's with `spare = "queue"` unless given (QFCP
 /// §III.C's XCP-b, "enhanced with an algorithm to probe the available bandwidth when the link
 /// capacity is unknown": [`blind`]).
 pub fn parse_router_b(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {

@@ -1,6 +1,6 @@
 //! The event loop and the per-hop path: each event dispatched, a port's head taken off the wire
 //! and forwarded or delivered, an endpoint's answers sent, timers armed and fired. Kept in one
-//! file (one codegen unit) with its inlining as measured (ARCHITECTURE.md, per-hop path).
+//! file (one codegen unit) with its inlining as measured (docs/SIMULATOR.md, the per-hop path).
 
 use super::*;
 
@@ -279,7 +279,7 @@ impl Simulator {
         fl.receiver = None;
         self.completions.push(f as u32, size, start, self.now);
         if let Some(m) = made {
-            // Its source answers with its next flow (seed 001 §4: a think time after this one).
+            // Its source answers with its next flow (VCP-DCCP §4: a think time after this one).
             let s = m.source as usize;
             let next = self.sources[s].source.on_complete(self.now);
             self.schedule_source(s, next);

@@ -1,6 +1,6 @@
 //! The per-packet path of a port: serialisation time, lazy departures, the enqueue with its
 //! router module and buffer check, and the head taken off the wire. Everything here runs on
-//! every packet-hop and is inlined as measured (ARCHITECTURE.md, per-hop path).
+//! every packet-hop and is inlined as measured (docs/SIMULATOR.md, the per-hop path).
 
 use super::*;
 

@@ -3,7 +3,7 @@
 //! (`FlowProtocol::path_requirements`), each router module what it provides
 //! (`RouterFactory::provides`); a flow whose requirement a module on its forward path
 //! contradicts, or whose `Presence::Somewhere` requirement no module meets, is refused before
-//! the run. This file knows no protocol: the VCP family's t_p (seed 001 A3/A4 scale by the
+//! the run. This file knows no protocol: the VCP family's t_p (VCP-DCCP A3/A4 scale by the
 //! routers' own interval) and DPCP/TPCP's chain length (a chain of 3 decoded by chains of 2
 //! reads every third digit as an MSP) are contracts their modules declare.
 

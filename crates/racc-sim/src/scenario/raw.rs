@@ -30,7 +30,7 @@ pub struct RawScenario {
     pub traffic: Vec<RawTraffic>,
     #[serde(default)]
     pub record: RawRecord,
-    /// IPsec ESP tunnels between pairs of gateway routers (seed 003 §III.C).
+    /// IPsec ESP tunnels between pairs of gateway routers (DCP-EW §III.C).
     #[serde(default)]
     pub tunnels: Vec<RawTunnel>,
     /// Memory caps checked before the run (`limits.rs`).
@@ -231,7 +231,7 @@ host_options!(RawTraffic);
 
 /// A traffic generator. `kind = "poisson"` (the default): Poisson arrivals with sizes from a
 /// distribution, drawn from the generator's own seeded stream so every protocol sees the
-/// identical list (seed 002 §III.A). `kind = "web"`: `sources` web-like on/off sources (seed
+/// identical list (QFCP §III.A). `kind = "web"`: `sources` web-like on/off sources (seed
 /// 001 §4), each thinking, sending a file as one flow, and thinking again once it completes;
 /// `src`/`dst` may contain `{i}` (the source's number times `index_stride` plus
 /// `index_offset`), as in `[[flows]]`. `kind = "trace"`: a given arrival list (`file`, read by
@@ -261,7 +261,7 @@ pub struct RawTraffic {
     pub index_offset: Option<i64>,
     /// web: the step between consecutive sources' `{i}` (default 1): source k's `{i}` is
     /// k * index_stride + index_offset, so 10 sources with stride 20 sit one per block of 20
-    /// hosts (one per subnet of seed 001's T3 topology).
+    /// hosts (one per subnet of VCP-DCCP's T3 topology).
     pub index_stride: Option<i64>,
     /// web: the think-time law (defaults: the paper's).
     pub think: Option<RawThink>,
@@ -283,7 +283,7 @@ pub struct RawTraffic {
 }
 
 /// The web source's think time, P{T > t} = p_h [1 + (t/pi_h)^eta_h]^-1 + p_l [1 + (t/pi_l)^eta_l]^-1
-/// (seed 001 §4; the paper lists p_l, pi_l, eta_l as P_f, π_f, η_f). Each key defaults to the
+/// (VCP-DCCP §4; the paper lists p_l, pi_l, eta_l as P_f, π_f, η_f). Each key defaults to the
 /// paper's value; giving one of p_h, p_l alone sets the other to 1 minus it.
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
@@ -296,7 +296,7 @@ pub struct RawThink {
     pub eta_l: Option<f64>,
 }
 
-/// The web source's file length, P{F > f} = [1 + (f/pi)^eta]^-1 with median `pi` (seed 001 §4:
+/// The web source's file length, P{F > f} = [1 + (f/pi)^eta]^-1 with median `pi` (VCP-DCCP §4:
 /// eta = φ = 1.15066, pi = 2190 bytes [reconstructed unit]).
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]

@@ -64,7 +64,7 @@ pub(super) fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<To
                 t.bottleneck.as_ref().ok_or_else(|| cx.err("topology.bottleneck", "missing: the r0 -> r1 link"))?;
             let acc = t.access.as_ref().unwrap_or(&access_default);
             // access_delays: one per pair, or one per block of consecutive pairs (a
-            // "subnet", as in seed 001's 10 subnets x 20 senders).
+            // "subnet", as in VCP-DCCP's 10 subnets x 20 senders).
             let block = match &t.access_delays {
                 Some(d) if d.is_empty() || !n.is_multiple_of(d.len()) => {
                     return Err(cx.err(

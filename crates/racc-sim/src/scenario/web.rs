@@ -1,4 +1,4 @@
-//! `[[traffic]] kind = "web"`: web-like on/off sources (seed 001 §4, `crate::web`), checked
+//! `[[traffic]] kind = "web"`: web-like on/off sources (VCP-DCCP §4, `crate::web`), checked
 //! and resolved into one [`SourceSpec`] per source. Their flows are made during the run, so
 //! what they cost is estimated here from the think time's mean (`limits.rs`).
 

@@ -1,6 +1,6 @@
 """The ns-2.35 wired-cum-wireless script of a racc scenario with one ``wlan`` medium.
 
-racc's medium (ARCHITECTURE.md "Shared media") is a simplified 802.11 DCF; ns-2's is
+racc's medium (docs/SIMULATOR.md "Shared media") is a simplified 802.11 DCF; ns-2's is
 ``Mac/802_11`` over ``Phy/WirelessPhy``, the model the QFCP paper's Fig. 2 ran on. The script
 builds racc's explicit topology with the medium as ns-2's infrastructure WLAN: the wired nodes
 in one hierarchical domain, the access point as a base station (``-wiredRouting ON``) and the

@@ -1,5 +1,5 @@
 //! The decoder over every chain length, n = 2 (DPCP), 3 (TPCP) and 4: the chain a router's
-//! Alg. 2 writes decodes to the router's load factor, and the exception rules of seed 000 §3.4
+//! Alg. 2 writes decodes to the router's load factor, and the exception rules of MPCP §3.4
 //! (module docs of `decode`) hold at every chain position. The n = 2 and n = 3 tests in
 //! `decode.rs` fix single cases by hand; these run the same rules over n.
 
