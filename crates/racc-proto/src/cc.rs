@@ -172,7 +172,7 @@ pub trait CongestionControl: Send {
     /// Is a header-only probe (`Kind::Ref`) due now? Asked whenever the transport may send;
     /// on `true` the transport sends one, after `on_send` filled its header. A rate-based
     /// controller whose pacing gap exceeds the RTT uses it to learn the rate once per RTT
-    /// (RCP's REF, PROTOCOLS.md §6), keeps its own record of when it last said yes, and sets
+    /// (RCP's REF, docs/PROTOCOLS.md §6), keeps its own record of when it last said yes, and sets
     /// `poll_timer` to the next probe. Asked only of a controller whose `probes` is true.
     /// Default: never.
     fn probe_due(&mut self, _ctx: &SenderCtx) -> bool {

@@ -90,7 +90,7 @@ pub trait Endpoint: Send {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowConfig {
     pub flow: u32,
-    /// Full wire size of a data packet (PROTOCOLS.md §1: headers included).
+    /// Full wire size of a data packet (docs/PROTOCOLS.md §1: headers included).
     pub packet_size: u32,
     /// Bytes to transfer; `None` = unbounded (FTP-like) until the flow is stopped.
     pub size_bytes: Option<u64>,
@@ -98,7 +98,7 @@ pub struct FlowConfig {
     pub initial_window: Option<u32>,
     /// Initial slow-start threshold in bytes; `None` = unbounded.
     pub initial_ssthresh: Option<u64>,
-    /// RFC 6298 lower bound on the RTO, ns (one value for a whole run, PROTOCOLS.md §1).
+    /// RFC 6298 lower bound on the RTO, ns (one value for a whole run, docs/PROTOCOLS.md §1).
     pub min_rto: Time,
     /// Negotiate ECN (RFC 3168) where the protocol supports it.
     pub ecn: bool,
@@ -108,7 +108,7 @@ pub struct FlowConfig {
     /// SACK (RFC 2018): the receiver reports out-of-order blocks, the TCP sender recovers by
     /// RFC 6675. Both ends of a flow read the same value (no option negotiation is modelled).
     pub sack: bool,
-    /// Open with SYN / SYN-ACK (PROTOCOLS.md §1 host rules).
+    /// Open with SYN / SYN-ACK (docs/PROTOCOLS.md §1 host rules).
     pub handshake: bool,
     /// Initial sequence number on the wire (tests use values near 2^32 to exercise wrap).
     pub isn: u32,

@@ -23,9 +23,9 @@
 //!   packets, router (Alg. 2), decoder, window; TPCP's entry points in `dpcp/tpcp.rs`
 //! - [`dcpew`]: DCP-EW (§III): DPCP ordered by the IP ID, through IPsec tunnels, with
 //!   loss differentiation
-//! - [`jetmax`]: JetMax (PROTOCOLS.md §7): router module, rate controller, parameters
-//! - [`rcp`]: RCP (rate router, paced rate-based sender), PROTOCOLS.md §6
-//! - [`piqi_rcp`]: PIQI-RCP's router [reconstructed], PROTOCOLS.md §8 (RCP's sender and receiver);
+//! - [`jetmax`]: JetMax (docs/PROTOCOLS.md §7): router module, rate controller, parameters
+//! - [`rcp`]: RCP (rate router, paced rate-based sender), docs/PROTOCOLS.md §6
+//! - [`piqi_rcp`]: PIQI-RCP's router [reconstructed], docs/PROTOCOLS.md §8 (RCP's sender and receiver);
 //!   its rule in `piqi_rcp/pi_law.rs`
 //! - [`xcc`]: the congestion-header layer of XCC-Linux (receiver echo, countable router arithmetic)
 //! - [`xcp`]: XCP over TCP: router module (efficiency and fairness controllers), feedback-driven window;

@@ -1,4 +1,4 @@
-//! Random loss processes (PROTOCOLS.md §14): one per link direction, drawn per packet at
+//! Random loss processes (docs/PROTOCOLS.md §14): one per link direction, drawn per packet at
 //! transmission, each owning its own [`SimRng`] stream.
 //!
 //! - Bernoulli: independent loss with probability p.
@@ -14,7 +14,7 @@ use crate::params::{probability, ParamError};
 use crate::rng::SimRng;
 
 /// Mean Bad-state stay (packets) when only a target loss rate is given [reconstructed:
-/// PROTOCOLS.md §14/§16, B is not in DCP-EW].
+/// docs/PROTOCOLS.md §14/§16, B is not in DCP-EW].
 pub const DEFAULT_BURST: f64 = 2.0;
 
 /// A loss model as written in a scenario, e.g. `{ model = "bernoulli", p = 0.01 }`,
@@ -125,7 +125,7 @@ pub struct GeParams {
 }
 
 impl GeParams {
-    /// Stationary loss rate L = (1−k)π_G + (1−h)π_B (PROTOCOLS.md §14). With p = r = 0 the
+    /// Stationary loss rate L = (1−k)π_G + (1−h)π_B (docs/PROTOCOLS.md §14). With p = r = 0 the
     /// chain never leaves its initial Good state, so L = 1 − k.
     pub fn mean_loss(&self) -> f64 {
         let s = self.p + self.r;
@@ -149,7 +149,7 @@ impl LossSpec {
         }
     }
 
-    /// Analytic average loss rate (PROTOCOLS.md §14). Meaningful only for a valid spec;
+    /// Analytic average loss rate (docs/PROTOCOLS.md §14). Meaningful only for a valid spec;
     /// an invalid one gives NaN.
     pub fn mean_loss(&self) -> f64 {
         match self {

@@ -8,7 +8,7 @@
 use crate::time::Time;
 
 /// ECN codepoints: the two low bits of the IPv4 TOS byte (RFC 3168).
-/// VCP-family protocols reuse the same two bits as a load-factor code (PROTOCOLS.md §2).
+/// VCP-family protocols reuse the same two bits as a load-factor code (docs/PROTOCOLS.md §2).
 pub mod ecn {
     pub const NOT_ECT: u8 = 0b00;
     pub const ECT1: u8 = 0b01;
@@ -27,7 +27,7 @@ pub mod flags {
     pub const CWR: u8 = 0x80;
 }
 
-/// Wire sizes of the headers, in bytes (PROTOCOLS.md §1).
+/// Wire sizes of the headers, in bytes (docs/PROTOCOLS.md §1).
 pub mod hdr {
     pub const IPV4: u32 = 20;
     pub const TCP: u32 = 20;
@@ -37,7 +37,7 @@ pub mod hdr {
     pub const ESP_TUNNEL: u32 = 44;
     /// IPv4 + TCP without options: what a scenario's `packet_size` (the wire size of a full data
     /// packet) holds besides the payload of a TCP flow without a congestion header
-    /// (PROTOCOLS.md §1 "Packet size").
+    /// (docs/PROTOCOLS.md §1 "Packet size").
     pub const IP_TCP: u32 = IPV4 + TCP;
 
     /// The payload of a full data packet of `packet_size` wire bytes: its MSS before any
@@ -62,7 +62,7 @@ pub enum Kind {
     /// Answer to a SYN (receiver to sender).
     SynAck = 3,
     /// A header-only probe that asks the routers for feedback and is answered by the receiver
-    /// with a `Ref` on the return path (RCP's REF packet, PROTOCOLS.md §6: sent once per RTT
+    /// with a `Ref` on the return path (RCP's REF packet, docs/PROTOCOLS.md §6: sent once per RTT
     /// while the pacing gap exceeds the RTT). Carries no sequence space: never a duplicate ACK.
     Ref = 4,
     /// The flow's end, for routers that count flows (XCC-Linux's framework): sent once all data
@@ -91,7 +91,7 @@ pub enum Transport {
 
 /// TCP-like header. `seq`/`ack` are the 32-bit wire values (they wrap), `checksum` is the
 /// Internet checksum over the header fields (see `checksum`), `echo` holds the
-/// reserved-bit echo of a load-factor code used by VCP/DPCP receivers (PROTOCOLS.md §1).
+/// reserved-bit echo of a load-factor code used by VCP/DPCP receivers (docs/PROTOCOLS.md §1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpHeader {
     pub src_port: u16,
@@ -254,7 +254,7 @@ impl AckVector {
 }
 
 /// A typed congestion header carried between the transport and IP (XCC-Linux's layer).
-/// Field layouts and sizes follow PROTOCOLS.md §1.
+/// Field layouts and sizes follow docs/PROTOCOLS.md §1.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub enum CongHeader {
     #[default]

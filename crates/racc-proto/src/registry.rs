@@ -123,7 +123,7 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         name: "jetmax",
         aliases: &[],
         regulation: Regulation::Rate,
-        description: "JetMax (reconstructed, PROTOCOLS.md §7): paced rate moving τ of the way to the bottleneck router's fair share once per RTT",
+        description: "JetMax (reconstructed, docs/PROTOCOLS.md §7): paced rate moving τ of the way to the bottleneck router's fair share once per RTT",
         parse: jetmax::parse_flow,
     },
     ProtocolEntry {
@@ -197,12 +197,12 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
     },
     RouterEntry {
         name: "jetmax",
-        description: "JetMax (PROTOCOLS.md §7): fair share of the flows bottlenecked here, counted by their inter-packet times (3 additions per packet)",
+        description: "JetMax (docs/PROTOCOLS.md §7): fair share of the flows bottlenecked here, counted by their inter-packet times (3 additions per packet)",
         parse: jetmax::parse_router,
     },
     RouterEntry {
         name: "rcp",
-        description: "RCP (PROTOCOLS.md §6): R every min(10 ms, d0) from spare capacity and the queue, written as min(rate, R) into SYN/REF/DATA at dequeue",
+        description: "RCP (docs/PROTOCOLS.md §6): R every min(10 ms, d0) from spare capacity and the queue, written as min(rate, R) into SYN/REF/DATA at dequeue",
         parse: rcp::parse_router,
     },
     RouterEntry {

@@ -59,13 +59,13 @@ impl SimRng {
         self.uniform() < p
     }
 
-    /// Exponential with the given mean: -ln(U) * mean, U in (0, 1] (PROTOCOLS.md §13).
+    /// Exponential with the given mean: -ln(U) * mean, U in (0, 1] (docs/PROTOCOLS.md §13).
     #[inline]
     pub fn exponential(&mut self, mean: f64) -> f64 {
         -self.uniform_pos().ln() * mean
     }
 
-    /// Pareto with scale x_m and shape a: x_m * U^(-1/a) (PROTOCOLS.md §13).
+    /// Pareto with scale x_m and shape a: x_m * U^(-1/a) (docs/PROTOCOLS.md §13).
     #[inline]
     pub fn pareto(&mut self, x_m: f64, shape: f64) -> f64 {
         x_m * self.uniform_pos().powf(-1.0 / shape)
@@ -73,7 +73,7 @@ impl SimRng {
 
     /// Log-logistic with median `median` and shape `shape`, P{X > x} = [1 + (x/median)^shape]^-1
     /// (VCP-DCCP §4's think-time and file laws, after SRED): X = median·(U/(1−U))^(1/shape) with
-    /// U in [0, 1) (PROTOCOLS.md §13), so X is finite and may be 0.
+    /// U in [0, 1) (docs/PROTOCOLS.md §13), so X is finite and may be 0.
     #[inline]
     pub fn log_logistic(&mut self, median: f64, shape: f64) -> f64 {
         let u = self.uniform();

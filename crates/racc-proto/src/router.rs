@@ -40,7 +40,7 @@ pub trait RouterModule: Send {
     /// Registry name ("droptail", "red", "vcp", ...).
     fn name(&self) -> &'static str;
     /// Every arriving packet, before the buffer check: arrival counters see packets the
-    /// buffer then drops (PROTOCOLS.md §1 router rules). May rewrite header fields.
+    /// buffer then drops (docs/PROTOCOLS.md §1 router rules). May rewrite header fields.
     fn on_arrival(&mut self, now: Time, pkt: &mut Packet, port: &PortView) -> Verdict;
     /// The module accepted the packet but the buffer was full (tail drop).
     fn on_buffer_drop(&mut self, _now: Time, _pkt: &Packet, _port: &PortView) {}

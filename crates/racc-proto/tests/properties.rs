@@ -84,7 +84,7 @@ proptest! {
     }
 
     /// Alg. 2 digit by digit: a chain sent at the lowest code (01 …) and crossing routers in
-    /// order arrives carrying the largest load factor on the path (PROTOCOLS.md §1).
+    /// order arrives carrying the largest load factor on the path (docs/PROTOCOLS.md §1).
     #[test]
     fn a_chain_carries_the_paths_maximum_load_factor(
         (n, routers) in (1u8..=MAX_CHAIN).prop_flat_map(|n| (Just(n), prop::collection::vec(lf(n), 1..6))),

@@ -303,7 +303,7 @@ impl MetricSink for NamedColumns {
 }
 
 /// One row per (sample, recorded port, flow group that has crossed the port): the bytes each
-/// aggregate sent and its share of the capacity (PROTOCOLS.md §15 "link share").
+/// aggregate sent and its share of the capacity (docs/PROTOCOLS.md §15 "link share").
 #[derive(Default, Debug, Clone, PartialEq)]
 pub struct GroupSeries {
     pub time_s: Vec<f64>,
@@ -354,7 +354,7 @@ impl Conservation {
     }
 }
 
-/// Jain's fairness index (PROTOCOLS.md §15): (Σx)² / (n Σx²); 1 for an empty set.
+/// Jain's fairness index (docs/PROTOCOLS.md §15): (Σx)² / (n Σx²); 1 for an empty set.
 pub fn jain(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
     let s: f64 = xs.iter().sum();

@@ -1,6 +1,6 @@
 //! Traffic generators. Each draws from its own stream, derived from the scenario seed and the
 //! generator's name, so every protocol compared in a study sees the identical arrival list
-//! (QFCP §III.A; PROTOCOLS.md §13).
+//! (QFCP §III.A; docs/PROTOCOLS.md §13).
 
 use racc_proto::rng::SimRng;
 use racc_proto::time::{secs, Time};
@@ -25,7 +25,7 @@ pub enum SizeDist {
 }
 
 impl SizeDist {
-    /// One flow size in packets: max(1, ceil(X)) (PROTOCOLS.md §13).
+    /// One flow size in packets: max(1, ceil(X)) (docs/PROTOCOLS.md §13).
     pub fn draw_pkts(&self, rng: &mut SimRng) -> u64 {
         let x = match *self {
             SizeDist::Pareto { mean_pkts, shape } => rng.pareto(mean_pkts * (shape - 1.0) / shape, shape),

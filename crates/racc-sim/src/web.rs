@@ -1,6 +1,6 @@
 //! The web-like on/off source of VCP-DCCP §4 (after SRED, its reference [12]): each source
 //! thinks for a time T, then sends a file of F bytes as one new flow, and thinks again once
-//! that flow completes (a closed loop, PROTOCOLS.md §13 [reconstructed]).
+//! that flow completes (a closed loop, docs/PROTOCOLS.md §13 [reconstructed]).
 //!
 //! P{T > t} = p_h [1 + (t/π_h)^η_h]^-1 + p_l [1 + (t/π_l)^η_l]^-1 and
 //! P{F > f} = [1 + (f/π)^η]^-1: log-logistic laws with median π and shape η. The paper lists
@@ -65,7 +65,7 @@ impl ThinkTime {
         l: LogLogistic { median: 0.0245032, shape: 3.252665 },
     };
 
-    /// One draw, seconds: the component first (p_h against p_l), then its law (PROTOCOLS.md §13).
+    /// One draw, seconds: the component first (p_h against p_l), then its law (docs/PROTOCOLS.md §13).
     pub fn draw(&self, rng: &mut SimRng) -> f64 {
         let c = if rng.uniform() * (self.p_h + self.p_l) < self.p_h { self.h } else { self.l };
         rng.log_logistic(c.median, c.shape)
@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn means_and_medians_by_hand() {
-        // PROTOCOLS.md §13: mean think ≈ 2.18 s, median ≈ 0.065 s; mean file ≈ 14.95 kB.
+        // docs/PROTOCOLS.md §13: mean think ≈ 2.18 s, median ≈ 0.065 s; mean file ≈ 14.95 kB.
         // By hand: b_h = π/1.243437 = 2.52654, sin b_h = 0.57700, mean_h = 4.3787 s;
         // b_l = π/3.252665 = 0.96585, sin b_l = 0.82253, mean_l = 0.028773 s;
         // 0.4953916·4.3787 + 0.5046084·0.028773 = 2.1837 s.

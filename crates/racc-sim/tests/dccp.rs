@@ -1,4 +1,4 @@
-//! DCCP CCID2 and DCCP/VCP on the engine (RFC 4341; VCP-DCCP §2–3; PROTOCOLS.md §2, §11):
+//! DCCP CCID2 and DCCP/VCP on the engine (RFC 4341; VCP-DCCP §2–3; docs/PROTOCOLS.md §2, §11):
 //! finite transfers complete through DropTail, RED with ECN marking and a VCP router; N
 //! long-lived DCCP/VCP flows through a VCP router hold the steady rate of VCP-DCCP Eq. 9.
 
@@ -152,7 +152,7 @@ fn dccp_vcp_completes_a_finite_transfer_through_a_vcp_router() {
 /// VCP-DCCP §3: N DCCP/VCP flows with the same RTT through one VCP router settle at Eq. 9's
 /// r* (= γC/N + (ζ−1)sγ/(2NR) + α/(hR), `racc_proto::dccp::fluid`); §4 checks it against the
 /// measured rate of a 60 ms flow ("matches well"). We hold the mean wire rate per flow over the
-/// last 40 s of 60 to within 10 % of r* (PROTOCOLS.md §2's oracle window) for three (N, C,
+/// last 40 s of 60 to within 10 % of r* (docs/PROTOCOLS.md §2's oracle window) for three (N, C,
 /// RTPD) settings at reduced scale (the equilibrium is per-flow γC/N whatever the scale).
 /// R_q is taken as 0: VCP's queue stays near empty, and R_q moves r* by under 0.1 % here.
 fn eq9(pairs: usize, capacity_bps: f64, access_ms: f64, bottleneck_ms: f64) -> (f64, f64) {

@@ -1,4 +1,4 @@
-//! TCP/DCP-EW on the engine (DCP-EW §III–IV; PROTOCOLS.md §4), against TCP/DPCP and TCP/VCP
+//! TCP/DCP-EW on the engine (DCP-EW §III–IV; docs/PROTOCOLS.md §4), against TCP/DPCP and TCP/VCP
 //! on the same topologies.
 //!
 //! - (a) Loss-free dumbbell (scenarios/vcp-dumbbell.toml, protocol swapped): DCP-EW ≈ DPCP.

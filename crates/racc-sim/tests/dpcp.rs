@@ -1,4 +1,4 @@
-//! TCP/DPCP and TCP/TPCP on the engine (MPCP §3–§5; PROTOCOLS.md §3), against TCP/VCP on
+//! TCP/DPCP and TCP/TPCP on the engine (MPCP §3–§5; docs/PROTOCOLS.md §3), against TCP/VCP on
 //! the same topologies.
 //!
 //! - Dumbbell (scenarios/vcp-dumbbell.toml with the protocol swapped): no drops, a small

@@ -1,4 +1,4 @@
-//! DPCP's exception handling end to end (MPCP §3.4; PROTOCOLS.md §3 "Exceptions"), on the
+//! DPCP's exception handling end to end (MPCP §3.4; docs/PROTOCOLS.md §3 "Exceptions"), on the
 //! mpcp-loss-sweep dumbbell (10 Mb/s, 500 ms RTT) with one long transfer and loss on the ACK
 //! path: cumulative ACKs hide that loss from TCP, so what is left is broken MSP/LSP echo pairs.
 //!

@@ -1,4 +1,4 @@
-//! JetMax on the engine (PROTOCOLS.md §7, [reconstructed]; XCC-Linux): the properties J1–J7.
+//! JetMax on the engine (docs/PROTOCOLS.md §7, [reconstructed]; XCC-Linux): the properties J1–J7.
 //! Each test runs in under ≈6 s in release (J7's two 20 s runs side by side, ≈7 s).
 //!
 //! Acceptance windows come from §7 / XCC-Linux's wording and were written before the runs:
@@ -204,7 +204,7 @@ fn port_window(s: &Simulator, name: &str, from: f64, to: f64) -> (f64, u64, f64,
     (u / n as f64, d, q / n as f64, qmax)
 }
 
-/// Max-min rates by water-filling (PROTOCOLS.md §15): `caps[l]` per link, `paths[f]` the links
+/// Max-min rates by water-filling (docs/PROTOCOLS.md §15): `caps[l]` per link, `paths[f]` the links
 /// of flow f.
 fn water_filling(caps: &[f64], paths: &[Vec<usize>]) -> Vec<f64> {
     let mut rate = vec![f64::NAN; paths.len()];
@@ -236,7 +236,7 @@ fn water_filling(caps: &[f64], paths: &[Vec<usize>]) -> Vec<f64> {
 
 #[test]
 fn water_filling_oracle() {
-    // PROTOCOLS.md §15's test vector (mpcp-parking-lot, t ≥ 1000 s): long flows 50 kb/s.
+    // docs/PROTOCOLS.md §15's test vector (mpcp-parking-lot, t ≥ 1000 s): long flows 50 kb/s.
     let mut paths = vec![vec![0, 1, 2, 3]; 30];
     for l in 0..4 {
         paths.extend(std::iter::repeat_n(vec![l], 10));
@@ -360,7 +360,7 @@ fn j5_a_departure_is_followed_within_six_rtts_without_overshoot() {
 fn j6_fills_the_link_almost_at_once_and_is_rtt_fair() {
     // The 200 ms flow alone from 0 s; the 30 ms flow joins at 4 s. "Almost at once": the link
     // carries ≥ 90 % of γC within 10 RTTs (2 s) of the long-RTT flow's start, where RCP needs
-    // ≈10 s (PROTOCOLS.md §6). RTT-fair in steady state: both senders' rates within 1 % of
+    // ≈10 s (docs/PROTOCOLS.md §6). RTT-fair in steady state: both senders' rates within 1 % of
     // γC/2 over (7, 8] s, 15 RTTs of the slow flow after the join. (The senders' rates, not
     // the goodput: the join's transient queue, reported below, drains until ≈7.4 s, and its
     // drain shows in the receivers' goodput.) No loss with the one-BDP buffer.
@@ -518,7 +518,7 @@ fn j7_mice_lower_the_utilisation() {
     });
     let (u_mice, d_mice, q_mice, qmax_mice, n_mice, mice_bytes, mean_fct) = with;
     let (u_none, d_none, _, _, _, _, _) = without;
-    // Realised mice load (PROTOCOLS.md §13: Pareto means at shape 1.4 land low): completed
+    // Realised mice load (docs/PROTOCOLS.md §13: Pareto means at shape 1.4 land low): completed
     // mice's payload over the 19 s of arrivals, and their mean size in packets of 940 B.
     let load = mice_bytes as f64 * 8.0 * WIRE / 19.0 / 1e9;
     let mean_pkts = mice_bytes as f64 / n_mice.max(1) as f64 / 940.0;

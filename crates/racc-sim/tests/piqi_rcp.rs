@@ -1,4 +1,4 @@
-//! PIQI-RCP [reconstructed] (PROTOCOLS.md §8) on the engine: P8, "delay-independent" stability
+//! PIQI-RCP [reconstructed] (docs/PROTOCOLS.md §8) on the engine: P8, "delay-independent" stability
 //! (XCC-Linux), checked across delays with one set of constants. The rate law is relative to C
 //! (the error per flow over N̂ = y/R̄), so each delay runs with the capacity that makes the
 //! bandwidth-delay product 400 packets: a quarter-RTT sample then holds 100 packets (±1 %
@@ -66,7 +66,7 @@ fn settle_rtts(rows: &[(f64, f64)], from: f64, to: f64, rtt: f64) -> f64 {
     }
 }
 
-/// P8, "delay-independent" (XCC-Linux; PROTOCOLS.md §8): with the default constants, at RTTs
+/// P8, "delay-independent" (XCC-Linux; docs/PROTOCOLS.md §8): with the default constants, at RTTs
 /// of 12 ms, 50 ms, 200 ms and 1 s, a second flow joins a settled one at 30 RTTs. Bounds
 /// written before measuring, in RTTs so that they do not depend on the delay: after the join
 /// the link is back within ±5 % of γC within 10 RTTs (the fluid check settles in 2.5-5.3), the

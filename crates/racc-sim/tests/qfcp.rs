@@ -1,4 +1,4 @@
-//! QFCP and XCP-b on the engine (QFCP; PROTOCOLS.md §9, §5 XCP-b, §15). QFCP's control
+//! QFCP and XCP-b on the engine (QFCP; docs/PROTOCOLS.md §9, §5 XCP-b, §15). QFCP's control
 //! law is scale-free in the capacity (R = (C − β·q/T)/N; the probe multiplies by 1.1 per T),
 //! so capacities are chosen for run time; the RTTs are the seed's where it gives them.
 //! Rates are compared on the wire, as capacity is: goodput counts payload only, so it is
@@ -70,7 +70,7 @@ fn chain(c: &Chain) -> String {
     s
 }
 
-/// Water-filling over the chain (PROTOCOLS.md §15), b/s per flow in the engine's flow order
+/// Water-filling over the chain (docs/PROTOCOLS.md §15), b/s per flow in the engine's flow order
 /// (routes in order, `count` flows each).
 fn max_min(capacity_mbps: &[f64], routes: &[(usize, usize, u32, u32)]) -> Vec<f64> {
     let flows: Vec<(usize, usize)> = routes.iter().flat_map(|&(a, b, n, _)| (0..n).map(move |_| (a, b))).collect();
@@ -177,7 +177,7 @@ fn dumbbell_converges_to_max_min_shares_whatever_the_rtt() {
 /// three flows (9.97, 0.48, 0.02, 0.02 Mb/s): duplicates answering retransmitted data the
 /// receiver held started recoveries back to back, each inflating the window by its duplicates
 /// (eq. 5) whatever the feedback, so one flow held the queue full, the router's N = y/R grew
-/// and R fell to R_min for all (PROTOCOLS.md §9). Same window, ±10 %.
+/// and R fell to R_min for all (docs/PROTOCOLS.md §9). Same window, ±10 %.
 #[test]
 fn dumbbell_converges_with_the_heuristic_recover_check() {
     let routes = [(0, 0, 1, 9), (0, 0, 1, 39), (0, 0, 1, 89), (0, 0, 1, 174)];
@@ -190,7 +190,7 @@ fn dumbbell_converges_with_the_heuristic_recover_check() {
 /// The same when the router must probe its capacity from a wrong 1 Mb/s (QFCP §III.B:
 /// "its effect is alleviated shortly ... since the probing algorithm finds the correct
 /// bandwidth value. Then the bandwidth is allocated equally among flows"). Same window. Before
-/// the probe waited for a building queue (PROTOCOLS.md §9) it rose in consecutive intervals,
+/// the probe waited for a building queue (docs/PROTOCOLS.md §9) it rose in consecutive intervals,
 /// overflowed the buffer and measured a worst deviation of 0.62 (Jain 0.92).
 #[test]
 fn dumbbell_with_a_probed_capacity_converges_to_equal_shares() {
@@ -245,9 +245,9 @@ fn on_a_lossy_link_qfcp_holds_twice_the_throughput_of_xcp_b() {
 /// can fairly allocate the bandwidth resource between them" (QFCP §III.C). Window: each
 /// flow within ±10 % of half the bottleneck (the issue's tolerance for fair shares). Measured
 /// 4.72 / 4.84 Mb/s (wire) with RTT samples from SACK blocks (`tcp.sack_rtt`); 4.99 / 4.82
-/// before, 4.71 / 4.91 before lost retransmissions were resent (PROTOCOLS.md §9). It fell short (4.25 / 4.62, 1782 drops) while QFCP's transport
+/// before, 4.71 / 4.91 before lost retransmissions were resent (docs/PROTOCOLS.md §9). It fell short (4.25 / 4.62, 1782 drops) while QFCP's transport
 /// sampled the RTT on every ACK: RTTVAR near 0 made 29 of the lossy flow's 90 recoveries end in
-/// a spurious timeout (PROTOCOLS.md §9, "RTO").
+/// a spurious timeout (docs/PROTOCOLS.md §9, "RTO").
 #[test]
 fn on_a_lossy_link_qfcp_shares_fairly_between_a_lossy_and_a_lossless_flow() {
     let (lossy, lossless) = lossy_pair("qfcp", "qfcp", "capacity = \"probe\", ");
@@ -283,7 +283,7 @@ fn lossy_pair_at(p: f64, protocol: &str, router: &str, probe: &str) -> (f64, f64
 /// environment", where XCP-b's shrinks. Same claim and window as at 1 % (at least twice XCP-b's
 /// goodput). Measured 4.26 against XCP-b's 0.15 Mb/s (4.20 against 0.29 before `tcp.sack_rtt`
 /// and XCP-b's own spare-bandwidth estimate); before the transport resent lost
-/// retransmissions (`tcp.lost_retransmit`, PROTOCOLS.md §9) QFCP's lossy flow had 0.05 Mb/s
+/// retransmissions (`tcp.lost_retransmit`, docs/PROTOCOLS.md §9) QFCP's lossy flow had 0.05 Mb/s
 /// (RTOs backed off to 7 and 14 s).
 #[test]
 fn on_a_very_lossy_link_qfcp_still_holds_twice_the_throughput_of_xcp_b() {
@@ -376,14 +376,14 @@ fn forced_losses_keep_qfcp_s_window_where_reno_halves() {
 /// NewReno repairs one per round trip and restarts the timer on every partial ACK (`every`:
 /// 9.09, 0 RTOs); racc's default NewReno timer is RFC 6582's impatient `first`, which ends such
 /// recoveries in RTOs (8.57 Mb/s, 12 RTOs): a transport the seed's QFCP did not run on
-/// (PROTOCOLS.md §9).
+/// (docs/PROTOCOLS.md §9).
 #[test]
 fn forced_losses_leave_qfcp_at_high_utilisation() {
     let (q_rate, _, rtos, ..) = forced_losses_with("", true);
     assert!(q_rate >= 0.9 * 10e6, "QFCP {q_rate}, {rtos} RTOs");
 }
 
-/// The same run with `tcp.partial_ack_timer = "sparse"` (racc's rule, PROTOCOLS.md §9): the
+/// The same run with `tcp.partial_ack_timer = "sparse"` (racc's rule, docs/PROTOCOLS.md §9): the
 /// first partial ACK and each that covered more than dupthresh packets restart the RTO, so the
 /// isolated holes random loss makes are repaired without a timeout. Same window as above. It is
 /// an option, not QFCP's default: it is not the paper's, and it worsens the probed dumbbell.
@@ -466,7 +466,7 @@ fn flow_metric(fs: &racc_sim::metrics::FlowSeries, name: &str, j: usize) -> f64 
 
 /// The bottleneck's control state sample by sample over (from, to] s: the probe's estimate C,
 /// the fair-share rate R, the flow estimate N, the input rate y it was computed from, T, the queue and the
-/// drops, and each flow's goodput, window and timeouts. A diagnostic for the probe (PROTOCOLS.md §9).
+/// drops, and each flow's goodput, window and timeouts. A diagnostic for the probe (docs/PROTOCOLS.md §9).
 fn print_trace(s: &mut racc_sim::Simulator, link: &str, from: f64, to: f64) {
     let idx = port(s, link).port as u32;
     let p = &s.port_series;

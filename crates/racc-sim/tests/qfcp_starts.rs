@@ -1,5 +1,5 @@
 //! QFCP flows that start together, one after another, and in numbers (issue 39 item 1;
-//! PROTOCOLS.md §9 "Starts"). Rates are compared on the wire, as capacity is (1000 / 944: IPv4
+//! docs/PROTOCOLS.md §9 "Starts"). Rates are compared on the wire, as capacity is (1000 / 944: IPv4
 //! 20, TCP 20 and QFCP 16 bytes of every 1000-byte packet).
 
 mod common;
@@ -213,7 +213,7 @@ fn three_simultaneous_starts_fill_the_link_and_share_it() {
 /// The same run's drops, below 0.5 % of the bottleneck's arrivals (issue 39). Not met: the
 /// first windows (feedback·rtt = C·rtt each, three BDPs into a one-BDP buffer) and the
 /// recoveries of the first 3 s drop 949 of 73,922 (1.28 %; 247 in the first 100 ms); from 4 s
-/// on there are none. A strict expected failure until the start is fixed (PROTOCOLS.md §9,
+/// on there are none. A strict expected failure until the start is fixed (docs/PROTOCOLS.md §9,
 /// "Starts").
 #[test]
 #[should_panic(expected = "not below 0.5 %")]
@@ -247,7 +247,7 @@ fn up_to_three_simultaneous_starts_fill_the_link_and_share_it() {
 /// 5 to 50 flows starting together: the same bounds are not met (`sweep_numbers`: with 5
 /// flows utilisation 0.81 and Jain 0.51, from 10 flows some flows starve, drops 8 to 29 %).
 /// n first windows of C·rtt overflow a one-BDP buffer n-fold; SACK alone does not cure it
-/// (50 flows: utilisation 0.93, Jain 0.46). A strict expected failure (PROTOCOLS.md §9, "Starts").
+/// (50 flows: utilisation 0.93, Jain 0.46). A strict expected failure (docs/PROTOCOLS.md §9, "Starts").
 #[test]
 #[should_panic(expected = "below")]
 fn five_to_fifty_simultaneous_starts_fill_the_link_and_share_it() {

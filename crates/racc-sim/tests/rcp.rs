@@ -1,4 +1,4 @@
-//! RCP (PROTOCOLS.md §6) and PIQI-RCP [reconstructed] (§8) on the engine: rate routers on the
+//! RCP (docs/PROTOCOLS.md §6) and PIQI-RCP [reconstructed] (§8) on the engine: rate routers on the
 //! bottleneck of a dumbbell, paced RCP senders, the HeaderEcho receiver.
 //!
 //! Scale: the bottleneck is 100 Mb/s, not XCC-Linux's 1 Gb/s, to keep each run within seconds.
@@ -115,7 +115,7 @@ fn three_flows_share_the_link_without_drops() {
 }
 
 /// (b) A lone 200 ms flow: RCP needs several seconds to reach 95 % of C (XCC-Linux ≈10 s,
-/// PROTOCOLS.md §6 ≈11 s; asserted 3-20 s), PIQI-RCP reaches 90 % in under 1 s (§8: 0.3-0.6 s at
+/// docs/PROTOCOLS.md §6 ≈11 s; asserted 3-20 s), PIQI-RCP reaches 90 % in under 1 s (§8: 0.3-0.6 s at
 /// 50 ms). Times from the flow's start, by the bottleneck's 50 ms throughput samples.
 #[test]
 fn lone_long_flow_fills_slowly_under_rcp_fast_under_piqi() {

@@ -1,4 +1,4 @@
-//! TCP/VCP on the engine (PROTOCOLS.md §2; VCP-DCCP App. A1–A5): N VCP flows through one VCP
+//! TCP/VCP on the engine (docs/PROTOCOLS.md §2; VCP-DCCP App. A1–A5): N VCP flows through one VCP
 //! router fill the link near γ·C with no loss and almost no queue, each at about γC/N; TCP
 //! NewReno through the same router is left alone.
 
@@ -49,7 +49,7 @@ fn vcp_flows_fill_the_link_fairly_without_loss() {
     let (util, drops, q_mean, q_max) = window(&s, "r0->r1", 20.0, 60.0);
     let bn = port(&mut s, "r0->r1");
     let g = goodput_per_flow(&s, 4, 20.0, 60.0);
-    let share = GAMMA * C / 4.0; // PROTOCOLS.md §2 oracle r* ≈ γC/N
+    let share = GAMMA * C / 4.0; // docs/PROTOCOLS.md §2 oracle r* ≈ γC/N
     let rates: Vec<f64> = g.iter().map(|x| x * WIRE).collect();
     eprintln!(
         "t in (20, 60] s: utilisation {util:.4} ({:.3}·γ), drops {drops} (whole run {}), queue mean {q_mean:.2} max {q_max} pkts \
@@ -97,7 +97,7 @@ fn late_flows_converge_to_the_fair_share() {
 #[test]
 fn delayed_acks_keep_the_same_dynamics() {
     // Per-packet credit (k packets per ACK) and the receiver's max-code echo keep the laws
-    // independent of the ACK ratio (PROTOCOLS.md §2).
+    // independent of the ACK ratio (docs/PROTOCOLS.md §2).
     let text = scenario(&[("start_spread = \"1s\"", "start_spread = \"1s\"\ndelayed_ack = true")]);
     let mut s = sim(&text);
     s.run();

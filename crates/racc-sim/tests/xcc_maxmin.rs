@@ -7,7 +7,7 @@
 //! racc's Python oracle. JetMax and PIQI-RCP aim at γ = 0.95 of capacity, RCP at all of it;
 //! the 10 % covers the 5 % that γ leaves unused. Rates are compared on the wire, as capacity is:
 //! a flow's goodput counts payload only, so it is scaled by packet size / payload (40 bytes of
-//! IPv4 + TCP and the congestion header, PROTOCOLS.md §1, per 1500-byte packet).
+//! IPv4 + TCP and the congestion header, docs/PROTOCOLS.md §1, per 1500-byte packet).
 
 mod common;
 
@@ -41,7 +41,7 @@ fn random_topology(seed: u64) -> Topology {
     Topology { capacity, delay_ms, routes }
 }
 
-/// Water-filling (PROTOCOLS.md §15): the rate of each flow, in route order (the flows of route
+/// Water-filling (docs/PROTOCOLS.md §15): the rate of each flow, in route order (the flows of route
 /// g are group "g{g}" of the scenario).
 fn water_filling(t: &Topology) -> Vec<f64> {
     let flows: Vec<(usize, usize)> = t.routes.iter().flat_map(|&(a, b, n, _)| (0..n).map(move |_| (a, b))).collect();

@@ -1,4 +1,4 @@
-//! TCP/XCP on the engine (PROTOCOLS.md §5, §15; XCC-Linux: "high utilisation, low buffering,
+//! TCP/XCP on the engine (docs/PROTOCOLS.md §5, §15; XCC-Linux: "high utilisation, low buffering,
 //! not max-min fair in some topologies"). XCP's control equations are scale-free in the
 //! capacity (φ, h and the feedback are all proportional to C·d), so the capacities below are
 //! chosen for run time, not to match a paper's figure.
@@ -130,7 +130,7 @@ fn wire(goodput_bps: f64) -> f64 {
     goodput_bps * WIRE
 }
 
-/// The utilisation v of link 1 that PROTOCOLS.md §15's fluid derivation gives: the root in
+/// The utilisation v of link 1 that docs/PROTOCOLS.md §15's fluid derivation gives: the root in
 /// (max(c, α/(α+γ)), 1) of γv²/(m+1) = (γv − α(1−v))(v − c)/m, by bisection. Below
 /// α/(α+γ) the right side is negative while the left is positive, and at v = 1 the left is
 /// smaller for the c, m used here, so the root is bracketed.
@@ -223,7 +223,7 @@ fn run_two_link(budget: &str, link1_first: bool) -> (f64, f64, f64, Vec<f64>, u6
     (v, v2, long[0], short, drops)
 }
 
-/// (c) PROTOCOLS.md §15's XCP two-link oracle (XCC-Linux "not max-min fair in certain
+/// (c) docs/PROTOCOLS.md §15's XCP two-link oracle (XCC-Linux "not max-min fair in certain
 /// topologies", after Low, Andrew and Wydrowski). Link 1 gives all m + 1 flows the same
 /// positive feedback and the long flow cannot use its share, so link 1 settles below full
 /// use at v solving γv²/(m+1) = (γv − α(1−v))(v − c)/m (0.954 for m = 2, c = 1/6), with each
@@ -262,7 +262,7 @@ fn two_link_oracle_link_one_is_underused() {
     }
 }
 
-/// The other charging rule (PROTOCOLS.md §5 `xcp_budget = "ns235"`, ns-2.35's xcpq.cc). With
+/// The other charging rule (docs/PROTOCOLS.md §5 `xcp_budget = "ns235"`, ns-2.35's xcpq.cc). With
 /// link 1 first, link 1 always writes its own feedback and the rule never applies: v* again,
 /// same tolerance. With link 2 first, link 1 also bills the shortfall of the long flow's
 /// packets (link 2 already lowered them) to its negative budget, which §15's iteration found

@@ -1,4 +1,4 @@
-//! DropTail (PROTOCOLS.md §12): a FIFO with a packet or byte limit that drops arrivals when
+//! DropTail (docs/PROTOCOLS.md §12): a FIFO with a packet or byte limit that drops arrivals when
 //! full. The limit lives in the engine's port, which applies it after the module's verdict
 //! (and then calls `on_buffer_drop`), so this module forwards every packet unchanged.
 

@@ -1,4 +1,4 @@
-//! Classic queue management for router output ports (PROTOCOLS.md §12).
+//! Classic queue management for router output ports (docs/PROTOCOLS.md §12).
 //!
 //! - [`DropTail`]: forward everything; the engine's port enforces the buffer limit after the
 //!   module's verdict, so a DropTail module only gives the port a name and its counters.

@@ -1,4 +1,4 @@
-//! Random Early Detection, exactly as PROTOCOLS.md §12: Floyd & Jacobson, "Random Early
+//! Random Early Detection, exactly as docs/PROTOCOLS.md §12: Floyd & Jacobson, "Random Early
 //! Detection Gateways for Congestion Avoidance", IEEE/ACM ToN 1993 (the "F&J" below), with
 //! ns-2's gentle mode (Floyd 2000) and Floyd's byte mode; marking per RFC 3168.
 //!
@@ -39,7 +39,7 @@ pub enum RedAction {
     Mark,
 }
 
-/// RED parameters; defaults are VCP-DCCP's (PROTOCOLS.md §12, §16): max_p 0.1,
+/// RED parameters; defaults are VCP-DCCP's (docs/PROTOCOLS.md §12, §16): max_p 0.1,
 /// min_th 150 pkts, max_th 700 pkts, w_q 0.002, gentle on [reconstructed], packet mode, drop.
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]

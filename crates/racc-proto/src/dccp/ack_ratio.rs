@@ -1,4 +1,4 @@
-//! The Ack Ratio R (VCP-DCCP's ζ), kept by the sender (RFC 4341 §6.1.2; PROTOCOLS.md §11).
+//! The Ack Ratio R (VCP-DCCP's ζ), kept by the sender (RFC 4341 §6.1.2; docs/PROTOCOLS.md §11).
 //!
 //! - Bounds: "seed" 2 ≤ R ≤ ⌊cwnd⌋ (R = 1 while cwnd < 2), "rfc" 1 ≤ R ≤ ⌈⌊cwnd⌋/2⌉; after any
 //!   change of cwnd, R is brought back within them (a halving with R > cwnd sets R = cwnd).

@@ -12,7 +12,7 @@
 //! b/s), so Eqs. 7–9 hold only if α is in bits too. We use that reading, the one the paper's
 //! number needs: α = 1 *bit* per RTT, α/(h·R) = 49.9 b/s at R ≈ 80 ms, and Eq. 9 gives the
 //! paper's r* = 220.8 kb/s for the T3 setting. Read as VCP's α = 1 *packet* (s bits), the term
-//! is 409 kb/s and N·r* would exceed C: the laws' α cannot be what Eq. 9 adds (PROTOCOLS.md §2,
+//! is 409 kb/s and N·r* would exceed C: the laws' α cannot be what Eq. 9 adds (docs/PROTOCOLS.md §2,
 //! "units pitfall"). Either way r* ≈ γC/N, which is the rate the test holds racc to.
 
 /// The parameters of Eqs. 7–9 (SI units: b/s, s, bits).

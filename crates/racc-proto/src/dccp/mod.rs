@@ -1,5 +1,5 @@
 //! DCCP with CCID2, TCP-like congestion control without reliability (RFC 4340, RFC 4341;
-//! VCP-DCCP §2; PROTOCOLS.md §11), and DCCP/VCP: the same transport growing its window by
+//! VCP-DCCP §2; docs/PROTOCOLS.md §11), and DCCP/VCP: the same transport growing its window by
 //! VCP's laws (VCP-DCCP §2 and App. A3–A5).
 //!
 //! - [`sender`]: [`DccpSender`], pipe and cwnd in packets, loss from the Ack Vector, no

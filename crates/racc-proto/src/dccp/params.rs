@@ -1,4 +1,4 @@
-//! The `params` table of a DCCP CCID2 flow (RFC 4341; PROTOCOLS.md §11 and §16).
+//! The `params` table of a DCCP CCID2 flow (RFC 4341; docs/PROTOCOLS.md §11 and §16).
 
 use crate::params::{positive, ParamError};
 

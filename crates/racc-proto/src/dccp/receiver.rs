@@ -5,7 +5,7 @@
 //!
 //! - The Ack Ratio is the one the latest data packet carries (the sender sets it, §6.1.2).
 //! - An ACK also goes after `ack_timeout` with data held below the ratio, so a window smaller
-//!   than R (a tail, a loss) still gets acknowledged [reconstructed, PROTOCOLS.md §11].
+//!   than R (a tail, a loss) still gets acknowledged [reconstructed, docs/PROTOCOLS.md §11].
 //! - The timestamp echo is the latest data packet's, with the time it was held added
 //!   (Timestamp Echo's Elapsed Time, RFC 4340 §13.3): the sender's sample is the path's RTT.
 //! - The echo hook copies a VCP code into each ACK (the largest since the previous ACK).

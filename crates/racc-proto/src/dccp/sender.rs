@@ -1,4 +1,4 @@
-//! The CCID2 sender (RFC 4341; VCP-DCCP §2 and Fig. 2; PROTOCOLS.md §11).
+//! The CCID2 sender (RFC 4341; VCP-DCCP §2 and Fig. 2; docs/PROTOCOLS.md §11).
 //!
 //! - Sends a data packet while pipe < cwnd (pipe: data packets sent and neither acknowledged
 //!   nor found lost; a packet goes only if pipe + 1 ≤ cwnd, which for a whole cwnd is the same

@@ -1,7 +1,7 @@
 //! CCID2's congestion window in packets (RFC 4341 §5; VCP-DCCP Fig. 2), growing either by
 //! TCP-like slow start and congestion avoidance or, for DCCP/VCP, by VCP's laws
 //! ([`VcpLaws`], VCP-DCCP A3–A5: the same code TCP/VCP runs). Loss, ECN marks and timeouts
-//! are CCID2's in both (PROTOCOLS.md §2: "DCCP/VCP: CCID2 loss, timeout and Ack Ratio rules,
+//! are CCID2's in both (docs/PROTOCOLS.md §2: "DCCP/VCP: CCID2 loss, timeout and Ack Ratio rules,
 //! with A3–A5 in place of slow start and congestion avoidance").
 
 use crate::vcp::VcpLaws;

@@ -1,11 +1,11 @@
-//! DCP-EW: DPCP for encrypted wireless networks [DCP-EW §III; PROTOCOLS.md §4]. It keeps
+//! DCP-EW: DPCP for encrypted wireless networks [DCP-EW §III; docs/PROTOCOLS.md §4]. It keeps
 //! DPCP's 4-bit load factor over 2-packet chains (levels, Alg. 2, decoder, exceptions) and
 //! changes two things:
 //!
 //! - [`ordering`]: the position is the IP ID's LSB (0 = MSP), read passively; inside an IPsec
 //!   tunnel the outer ID's. Hosts draw IDs per flow, incrementing or seeded random.
 //! - [`router`]: [`DcpewRouter`], the NM (Alg. 2 by the visible ID, the tunnel as one flow)
-//!   and the SM at gateways (PROTOCOLS.md §4 steps 1–5 through the tunnel hooks).
+//!   and the SM at gateways (docs/PROTOCOLS.md §4 steps 1–5 through the tunnel hooks).
 //! - [`window`]: [`DcpewWindow`], DPCP's laws plus the loss-differentiation bit map
 //!   (N = 32, T = 16): a loss without T overload ACKs before it keeps cwnd.
 //! - [`params`]: [`DcpewParams`], [`DcpewRouterParams`].

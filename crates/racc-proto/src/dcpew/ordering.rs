@@ -1,4 +1,4 @@
-//! DCP-EW's packet ordering by the IP ID's least significant bit [DCP-EW §III.B; PROTOCOLS.md
+//! DCP-EW's packet ordering by the IP ID's least significant bit [DCP-EW §III.B; docs/PROTOCOLS.md
 //! §4]: LSB 0 = MSP, LSB 1 = LSP. Routers read it passively and never write it.
 //!
 //! - Inside an IPsec tunnel the **outer** header's ID is the only one visible: it decides.

@@ -1,4 +1,4 @@
-//! Parameters of the "dcpew" protocol and router module (PROTOCOLS.md §4, §16). DCP-EW keeps
+//! Parameters of the "dcpew" protocol and router module (docs/PROTOCOLS.md §4, §16). DCP-EW keeps
 //! DPCP's levels, growth, MD and exceptions (DCP-EW §III.A), so the flow table repeats
 //! DPCP's knobs (same defaults) and adds the IP-ID source and the loss-differentiation bit map.
 //! Times in seconds.
@@ -38,15 +38,15 @@ crate::vcp_family_params! {
     pub struct DcpewParams {
         /// Cap on a level's MI factor ξ (absent: no cap, ξ = h(1/ρ_ub − 1) up to 1.0).
         pub xi_cap: Option<f64> = None,
-        /// Only an MSP echo starts an MD (DPCP's `md_on_msp_only`, PROTOCOLS.md §3).
+        /// Only an MSP echo starts an MD (DPCP's `md_on_msp_only`, docs/PROTOCOLS.md §3).
         pub md_on_msp_only: bool = false,
         /// MD factors of the overload levels 11 01, 11 10, 11 11 [MPCP Table 1: 0.875, 0.6,
-        /// 0.43]; another set is an ablation, not a reading of the paper (PROTOCOLS.md §3).
+        /// 0.43]; another set is an ablation, not a reading of the paper (docs/PROTOCOLS.md §3).
         pub md_factors: [f64; 3] = crate::dpcp::levels::MD_FACTORS,
         /// "mi+ai" (default) or "vcp-like".
         pub dpcp_growth: Growth = Growth::MiAi,
         /// Same-position echoes in a row that switch to VCP mode. Absent = 3 [MPCP] with
-        /// incrementing IDs and off with random IDs (PROTOCOLS.md §4 [reconstructed]); 0 = off.
+        /// incrementing IDs and off with random IDs (docs/PROTOCOLS.md §4 [reconstructed]); 0 = off.
         pub exception_limit: Option<u32> = None,
         /// RTTs in VCP mode before retrying chains [reconstructed: 8].
         pub resume_after: f64 = 8.0,
@@ -132,7 +132,7 @@ crate::load_factor_router_params! {
         /// SM: saved LFs per (tunnel, inner flow) instead of per tunnel [reconstructed: off].
         pub per_inner_flow: bool = false,
         /// NM: encode a chain's LSP with the code current at its MSP, as DPCP's `latch_lsp`
-        /// (PROTOCOLS.md §3) [reconstructed: off].
+        /// (docs/PROTOCOLS.md §3) [reconstructed: off].
         pub latch_lsp: bool = false,
     }
 }

@@ -1,5 +1,5 @@
 //! The DCP-EW router module of one output port: the Normal Module (NM) everywhere and the
-//! Security Module (SM) at IPsec gateways [DCP-EW §III.C; PROTOCOLS.md §4].
+//! Security Module (SM) at IPsec gateways [DCP-EW §III.C; docs/PROTOCOLS.md §4].
 //!
 //! **NM** (steps 3 and 5): DPCP's router (VCP's ρ every t_p, MPCP Table 1, Alg. 2 at
 //! dequeue on ECN-capable data), with the position from the visible IP ID ([`position`]): the

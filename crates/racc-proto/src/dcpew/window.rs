@@ -1,4 +1,4 @@
-//! DCP-EW's sender window [DCP-EW §III; PROTOCOLS.md §4]: DPCP's chain window
+//! DCP-EW's sender window [DCP-EW §III; docs/PROTOCOLS.md §4]: DPCP's chain window
 //! ([`ChainWindow`], `dpcp/window.rs`: levels, MI+AI growth from the level's upper bound, MD
 //! refinement, exceptions, VCP fallback) with DCP-EW's two changes plugged in.
 //!
@@ -13,7 +13,7 @@
 //!   is in the overload zone, MSP 11, ρ ≥ 1; a bleached echo 00 shifts in 0). CF = the low T
 //!   bits all set. On the 3rd duplicate ACK the transport retransmits; CF set: a congestion
 //!   loss, MD by `ew_loss_md` (the saved level's factor, or ½); CF clear: an error loss, cwnd
-//!   is kept. A loss MD is the episode's MD (PROTOCOLS.md §4 [reconstructed]): the decoder's
+//!   is kept. A loss MD is the episode's MD (docs/PROTOCOLS.md §4 [reconstructed]): the decoder's
 //!   hold and AI-for-one-rtt are the one record of it, so a loss inside a running episode
 //!   (echo- or loss-triggered) does not cut, and a loss MD starts an episode in which overload
 //!   echoes hold, then AI, as after an echo's MD. Either way fast recovery runs NewReno's
@@ -345,7 +345,7 @@ mod tests {
         // 16 overload echoes at t = 0 set CF (and cut once, by echo: 100 → 43). A congestion
         // loss at 1 s, after that episode (hold 200 ms + rtt 200 ms), cuts by the level (11 11:
         // 0.43) and starts a new episode in the decoder: overload echoes within its hold do
-        // nothing, then AI for one rtt, and only after hold + rtt cut again (PROTOCOLS.md §4).
+        // nothing, then AI for one rtt, and only after hold + rtt cut again (docs/PROTOCOLS.md §4).
         let mut w = window(&DcpewParams::default(), 100.0);
         overload_acks(&mut w, 0, 16);
         let before = w.cwnd_pkts();

@@ -1,4 +1,4 @@
-//! The sender's decoder [MPCP §3.3, §3.4; details reconstructed, PROTOCOLS.md §3]: turns
+//! The sender's decoder [MPCP §3.3, §3.4; details reconstructed, docs/PROTOCOLS.md §3]: turns
 //! the stream of echoed (code, position) pairs into what the window law needs.
 //!
 //! - The saved LF starts at 01 01 (low load). An echoed MSP replaces the saved MSP, sets the
@@ -14,7 +14,7 @@
 //!   the factor of the LF known so far (an MSP alone gives 11 11: 0.43); the chain's following
 //!   digits, in sequence and within the hold, set cwnd = max(1, β_k·cwnd_pre). VCP's hold and
 //!   AI-for-one-rtt rules
-//!   (PROTOCOLS.md §2, VCP-DCCP App.) frame the episode: overload within `md_hold` of the MD
+//!   (docs/PROTOCOLS.md §2, VCP-DCCP App.) frame the episode: overload within `md_hold` of the MD
 //!   does nothing, then AI for one rtt, then a new MD.
 //!
 //! n-packet generalisation [reconstructed]: an echo is *in sequence* when its position follows
@@ -40,7 +40,7 @@ use super::ordering::Position;
 use crate::params::ParamError;
 use crate::time::{Dur, Time};
 
-/// Decoder settings (PROTOCOLS.md §16 `dpcp`).
+/// Decoder settings (docs/PROTOCOLS.md §16 `dpcp`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DecoderParams {
     /// Chain length n (2 = DPCP, 3 = TPCP).
@@ -54,7 +54,7 @@ pub struct DecoderParams {
     /// Hold after an MD during which further overload does nothing [checked: t_p].
     pub md_hold: Dur,
     /// Only an MSP echo starts an MD; a later digit only refines its own chain's MD
-    /// (`md_on_msp_only`, PROTOCOLS.md §3). Off: any overload echo past the episode cuts.
+    /// (`md_on_msp_only`, docs/PROTOCOLS.md §3). Off: any overload echo past the episode cuts.
     pub md_on_msp_only: bool,
     /// MD factors of the overload levels 11 01, 11 10, 11 11 (`md_factors`) [MPCP
     /// Table 1: 0.875, 0.6, 0.43].
@@ -211,14 +211,14 @@ impl Decoder {
     }
 
     /// Whether `now` falls in the running MD episode (its hold or the AI-for-one-rtt after
-    /// it), where overload does not cut again (PROTOCOLS.md §2).
+    /// it), where overload does not cut again (docs/PROTOCOLS.md §2).
     #[inline]
     pub fn in_episode(&self, now: Time) -> bool {
         now < self.ai_until
     }
 
     /// An MD the echoes did not ask for (DCP-EW's loss-triggered MD, DCP-EW §III.D) is the
-    /// episode's MD (PROTOCOLS.md §4 [reconstructed]): the hold and the AI-for-one-rtt run from
+    /// episode's MD (docs/PROTOCOLS.md §4 [reconstructed]): the hold and the AI-for-one-rtt run from
     /// `now`, as after an echo's MD. `cwnd` = the window before the cut. No chain digit
     /// refines it: the factor came from the loss response, not from this chain.
     pub fn note_md(&mut self, now: Time, rtt: Dur, cwnd: f64) {

@@ -1,4 +1,4 @@
-//! The DPCP/TPCP receiver hook [MPCP §3.2, §3.3; PROTOCOLS.md §3].
+//! The DPCP/TPCP receiver hook [MPCP §3.2, §3.3; docs/PROTOCOLS.md §3].
 //!
 //! - `on_wire_arrival`: a data packet's seq/ack are put back (n = 2: seq is the field nearer
 //!   rcv_nxt, a tie is undone by the checksum; n ≥ 3: the checksum offset is added back to ack,
@@ -8,12 +8,12 @@
 //!   **takes the position of the data packet whose bits it echoes** [reconstructed], imposed the
 //!   same way as on data (the seed's "the same logic is followed for the ACK packet"), so a lost
 //!   packet cannot shift the pairing. Bits 2–3 of the echo repeat the position (bit 2 is the
-//!   1-bit position of PROTOCOLS.md §1; the sender reads the position from the ACK's order).
+//!   1-bit position of docs/PROTOCOLS.md §1; the sender reads the position from the ACK's order).
 //!
 //! **Which packet an ACK echoes** [reconstructed]. With one ACK per data packet (TCP/DPCP's
 //! default) it is simply the last data packet that arrived. A delayed ACK (RFC 1122/5681: every
 //! 2nd full segment, or the delack timeout) covers two packets but carries one echo, and VCP's
-//! rule (the largest code, PROTOCOLS.md §2) does not fit chains: an MSP and its LSP are digits of
+//! rule (the largest code, docs/PROTOCOLS.md §2) does not fit chains: an MSP and its LSP are digits of
 //! one number, and echoing the last packet (always the LSP) makes the sender see LSP LSP LSP and
 //! fall back to VCP mode (MPCP §3.4). TCP's ACK clock is left alone; the echo instead
 //! **walks one chain at a time, one position per ACK**:
@@ -364,7 +364,7 @@ mod tests {
     #[test]
     fn delayed_acks_over_msps_only_echo_the_largest_code() {
         // A sender in VCP mode sends MSPs only: one ACK covering two echoes the larger code
-        // (VCP's rule, PROTOCOLS.md §2), as an MSP.
+        // (VCP's rule, docs/PROTOCOLS.md §2), as an MSP.
         let mut e = DpcpEcho::new(2, ISN);
         for (a, b) in [(0b11, 0b01), (0b01, 0b10), (0b01, 0b01)] {
             e.on_data(a, Position::MSP);

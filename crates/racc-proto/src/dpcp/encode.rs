@@ -1,5 +1,5 @@
 //! Alg. 2 at a router [MPCP §3.3]: write this port's load factor into a chain of packets
-//! so that the chain carries the **max** LF over the path (PROTOCOLS.md §1 router rules),
+//! so that the chain carries the **max** LF over the path (docs/PROTOCOLS.md §1 router rules),
 //! with one 2-bit flag of state per flow.
 //!
 //! ```text
@@ -10,7 +10,7 @@
 //!             elif flag == MSP_EQ and LSP1 > X2: ecn = LSP1
 //! ```
 //! The extracted seed sets MSP_HIGH in the equal branch but tests MSP_EQ in the LSP branch;
-//! we read the equal branch as MSP_EQ (PROTOCOLS.md §3). The flag starts at MSP_EQ, so a lone
+//! we read the equal branch as MSP_EQ (docs/PROTOCOLS.md §3). The flag starts at MSP_EQ, so a lone
 //! LSP can only raise the code [reconstructed].
 //!
 //! n-packet chains [reconstructed, generalising Alg. 2 digit by digit]: the flag records how

@@ -1,6 +1,6 @@
 //! Load-factor levels of MPCP: MPCP Table 1 (DPCP, n = 2), its n = 1 restriction (the
 //! VCP code, MPCP §3.1 backward compatibility), and the TPCP refinement (n = 3, 4) of
-//! PROTOCOLS.md §3.
+//! docs/PROTOCOLS.md §3.
 //!
 //! A code is a chain of n 2-bit digits, most significant first (the MSP's ECN bits first),
 //! each in {01, 10, 11}: 00 is excluded so that every packet stays ECN-capable (MPCP
@@ -15,14 +15,14 @@
 //!
 //! Thresholds and MD factors are [seed] (MPCP Table 1). ξ is [reconstructed] (VCP-DCCP's
 //! F(x) = h(1 − x)/x at the level's upper bound, MPCP §3.1 "conservatively ... the upper
-//! bound"). n ≥ 3 is [reconstructed] (PROTOCOLS.md §3): every further digit splits its parent
+//! bound"). n ≥ 3 is [reconstructed] (docs/PROTOCOLS.md §3): every further digit splits its parent
 //! interval into 3 equal sub-intervals; ξ from the sub-interval's upper bound (no lower than
 //! 0.2, see [`Lf::xi`]), MD from the parent DPCP level. n = 1 is VCP (thresholds 0.8 / 1.0, MD 0.875; VCP-DCCP App.).
 
 /// Longest chain supported (4 digits fit one byte; the position needs 2 echo bits).
 pub const MAX_CHAIN: u8 = 4;
 
-/// h in F(x) = h(1 − x)/x [VCP-DCCP §2; PROTOCOLS.md §2].
+/// h in F(x) = h(1 − x)/x [VCP-DCCP §2; docs/PROTOCOLS.md §2].
 pub const H: f64 = 0.25;
 
 /// MPCP Table 1: level j (0..9, MSP-major) holds ρ < `THRESHOLDS[j]`; the last level
@@ -178,7 +178,7 @@ impl Lf {
         self.rho_bounds().1
     }
 
-    /// ξ = h(1/ρ_ub − 1): the MI factor of the low and high zones [reconstructed, PROTOCOLS.md
+    /// ξ = h(1/ρ_ub − 1): the MI factor of the low and high zones [reconstructed, docs/PROTOCOLS.md
     /// §3]; 0 in the overload zone, which does not grow.
     ///
     /// ρ_ub is taken no lower than Table 1's first threshold, 0.2 [reconstructed]: so ξ ≤ h·4
@@ -290,7 +290,7 @@ mod tests {
                 assert_eq!(lf.md_factor(), Some(MD_FACTORS[j - 6]));
             }
         }
-        // PROTOCOLS.md §3's rounded column.
+        // docs/PROTOCOLS.md §3's rounded column.
         assert!((Lf::dpcp(0b10, 0b01).xi(H) - 0.0441).abs() < 1e-4);
         assert!((Lf::dpcp(0b10, 0b10).xi(H) - 0.0132).abs() < 1e-4);
         assert_eq!(Lf::dpcp(0b01, 0b11).xi(H), 0.0625, "= VCP's μ");

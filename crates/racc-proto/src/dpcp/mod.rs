@@ -1,5 +1,5 @@
 //! MPCP: DPCP (n = 2) and TPCP (n = 3) router-assisted congestion control [MPCP §3, §5;
-//! PROTOCOLS.md §3]. A 2n-bit load-factor code travels split over n consecutive packets, two
+//! docs/PROTOCOLS.md §3]. A 2n-bit load-factor code travels split over n consecutive packets, two
 //! ECN bits each; the packet's place in its chain rides in the TCP header (seq/ack order for
 //! n = 2, a checksum offset for n ≥ 3).
 //!

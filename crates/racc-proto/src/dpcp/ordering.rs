@@ -4,7 +4,7 @@
 //!   swaps the two fields when their order is wrong, which leaves the Internet checksum valid
 //!   (the sum is commutative). A tie (seq == ack) is broken by decrementing the field that must
 //!   be the smaller, **without** updating the checksum, so a tie-adjusted packet arrives with an
-//!   invalid checksum and a difference of 1 [seed]. Tie at 0 [reconstructed, PROTOCOLS.md §3]:
+//!   invalid checksum and a difference of 1 [seed]. Tie at 0 [reconstructed, docs/PROTOCOLS.md §3]:
 //!   decrementing 0 would wrap to 2³² − 1 and reverse the order, so add 1 to the field that
 //!   must be the larger instead. The receiving end puts seq back [reconstructed]: if it knows
 //!   the exact value of the *other* field (a receiver that sends no data knows the ack every
@@ -15,7 +15,7 @@
 //!   every 2³² bytes); the window rule needs them "sufficiently apart" (MPCP §3.2). A tie
 //!   is then undone by trying both repairs (smaller + 1, larger − 1) and keeping the one whose
 //!   checksum verifies.
-//! - **n ≥ 3, checksum offsets** [MPCP §5; details reconstructed, PROTOCOLS.md §3]: the
+//! - **n ≥ 3, checksum offsets** [MPCP §5; details reconstructed, docs/PROTOCOLS.md §3]: the
 //!   sender subtracts the position k from ack without updating the checksum; anyone
 //!   recomputing the checksum finds it exceeds the stored one by k (mod 0xFFFF). If ack wrapped
 //!   below 0 the difference reads k − 1 (2³² ≡ 1 mod 0xFFFF), so a reader that sees
@@ -32,7 +32,7 @@
 //!   ([`restore_offset_near`]). A sender reading ACKs does not (the cumulative ack lies
 //!   anywhere in its window, and "nearer the last seq sent" would pick the larger reading
 //!   whatever the truth); it settles the tie by the 1-bit position the ACK's echo carries
-//!   (PROTOCOLS.md §1; bits 2–3 of `echo`), whose parity differs between the two readings
+//!   (docs/PROTOCOLS.md §1; bits 2–3 of `echo`), whose parity differs between the two readings
 //!   ([`restore_offset_parity`]). Both ends are then exact on both sides of the wrap.
 //!
 //! Everything here is a pure function of the header: routers call [`position`] /
@@ -280,7 +280,7 @@ pub fn restore_offset(h: &mut TcpHeader, n: u8) -> Position {
 
 /// Impose position `pos` of an n-chain on an outgoing header (Alg. 1 for n = 2, the offset
 /// for n ≥ 3, nothing for n = 1). Receivers use it for ACKs, which take the position of the
-/// data packet they echo (PROTOCOLS.md §3).
+/// data packet they echo (docs/PROTOCOLS.md §3).
 #[inline]
 pub fn impose(h: &mut TcpHeader, pos: Position, n: u8) {
     match n {
@@ -507,7 +507,7 @@ mod tests {
                     mark_offset(&mut h, k);
                     let p = Packet::tcp(1, Kind::Data, 100, 60, h);
                     // Exact except where the true ack lies within n − 1 − k of 2^32 and did
-                    // not wrap (PROTOCOLS.md §3: ≈ n·2⁻³² per packet).
+                    // not wrap (docs/PROTOCOLS.md §3: ≈ n·2⁻³² per packet).
                     let misread = ack as u64 >= (1u64 << 32) - (n as u64 - 1) + k as u64;
                     assert_eq!(position_n(&p, n) != Position(k), misread, "n {n} ack {ack} k {k}");
                     if !misread {

@@ -1,6 +1,6 @@
-//! Parameters of the "dpcp" / "tpcp" protocols and router modules (PROTOCOLS.md §3, §16).
+//! Parameters of the "dpcp" / "tpcp" protocols and router modules (docs/PROTOCOLS.md §3, §16).
 //! Defaults are MPCP's where it gives them, else VCP's (VCP-DCCP) and the reconstructed
-//! values of PROTOCOLS.md §16. Times in seconds.
+//! values of docs/PROTOCOLS.md §16. Times in seconds.
 
 use super::decode::DecoderParams;
 use super::levels::MAX_CHAIN;
@@ -9,7 +9,7 @@ use crate::tcp::TcpParams;
 use crate::time::{secs, Dur};
 use crate::vcp::{AiLaw, MdHold, WindowLaws};
 
-/// Growth law in the low and high zones (PROTOCOLS.md §3 `dpcp_growth`).
+/// Growth law in the low and high zones (docs/PROTOCOLS.md §3 `dpcp_growth`).
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Growth {
     /// MI and AI together, each from the level's upper bound [MPCP §3.1].
@@ -29,11 +29,11 @@ crate::vcp_family_params! {
         pub chain: u8 = 2,
         /// Cap on a level's MI factor ξ (absent: no cap, ξ = h(1/ρ_ub − 1) up to 1.0).
         pub xi_cap: Option<f64> = None,
-        /// Only an MSP echo starts an MD; a chain's later digits only refine it (PROTOCOLS.md §3)
+        /// Only an MSP echo starts an MD; a chain's later digits only refine it (docs/PROTOCOLS.md §3)
         /// [reconstructed: off].
         pub md_on_msp_only: bool = false,
         /// MD factors of the overload levels 11 01, 11 10, 11 11 [MPCP Table 1: 0.875, 0.6,
-        /// 0.43]; another set is an ablation, not a reading of the paper (PROTOCOLS.md §3).
+        /// 0.43]; another set is an ablation, not a reading of the paper (docs/PROTOCOLS.md §3).
         pub md_factors: [f64; 3] = crate::dpcp::levels::MD_FACTORS,
         /// "mi+ai" (default) or "vcp-like".
         pub dpcp_growth: Growth = Growth::MiAi,
@@ -154,7 +154,7 @@ crate::load_factor_router_params! {
         /// A flow idle this long (s) has its flag reset to MSP_EQ [reconstructed: 10 s].
         pub evict_after: f64 = 10.0,
         /// Encode a chain's later positions with the code current at its MSP, so that a t_p tick
-        /// cannot split a chain (PROTOCOLS.md §3) [reconstructed: off].
+        /// cannot split a chain (docs/PROTOCOLS.md §3) [reconstructed: off].
         pub latch_lsp: bool = false,
     }
 }

@@ -1,4 +1,4 @@
-//! The DPCP/TPCP router module of one output port [MPCP §3.3; PROTOCOLS.md §1, §3].
+//! The DPCP/TPCP router module of one output port [MPCP §3.3; docs/PROTOCOLS.md §1, §3].
 //!
 //! - ρ is VCP's (VCP-DCCP A1, A2), from the shared estimator [`LoadFactor`]: every arrival is
 //!   counted before the buffer check, the t_q/t_p timers run with a random phase.
@@ -9,7 +9,7 @@
 //! - The per-flow flags live in a flat vector indexed by `pkt.flow`, grown on demand (amortised;
 //!   no allocation per packet). A flow idle for `evict_after` (10 s [reconstructed]) starts
 //!   again from MSP_EQ, as an evicted entry of a real router's table would.
-//! - `latch_lsp` (default off) [reconstructed, PROTOCOLS.md §3]: the port's code at a flow's MSP
+//! - `latch_lsp` (default off) [reconstructed, docs/PROTOCOLS.md §3]: the port's code at a flow's MSP
 //!   is kept next to the flag, and the chain's later positions are encoded with it, so a t_p tick
 //!   between an MSP and its LSP cannot give the chain the MSP of one load factor and the LSP of
 //!   the next (a level the port never had). It holds until the flow's next MSP, as the flag does;

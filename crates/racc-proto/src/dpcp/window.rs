@@ -1,5 +1,5 @@
 //! The chain window: DPCP/TPCP's window laws on the TCP NewReno transport (MPCP §3;
-//! PROTOCOLS.md §3), which DCP-EW keeps (DCP-EW §III.A; PROTOCOLS.md §4). cwnd is held in
+//! docs/PROTOCOLS.md §3), which DCP-EW keeps (DCP-EW §III.A; docs/PROTOCOLS.md §4). cwnd is held in
 //! packets (f64) and exposed in bytes (× MSS), as VCP's (`vcp/window.rs`). DCP-EW changes two
 //! things, the two type parameters of [`ChainWindow`]:
 //!
@@ -21,7 +21,7 @@
 //!   α·min((rtt/t_p)², σ_AI)/cwnd; `vcp-like` (and VCP mode): the MI term alone in the low
 //!   zone, the AI term alone in the high zone.
 //! - **Overload**: the decoder's MD (0.43 on an MSP alone, β_k·cwnd_pre once the LSP
-//!   arrives), VCP's hold and AI-for-one-rtt (PROTOCOLS.md §2).
+//!   arrives), VCP's hold and AI-for-one-rtt (docs/PROTOCOLS.md §2).
 //! - **Fast recovery** is the TCP transport's (NewReno's, `tcp/recovery.rs`), around TCP's
 //!   halving or the loss response's window; on its exit the chain laws resume without slow
 //!   start [checked for VCP; same for DPCP, reconstructed].
@@ -49,7 +49,7 @@ pub trait ChainOrder: Clone + std::fmt::Debug + Send + 'static {
     fn stamp(&mut self, pkt: &mut Packet, chains: bool);
 }
 
-/// What a loss does to the window (PROTOCOLS.md §3 "as VCP's"; §4 loss differentiation).
+/// What a loss does to the window (docs/PROTOCOLS.md §3 "as VCP's"; §4 loss differentiation).
 pub trait LossResponse: Clone + std::fmt::Debug + Send + 'static {
     /// Every decoded ACK echo: `overload` = the saved LF is in the overload zone (false for a
     /// bleached echo).

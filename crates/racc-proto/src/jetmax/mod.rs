@@ -1,5 +1,5 @@
 //! JetMax (Zhang, Leonard and Loguinov, Computer Networks 2008; XCC-Linux), as reconstructed in
-//! PROTOCOLS.md §7: routers count the flows bottlenecked at them by the inter-packet times
+//! docs/PROTOCOLS.md §7: routers count the flows bottlenecked at them by the inter-packet times
 //! their packets carry, offer each the leftover capacity split evenly, and stamp their id on
 //! the packets whose feedback they lower; senders move a fraction τ of the way to that rate
 //! once per RTT and name the router that set it, so that only that router counts them.
@@ -36,7 +36,7 @@ use crate::protocol::{ContractValue, FlowProtocol, PortIdentity, Presence, Requi
 
 /// JetMax's contract keys.
 pub mod keys {
-    /// A JetMax router module is present (Int 1; PROTOCOLS.md §7).
+    /// A JetMax router module is present (Int 1; docs/PROTOCOLS.md §7).
     pub const XCC_JETMAX: &str = "xcc.jetmax";
     /// The control interval Δ (s) of a JetMax router, which the sender's first step waits 2Δ of.
     pub const JETMAX_DELTA: &str = "jetmax.delta";
@@ -89,7 +89,7 @@ impl FlowProtocol for JetMaxFlow {
                 presence: Presence::IfProvided,
                 param: "delta",
                 unit: " s",
-                why: "a JetMax sender's first step waits 2Δ of the routers' interval (PROTOCOLS.md §7), \
+                why: "a JetMax sender's first step waits 2Δ of the routers' interval (docs/PROTOCOLS.md §7), \
                       so set the same delta on both",
             },
         ]

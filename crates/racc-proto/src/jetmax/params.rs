@@ -1,4 +1,4 @@
-//! The parameter tables of a JetMax flow and of a JetMax router module (PROTOCOLS.md §7, §16).
+//! The parameter tables of a JetMax flow and of a JetMax router module (docs/PROTOCOLS.md §7, §16).
 //! Every constant of §7 is [reconstructed]; the defaults are §7's. Times in seconds.
 
 use crate::params::{positive, ParamError};
@@ -20,7 +20,7 @@ pub enum Window {
     Delta,
 }
 
-/// A JetMax router's `router_params`. Defaults: PROTOCOLS.md §7.
+/// A JetMax router's `router_params`. Defaults: docs/PROTOCOLS.md §7.
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct JetMaxRouterParams {
@@ -96,7 +96,7 @@ pub enum Ipt {
     Gap,
 }
 
-/// A JetMax flow's `params`. Defaults: PROTOCOLS.md §7.
+/// A JetMax flow's `params`. Defaults: docs/PROTOCOLS.md §7.
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct JetMaxParams {

@@ -1,4 +1,4 @@
-//! JetMax's sender: a rate-based controller for the TCP transport (PROTOCOLS.md §7
+//! JetMax's sender: a rate-based controller for the TCP transport (docs/PROTOCOLS.md §7
 //! [reconstructed]). The transport paces data at `pacing_rate` = x (wire B/s) with an
 //! infinite window and keeps its reliability (retransmission, RTO); the rate is the
 //! controller's alone.
@@ -43,7 +43,7 @@ use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{CongHeader, Direction, Kind, Packet};
 use crate::time::{secs, to_secs, Dur, Time, NEVER};
 
-/// Bytes the JetMax header adds (PROTOCOLS.md §1).
+/// Bytes the JetMax header adds (docs/PROTOCOLS.md §1).
 pub const HEADER_BYTES: u32 = 20;
 
 /// JetMax's sending-rate controller.

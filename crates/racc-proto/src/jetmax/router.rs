@@ -1,4 +1,4 @@
-//! The JetMax router module of one output port l (PROTOCOLS.md §7 [reconstructed]).
+//! The JetMax router module of one output port l (docs/PROTOCOLS.md §7 [reconstructed]).
 //!
 //! ```text
 //! on_arrival(p):  Y += wire ; if p.cur_id in {l, none}: { S += wire ; Ninv += p.ipt }   # 3 additions
@@ -8,7 +8,7 @@
 //! ```
 //!
 //! - **Arrivals.** Y counts every arriving packet's wire bytes, whatever its protocol and
-//!   direction, including those the buffer then drops (PROTOCOLS.md §1 router rules). S and
+//!   direction, including those the buffer then drops (docs/PROTOCOLS.md §1 router rules). S and
 //!   Ninv count forward JetMax data whose sender names this port, or no port yet, as its
 //!   bottleneck. That is the whole per-packet arithmetic: one addition for other packets,
 //!   three for these, written once over [`Arith`] ([`arrival`]) and counted on the code that
@@ -39,10 +39,10 @@
 //!   built; the per-tick work is O(m). The sender's ipt is the time its packet adds to the
 //!   flow's announced presence (`rate.rs`), so a flow that speeds up does not count twice.
 //! - **First tick** at a phase drawn uniformly in [0, Δ) from the port's stream
-//!   (PROTOCOLS.md §1); it only opens the first interval. Until the first full interval
+//!   (docs/PROTOCOLS.md §1); it only opens the first interval. Until the first full interval
 //!   F = +inf: nothing is known to constrain.
 //! - **Feedback** on departure, to forward data, SYN and REF packets with a JetMax header
-//!   (PROTOCOLS.md §1: rate protocols take the min along the path): F in B/s of wire,
+//!   (docs/PROTOCOLS.md §1: rate protocols take the min along the path): F in B/s of wire,
 //!   rounded to the u32 field, 0xFFFF_FFFF for +inf (which never lowers anything).
 //!   Returns `false`: lowering feedback is not an ECN mark.
 //! - **F_min** is `f_min` packets/s of the port's typical packet size

@@ -203,7 +203,7 @@ fn p8_settling_in_rtts_does_not_depend_on_the_delay() {
 
 /// P1, written before measuring: a lone 200 ms flow at 1 Gb/s reaches 90 % of C in under 1 s
 /// under PIQI-RCP; under RCP it needs several seconds to reach 95 % (XCC-Linux ≈10 s,
-/// PROTOCOLS.md §6 ≈11 s: asserted as 3 to 20 s).
+/// docs/PROTOCOLS.md §6 ≈11 s: asserted as 3 to 20 s).
 #[test]
 fn p1_fill_much_faster_than_rcp() {
     let f = [flow(0.2, 0.0)];

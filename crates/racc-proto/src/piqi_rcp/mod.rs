@@ -1,5 +1,5 @@
 //! PIQI-RCP, Proportional-Integral Queue-Independent RCP (Jain and Loguinov, IWQoS 2007;
-//! XCC-Linux; PROTOCOLS.md §8) **[reconstructed]**: the paper's equations are unavailable. Only
+//! XCC-Linux; docs/PROTOCOLS.md §8) **[reconstructed]**: the paper's equations are unavailable. Only
 //! the router differs from RCP; flows of protocol "piqi-rcp" use RCP's sender and receiver
 //! (`rcp::RcpSender`, `xcc::HeaderEcho`).
 //!

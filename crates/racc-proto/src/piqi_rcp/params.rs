@@ -1,4 +1,4 @@
-//! A "piqi-rcp" router port's `router_params` (PROTOCOLS.md §8 and §16) [reconstructed].
+//! A "piqi-rcp" router port's `router_params` (docs/PROTOCOLS.md §8 and §16) [reconstructed].
 //! Times in seconds, rates as fractions of the port's capacity.
 
 use crate::params::{positive, ParamError};

@@ -1,4 +1,4 @@
-//! PIQI-RCP's router rule **[reconstructed]** (PROTOCOLS.md §8; the router module's docs in
+//! PIQI-RCP's router rule **[reconstructed]** (docs/PROTOCOLS.md §8; the router module's docs in
 //! `router.rs` say why each term): every interval, N̂ = max(1, y/R̄ + J) flows share the rate
 //! error e = (γC − y)/N̂, with no queue term, and R moves by the PI law
 //! R += K_i·g·e + K_p·(e − e_prev), clamped to [R_min, γC]; and the shares newcomers are

@@ -1,4 +1,4 @@
-//! The PIQI-RCP router module **[reconstructed]** (PROTOCOLS.md §8; the IWQoS 2007 equations are
+//! The PIQI-RCP router module **[reconstructed]** (docs/PROTOCOLS.md §8; the IWQoS 2007 equations are
 //! unavailable). The per-packet half is RCP's ([`RateCore`]: arrival bytes, byte-weighted RTT
 //! and d0, min(rate, R) written into SYN/REF/DATA at dequeue), so data packets cost what RCP's
 //! cost: 2 additions + 2 multiplications (P7).

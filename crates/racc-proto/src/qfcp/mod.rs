@@ -1,4 +1,4 @@
-//! QFCP, the Quick Flow Control Protocol (QFCP; PROTOCOLS.md §9), over the TCP transport, on
+//! QFCP, the Quick Flow Control Protocol (QFCP; docs/PROTOCOLS.md §9), over the TCP transport, on
 //! XCC-Linux's congestion-header layer ([`crate::xcc`]): every router port computes one
 //! fair-share rate R from a flow-count estimate, lowers each passing request to it, and the
 //! sender sets its window to feedback·rtt; loss is not read as congestion.

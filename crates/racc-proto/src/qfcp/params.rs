@@ -1,4 +1,4 @@
-//! The parameter tables of a QFCP flow and of a QFCP router module (PROTOCOLS.md §9, §16).
+//! The parameter tables of a QFCP flow and of a QFCP router module (docs/PROTOCOLS.md §9, §16).
 
 use crate::params::{parse, positive, ParamError};
 use crate::tcp::{RttSamples, TcpParams};
@@ -20,10 +20,10 @@ pub struct QfcpParams {
     /// ACK, as Quick-Start's sender paces its approved rate over one RTT (RFC 4782 §4; ns-2's
     /// `qs_approved_`), whose rate-request-and-grant QFCP extends to a flow's lifetime (QFCP §II:
     /// "a similar framework of Quick-Start"). Off (the default): the first window leaves in one
-    /// burst; PROTOCOLS.md §9 weighs both (qfcp-fct, qfcp-lossy, qfcp-wlan-fairness).
+    /// burst; docs/PROTOCOLS.md §9 weighs both (qfcp-fct, qfcp-lossy, qfcp-wlan-fairness).
     pub pace_first_window: bool,
     /// Without SACK, pace a timeout's go-back-N at cwnd/rtt until the flight the timeout found
-    /// is acknowledged (on by default; PROTOCOLS.md §9, "Starts"): the window comes back at
+    /// is acknowledged (on by default; docs/PROTOCOLS.md §9, "Starts"): the window comes back at
     /// feedback·rtt with the first ACK after the timeout (§II), and in one burst it resends
     /// data the receiver mostly holds.
     pub pace_go_back_n: bool,
@@ -37,7 +37,7 @@ impl Default for QfcpParams {
 
 /// The transport QFCP runs on: TCP's defaults, but one RTT sample per round trip
 /// (`rtt_samples = "once-per-rtt"`, ns-2's `TcpAgent`, the seed's simulator), not one per ACK.
-/// Why (PROTOCOLS.md §9, "RTO"): QFCP keeps the queue short and steady, so per-ACK samples
+/// Why (docs/PROTOCOLS.md §9, "RTO"): QFCP keeps the queue short and steady, so per-ACK samples
 /// drive RTTVAR to about 0 and the RTO to SRTT + 1 ms; the timer that a fast retransmit arms
 /// then expires before the retransmission's ACK whenever the queue has grown by a millisecond,
 /// and the spurious timeout's go-back-N resends the window in flight (qfcp-lossy at 0.1 %
@@ -46,7 +46,7 @@ impl Default for QfcpParams {
 ///
 /// And, with SACK, lost retransmissions found by the SACKs of data sent after them and sent
 /// again (`lost_retransmit`, RFC 8985's rule) instead of waiting for the timer. Why
-/// (PROTOCOLS.md §9, "Lost retransmissions"): the seed names the lost retransmission as the
+/// (docs/PROTOCOLS.md §9, "Lost retransmissions"): the seed names the lost retransmission as the
 /// cause of QFCP's timeouts (§III.C); at 10 % loss one retransmission in ten is lost, the
 /// timeouts' go-back-N loses one in ten again, fast retransmit is refused below the timeout's
 /// recovery point, and without a clean RTT sample (Karn) the back-off only grows: qfcp-lossy's
@@ -55,7 +55,7 @@ impl Default for QfcpParams {
 /// And, with SACK, the timed segment's sample from its first report, a SACK block included
 /// (`sack_rtt`): cwnd = feedback·RTT needs the RTT, and under steady loss nearly every
 /// cumulative ACK covers a retransmission, so Karn's rule left the lossy flow's SRTT at its
-/// start-up 202 ms while the real RTT was 210–240 ms (PROTOCOLS.md §9, "RTT under loss").
+/// start-up 202 ms while the real RTT was 210–240 ms (docs/PROTOCOLS.md §9, "RTT under loss").
 pub fn qfcp_tcp_defaults() -> TcpParams {
     TcpParams { rtt_samples: RttSamples::OncePerRtt, lost_retransmit: true, sack_rtt: true, ..TcpParams::default() }
 }
@@ -87,7 +87,7 @@ impl QfcpParams {
     }
 }
 
-/// The `router_params` table of a "qfcp" router module. Defaults: PROTOCOLS.md §9, §16.
+/// The `router_params` table of a "qfcp" router module. Defaults: docs/PROTOCOLS.md §9, §16.
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct QfcpRouterParams {

@@ -1,4 +1,4 @@
-//! The QFCP router module of one output port (QFCP §II; PROTOCOLS.md §9).
+//! The QFCP router module of one output port (QFCP §II; docs/PROTOCOLS.md §9).
 //!
 //! - `on_arrival` (before the buffer check, so packets the buffer then drops count): every
 //!   packet's wire bytes go into the input traffic y, return-path ACKs included (below); a
@@ -21,7 +21,7 @@
 //! the fixed point keeps a standing queue of (ACK rate)·T/β and R rises whenever it is
 //! smaller. On a shared medium (`router_scope = "medium"`, QFCP §III.B: the controller
 //! "takes control of all packets in both directions") the uploads' ACKs then held the access
-//! point's queue full and its downloads starved (PROTOCOLS.md §9, "Both directions"). An ACK
+//! point's queue full and its downloads starved (docs/PROTOCOLS.md §9, "Both directions"). An ACK
 //! stream counts in N = y/R as the fraction of a flow its rate is of R: the share of C it
 //! takes. Only data-path packets carry a request to lower.
 //!

@@ -119,7 +119,7 @@ fn control_floors_and_clamps() {
 /// 1. (0, 100 ms]: 10 arrivals of 1000 B, the queue never above 0: C = 1.1·125 000 =
 ///    137 500; y = 100 000 B/s, N = 1, R = C = 137 500 (R = (C − 0)/1).
 /// 2. (100, 200 ms]: the same, but the interval ends with 2 packets queued: the queue is
-///    building up, C holds at 137 500 [reconstructed, PROTOCOLS.md §9]; N = 1, R = C.
+///    building up, C holds at 137 500 [reconstructed, docs/PROTOCOLS.md §9]; N = 1, R = C.
 /// 3. (200, 300 ms]: 120 arrivals (y = 1.2·10⁶ B/s) and 100 departures (1 MB/s out), the
 ///    queue never below 2 packets: C = 10⁶ (the output rate); N = 1.2·10⁶/137 500,
 ///    R = (10⁶ − 0.5·2000/0.1)·137 500/1.2·10⁶ = 113 437.5 B/s.
@@ -359,7 +359,7 @@ fn registry_builds_and_checks_qfcp() {
     assert_eq!(check_protocol(&json!({"desired_rate": -1})).unwrap_err().key, "desired_rate");
 }
 
-/// QFCP's transport samples the RTT once per round trip (`qfcp_tcp_defaults`, PROTOCOLS.md §9
+/// QFCP's transport samples the RTT once per round trip (`qfcp_tcp_defaults`, docs/PROTOCOLS.md §9
 /// "RTO") and resends lost retransmissions ("Lost retransmissions"), also when the scenario
 /// sets other `tcp` keys; an explicit `rtt_samples` or `lost_retransmit` wins, and the rest are
 /// TCP's defaults.

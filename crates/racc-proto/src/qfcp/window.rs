@@ -1,4 +1,4 @@
-//! QFCP's congestion controller for the TCP transport (QFCP §II; PROTOCOLS.md §9 "Sender").
+//! QFCP's congestion controller for the TCP transport (QFCP §II; docs/PROTOCOLS.md §9 "Sender").
 //!
 //! - Every packet carries the 16-byte QFCP header: rtt = SRTT in µs (0 before the first
 //!   sample), rate_request = the desired rate (0xFFFF_FFFF: as much as allowed), which each
@@ -31,7 +31,7 @@ use crate::packet::{CongHeader, Kind, Packet};
 use crate::rcp::router::header_rate;
 use crate::time::{to_secs, Dur, NS_PER_US};
 
-/// Bytes the QFCP header adds to every packet (PROTOCOLS.md §1).
+/// Bytes the QFCP header adds to every packet (docs/PROTOCOLS.md §1).
 pub const QFCP_HEADER_BYTES: u32 = 16;
 /// The header's "no limit".
 pub const NO_LIMIT: u32 = u32::MAX;
@@ -56,7 +56,7 @@ pub struct QfcpWindow {
     pace_first: bool,
     first_paced: bool,
     /// Payload bytes of the flight a timeout found still to be acknowledged: until they are,
-    /// the go-back-N is paced at cwnd/rtt (PROTOCOLS.md §9, "Starts").
+    /// the go-back-N is paced at cwnd/rtt (docs/PROTOCOLS.md §9, "Starts").
     regain: Option<f64>,
     /// Whether a timeout's go-back-N is paced: without SACK only, where it resends data the
     /// receiver may hold (with SACK the scoreboard skips it).

@@ -1,4 +1,4 @@
-//! RCP, the Rate Control Protocol (Dukkipati et al.; PROTOCOLS.md §6; XCC-Linux), over the TCP
+//! RCP, the Rate Control Protocol (Dukkipati et al.; docs/PROTOCOLS.md §6; XCC-Linux), over the TCP
 //! transport: every router port computes one rate R for all flows through it, written into
 //! each passing header as min(header, R); senders pace at the rate fed back.
 //!

@@ -1,4 +1,4 @@
-//! The parameter tables of RCP (PROTOCOLS.md §6 and §16): a flow's (`params`) and a router
+//! The parameter tables of RCP (docs/PROTOCOLS.md §6 and §16): a flow's (`params`) and a router
 //! port's (`router_params`). Times in seconds, rates as fractions of the port's capacity.
 
 use crate::params::{positive, ParamError};
@@ -9,7 +9,7 @@ use crate::tcp::TcpParams;
 #[serde(rename_all = "lowercase")]
 pub enum D0Gain {
     /// d0 += min(1, T/d0)·(mean − d0), rising and falling alike [reconstructed: our
-    /// simplification, PROTOCOLS.md §6].
+    /// simplification, docs/PROTOCOLS.md §6].
     #[default]
     Symmetric,
     /// ns-2's rule [checked]: gain T/d0 when the mean is at least d0; below d0 the gain is
@@ -45,7 +45,7 @@ impl RcpParams {
     }
 }
 
-/// An "rcp" router port's `router_params`. Defaults: PROTOCOLS.md §6 and §16.
+/// An "rcp" router port's `router_params`. Defaults: docs/PROTOCOLS.md §6 and §16.
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RcpRouterParams {

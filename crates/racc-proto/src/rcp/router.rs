@@ -1,4 +1,4 @@
-//! The RCP router module of one output port (PROTOCOLS.md §6; Dukkipati et al. [checked]), and
+//! The RCP router module of one output port (docs/PROTOCOLS.md §6; Dukkipati et al. [checked]), and
 //! [`RateCore`], the per-packet half it shares with PIQI-RCP (`piqi_rcp`).
 //!
 //! - `on_arrival` (before the buffer check, so packets the buffer then drops count): every
@@ -8,7 +8,7 @@
 //!   accumulator on the common path). Return-path packets (ACKs) are not counted: the brief's
 //!   "every arriving forward packet".
 //! - `on_departure` (dequeue): SYN, REF and DATA packets of the data path leave with
-//!   rate = min(rate, R) (rate protocols aggregate the min over the path, PROTOCOLS.md §1).
+//!   rate = min(rate, R) (rate protocols aggregate the min over the path, docs/PROTOCOLS.md §1).
 //!   Stamping at dequeue rather than arrival: the packet carries the R in force when it leaves,
 //!   so the feedback reaching the senders is one propagation RTT old whatever the queue (at
 //!   arrival it would also be a queueing delay older: a full buffer's worth when the queue is

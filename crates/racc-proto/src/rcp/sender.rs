@@ -1,4 +1,4 @@
-//! RCP's sender as the TCP transport's congestion controller (PROTOCOLS.md §6): rate-based, no
+//! RCP's sender as the TCP transport's congestion controller (docs/PROTOCOLS.md §6): rate-based, no
 //! congestion window.
 //!
 //! - Every packet carries the 12-byte RCP header: rate = 0xFFFF_FFFF (a request for as much as
@@ -13,7 +13,7 @@
 //! - When the pacing gap (wire/rate) exceeds the RTT, a header-only REF probe goes once per
 //!   RTT (`probe_due`, timed by `poll_timer`), so the rate is learnt at least once per RTT.
 //! - Loss never changes the rate (`Response::Keep`): the transport retransmits (fast
-//!   retransmit, or go-back-N at the paced rate after a timeout) [reconstructed, PROTOCOLS.md §6].
+//!   retransmit, or go-back-N at the paced rate after a timeout) [reconstructed, docs/PROTOCOLS.md §6].
 //! - A finite flow sends a FIN once everything is acknowledged (`announces_end`); no probe
 //!   follows it.
 
@@ -22,7 +22,7 @@ use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{hdr, CongHeader, Kind, Packet};
 use crate::time::{secs, to_secs, Dur, Time, NS_PER_US};
 
-/// Bytes the RCP header adds (PROTOCOLS.md §1).
+/// Bytes the RCP header adds (docs/PROTOCOLS.md §1).
 pub const RCP_HEADER: u32 = 12;
 /// The header's "no limit".
 pub const NO_LIMIT: u32 = u32::MAX;

@@ -1,4 +1,4 @@
-//! TCP Reno / NewReno (RFC 5681, 6582, 6298; ECN RFC 3168; PROTOCOLS.md §10), sans-I/O.
+//! TCP Reno / NewReno (RFC 5681, 6582, 6298; ECN RFC 3168; docs/PROTOCOLS.md §10), sans-I/O.
 //!
 //! - [`seq`]: u64 byte offsets inside, wrapping u32 on the wire
 //! - [`rtt`]: RFC 6298 estimator
@@ -63,9 +63,9 @@ pub struct TcpParams {
     /// `linux` floors the variance term, RTO = SRTT + max(min_rto, 4·RTTVAR), as Linux does.
     pub rto_rule: RtoRule,
     /// NewReno partial ACKs restart the RTO timer on the `first` one only (RFC 6582 §3.2,
-    /// the "Impatient" variant of RFC 3782 §4; PROTOCOLS.md §10) or on `every` one
+    /// the "Impatient" variant of RFC 3782 §4; docs/PROTOCOLS.md §10) or on `every` one
     /// ("Slow-but-Steady", ns-2's and Linux's behaviour), or `sparse`: the first and each that
-    /// covered more than dupthresh segments (racc's own rule, measured for QFCP in PROTOCOLS.md §9;
+    /// covered more than dupthresh segments (racc's own rule, measured for QFCP in docs/PROTOCOLS.md §9;
     /// no protocol's default).
     pub partial_ack_timer: PartialAckTimer,
     /// Spurious retransmission timeouts: `eifel` detects them by the echoed timestamp (RFC
@@ -90,7 +90,7 @@ pub struct TcpParams {
     /// accepted an ACK reaching it (racc before); `off` has no such check: every
     /// dupthresh-th duplicate retransmits (QFCP §II read literally); `heuristic` is `beyond`
     /// or else RFC 6582 §4.2's ACK heuristic: duplicates start it when cwnd > SMSS and the
-    /// latest ACK advanced at most 4·SMSS (PROTOCOLS.md §9 weighs them for QFCP).
+    /// latest ACK advanced at most 4·SMSS (docs/PROTOCOLS.md §9 weighs them for QFCP).
     pub recover_check: RecoverCheck,
     /// Random send overhead, s: each window-released segment waits a uniform [0, send_jitter)
     /// before it leaves, one at a time (ns-2's `overhead_`; fast retransmits are not delayed).
@@ -115,7 +115,7 @@ pub struct TcpParams {
     /// (Karn's rule is about the timed segment; Linux's `tcp_sacktag_one` samples a never
     /// retransmitted segment from the SACK that reports it). Off by default: a cumulative ACK
     /// that covers any retransmitted byte gives no sample, so under steady random loss, with a
-    /// hole below nearly every timed segment, SRTT stays where it was (PROTOCOLS.md §9).
+    /// hole below nearly every timed segment, SRTT stays where it was (docs/PROTOCOLS.md §9).
     pub sack_rtt: bool,
 }
 
@@ -242,7 +242,7 @@ pub fn mss_for(cfg: &FlowConfig, cong_header: u32) -> u32 {
 /// packets it newly acknowledges (a short last segment counts as one) less those the receiver
 /// already reported with duplicate ACKs (`dupacks_covered`), at least one. The VCP family
 /// grows per reported packet, so that growth does not depend on the ACK ratio or on lost ACKs
-/// (PROTOCOLS.md §2); counting the covered packets again would let the cumulative ACK that
+/// (docs/PROTOCOLS.md §2); counting the covered packets again would let the cumulative ACK that
 /// repairs a hole (after a timeout's go-back-N, hundreds of packets at once) multiply cwnd in
 /// one step: at ξ = 1 and rtt/t_p ≥ 2.5 each packet adds 4.7, so one ACK for 300 packets
 /// added 1400 and the next window overflowed every buffer.

@@ -1,4 +1,4 @@
-//! NewReno's congestion controller in bytes (RFC 5681 §3.1–3.2; PROTOCOLS.md §10): slow start,
+//! NewReno's congestion controller in bytes (RFC 5681 §3.1–3.2; docs/PROTOCOLS.md §10): slow start,
 //! congestion avoidance, TCP's halving. Fast recovery (RFC 5681 §3.2, RFC 6582 §3.2) is the
 //! transport's (`recovery.rs`); Reno differs only in its exit, which the transport picks.
 
@@ -35,7 +35,7 @@ pub struct NewRenoWindow {
 }
 
 impl NewRenoWindow {
-    /// IW from `cfg` (PROTOCOLS.md §10), ssthresh = `cfg.initial_ssthresh` or ∞.
+    /// IW from `cfg` (docs/PROTOCOLS.md §10), ssthresh = `cfg.initial_ssthresh` or ∞.
     pub fn new(cfg: &FlowConfig, smss: u32) -> NewRenoWindow {
         let ssthresh = cfg.initial_ssthresh.map_or(f64::INFINITY, |b| b as f64);
         NewRenoWindow::with(initial_window_bytes(cfg, smss) as f64, ssthresh, smss)

@@ -1,5 +1,5 @@
 //! The TCP data receiver: cumulative ACKs (every segment, or delayed: every 2nd segment or
-//! after `delack_timeout`; RFC 5681 §4.2, PROTOCOLS.md §10), immediate duplicate ACKs on
+//! after `delack_timeout`; RFC 5681 §4.2, docs/PROTOCOLS.md §10), immediate duplicate ACKs on
 //! out-of-order data and when a gap is filled, out-of-order buffering, timestamp echo
 //! (RFC 7323 §4.3), ECN-Echo (RFC 3168 §6.1.3), SACK blocks (RFC 2018) when the flow uses
 //! them, and a hook (`AckEcho`) through which router-
@@ -191,7 +191,7 @@ impl TcpReceiver {
         }
     }
 
-    /// A REF probe (PROTOCOLS.md §6) is answered at once by a `Ref` carrying the echoed
+    /// A REF probe (docs/PROTOCOLS.md §6) is answered at once by a `Ref` carrying the echoed
     /// feedback and the probe's timestamp; it acknowledges nothing, so the sender can never
     /// take it for a duplicate ACK.
     fn answer_probe(&mut self, now: Time, probe: &TcpHeader) {

@@ -1,4 +1,4 @@
-//! RFC 6298 retransmission-timeout estimator (PROTOCOLS.md §10, §1 host rules), integer ns.
+//! RFC 6298 retransmission-timeout estimator (docs/PROTOCOLS.md §10, §1 host rules), integer ns.
 //!
 //! - §2.1: before any sample RTO = the initial RTO (1 s by default).
 //! - §2.2: first sample R: SRTT = R, RTTVAR = R/2.

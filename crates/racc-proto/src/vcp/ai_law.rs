@@ -1,7 +1,7 @@
 //! VCP's additive increase, in the two readings the VCP family can run (`ai_law`):
 //!
 //! - `"seed001"` (the default): the law VCP-DCCP App. A4 prints, per acknowledged packet
-//!   α·min((rtt/t_p)², σ_AI)/cwnd (PROTOCOLS.md §2).
+//!   α·min((rtt/t_p)², σ_AI)/cwnd (docs/PROTOCOLS.md §2).
 //! - `"ns2"`: the law of the VCP authors' ns-2 sender, with which the MPCP and DCP-EW figures
 //!   were simulated. Read from the VCP distribution's `vcp-src.cc` (`VcpSrcAgent::rtt_update`
 //!   builds the RTT scale, `VcpSrcAgent::opencwnd` case 10 applies it per new ACK) and

@@ -1,4 +1,4 @@
-//! The VCP receiver hook (PROTOCOLS.md §2 "Receiver"): remember the code of every data packet
+//! The VCP receiver hook (docs/PROTOCOLS.md §2 "Receiver"): remember the code of every data packet
 //! and put the **largest** code seen since the last ACK into the next ACK's reserved-bit echo
 //! (bits 0–1; bit 2, the DPCP position bit, stays 0 for VCP). TCP/VCP ACKs every packet
 //! [checked]; an ACK that covers several packets (delayed ACK) echoes the largest code

@@ -1,4 +1,4 @@
-//! VCP's window laws (VCP-DCCP App. A3–A5; PROTOCOLS.md §2) as a plain type any transport can
+//! VCP's window laws (VCP-DCCP App. A3–A5; docs/PROTOCOLS.md §2) as a plain type any transport can
 //! drive: the TCP transport through [`super::VcpWindow`], DCCP's next. The window is in
 //! packets; the caller owns it and hands it in.
 //!

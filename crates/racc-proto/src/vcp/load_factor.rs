@@ -1,4 +1,4 @@
-//! The VCP load-factor estimator of one output port (VCP-DCCP App. eqs. A1, A2; PROTOCOLS.md
+//! The VCP load-factor estimator of one output port (VCP-DCCP App. eqs. A1, A2; docs/PROTOCOLS.md
 //! §2), standalone so that DPCP/TPCP and DCP-EW can quantise the same ρ into finer codes.
 //!
 //! ```text
@@ -11,11 +11,11 @@
 //! mean of that interval's t_q samples, shifted right by `ns2_queue_shift` (`queue_term.rs`).
 //!
 //! Schedule. Both timers start at `start + φ`, where the phase φ is drawn uniformly in
-//! [0, t_p) from the port's random stream so that routers do not synchronise (PROTOCOLS.md §1,
+//! [0, t_p) from the port's random stream so that routers do not synchronise (docs/PROTOCOLS.md §1,
 //! [checked: ns-2 XCP]). The t_p boundary at `start + φ` only opens the first measurement
 //! interval (λ is reset; the arrivals before it are not a full interval); the first ρ is
 //! computed at `start + φ + t_p`, so every ρ covers exactly one t_p of arrivals. Until then ρ
-//! is 0 and the code is 01 (PROTOCOLS.md §2: "code = 01 until the first t_p"). When a t_q
+//! is 0 and the code is 01 (docs/PROTOCOLS.md §2: "code = 01 until the first t_p"). When a t_q
 //! sample and a t_p boundary fall on the same instant the sample is taken first, so ρ uses the
 //! freshest q_l.
 
@@ -30,7 +30,7 @@ pub const RHO_HIGH: f64 = 0.8;
 /// ρ at or above this is overload (code 11, MD) [VCP-DCCP App.].
 pub const RHO_OVERLOAD: f64 = 1.0;
 
-/// The 2-bit VCP code of a load factor (PROTOCOLS.md §2 table): 01 for ρ < 0.8, 10 for
+/// The 2-bit VCP code of a load factor (docs/PROTOCOLS.md §2 table): 01 for ρ < 0.8, 10 for
 /// 0.8 ≤ ρ < 1, 11 for ρ ≥ 1. A NaN (impossible with validated parameters) reads as overload.
 #[inline]
 pub fn vcp_code(rho: f64) -> u8 {
@@ -56,7 +56,7 @@ pub fn queue_ewma(q_l: f64, a: f64, q: f64) -> f64 {
 }
 
 /// Estimator parameters (a VCP router's `router_params`); defaults are VCP-DCCP's
-/// (PROTOCOLS.md §2, §16). Times in seconds.
+/// (docs/PROTOCOLS.md §2, §16). Times in seconds.
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct LoadFactorParams {

@@ -1,5 +1,5 @@
 //! VCP, the Variable-structure congestion Control Protocol, over the TCP NewReno transport
-//! (TCP/VCP; VCP-DCCP App. A1–A5, MPCP §2; PROTOCOLS.md §2).
+//! (TCP/VCP; VCP-DCCP App. A1–A5, MPCP §2; docs/PROTOCOLS.md §2).
 //!
 //! - [`load_factor`]: the per-port load-factor estimator (A1, A2), reusable by DPCP and DCP-EW
 //! - [`queue_term`]: A1's queue term, A2's EWMA or the reference ns-2 router's (`queue_term`)

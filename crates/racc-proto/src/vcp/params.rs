@@ -1,4 +1,4 @@
-//! The `params` table of a VCP flow (VCP-DCCP A3–A5; PROTOCOLS.md §2 and §16) and the checks
+//! The `params` table of a VCP flow (VCP-DCCP A3–A5; docs/PROTOCOLS.md §2 and §16) and the checks
 //! the VCP family's window-law parameters share.
 
 use super::ai_law::{check_ai_law, AiLaw, AiLawName, Ns2Ai};
@@ -14,7 +14,7 @@ pub enum MdHold {
     /// One smoothed RTT (MPCP §2.2's reading).
     Rtt,
     /// 2·t_p + one smoothed RTT: until the last echo of a load factor measured before the MD
-    /// has come back (`"2t_p+rtt"`, PROTOCOLS.md §3). A router publishes ρ of [T, T + t_p) at
+    /// has come back (`"2t_p+rtt"`, docs/PROTOCOLS.md §3). A router publishes ρ of [T, T + t_p) at
     /// T + t_p and stamps it until T + 2·t_p, so the interval holding the MD's instant t0
     /// reaches packets at the bottleneck up to t0 + 2·t_p, whose echoes return by
     /// t0 + 2·t_p + rtt [reconstructed from VCP-DCCP A1 and MPCP §3.3].
@@ -46,7 +46,7 @@ impl<'de> serde::Deserialize<'de> for MdHold {
 }
 
 /// The window-law parameters every VCP-family sender takes (VCP-DCCP A3–A5: VCP, DCCP/VCP,
-/// DPCP/TPCP, DCP-EW), with their defaults (PROTOCOLS.md §2 and §16). Times in seconds. Each
+/// DPCP/TPCP, DCP-EW), with their defaults (docs/PROTOCOLS.md §2 and §16). Times in seconds. Each
 /// protocol's table has these fields at its top level ([`vcp_family_params!`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WindowLaws {
@@ -194,7 +194,7 @@ macro_rules! vcp_family_params {
 }
 
 crate::vcp_family_params! {
-    /// The `params` table of a "vcp" flow. Defaults: PROTOCOLS.md §2 and §16.
+    /// The `params` table of a "vcp" flow. Defaults: docs/PROTOCOLS.md §2 and §16.
     pub struct VcpParams {
         /// MI factor μ per t_p; default h(1/0.8 − 1) = 0.0625 [VCP-DCCP].
         pub mu: Option<f64> = None,

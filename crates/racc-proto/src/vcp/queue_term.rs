@@ -1,4 +1,4 @@
-//! The queue term q_l of the load factor A1, ρ = (λ + k_q·q_l)/(γ·C·t_p) (PROTOCOLS.md §2),
+//! The queue term q_l of the load factor A1, ρ = (λ + k_q·q_l)/(γ·C·t_p) (docs/PROTOCOLS.md §2),
 //! in the two forms racc knows (`queue_term` in a VCP-family port's `router_params`):
 //!
 //! - `"a2"` (default) [VCP-DCCP A2]: an EWMA over the t_q samples, q_l ← a·q_l + (1 − a)·q,

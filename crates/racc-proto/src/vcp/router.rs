@@ -1,4 +1,4 @@
-//! The VCP router module of one output port (VCP-DCCP App. A1, A2; PROTOCOLS.md §1 router
+//! The VCP router module of one output port (VCP-DCCP App. A1, A2; docs/PROTOCOLS.md §1 router
 //! rules, §2).
 //!
 //! - `on_arrival`: every packet's wire bytes go into λ before the buffer check, so packets the

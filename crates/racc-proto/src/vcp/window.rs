@@ -1,6 +1,6 @@
 //! VCP's congestion controller for the TCP transport (TCP/VCP; VCP-DCCP App. A3–A5,
-//! PROTOCOLS.md §2): [`VcpLaws`] on a window held in packets (f64), exposed in bytes (× MSS).
-//! Data packets leave with ECN 01 (PROTOCOLS.md §1). Loss is TCP's: the transport's fast
+//! docs/PROTOCOLS.md §2): [`VcpLaws`] on a window held in packets (f64), exposed in bytes (× MSS).
+//! Data packets leave with ECN 01 (docs/PROTOCOLS.md §1). Loss is TCP's: the transport's fast
 //! recovery halves (`Response::Halve`) and on its exit the VCP laws resume from NewReno's exit
 //! window, with no slow start [checked: reference code]; a timeout sets cwnd to 1 packet.
 //!
@@ -170,7 +170,7 @@ impl CongestionControl for VcpWindow {
         }
     }
 
-    /// Data packets carry the VCP-capable codepoint 01 (PROTOCOLS.md §1); SYNs stay Not-ECT.
+    /// Data packets carry the VCP-capable codepoint 01 (docs/PROTOCOLS.md §1); SYNs stay Not-ECT.
     fn on_send(&mut self, pkt: &mut Packet, _ctx: &SenderCtx) {
         if pkt.kind == Kind::Data {
             pkt.ecn = ecn::ECT1;

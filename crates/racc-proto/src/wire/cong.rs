@@ -1,4 +1,4 @@
-//! The congestion headers of XCC-Linux's layer on the wire (PROTOCOLS.md §1): a 4-byte preamble
+//! The congestion headers of XCC-Linux's layer on the wire (docs/PROTOCOLS.md §1): a 4-byte preamble
 //! (protocol, version, length in 4-byte words, packet kind) and the protocol's fields.
 //!
 //! | protocol | bytes | fields after the preamble |

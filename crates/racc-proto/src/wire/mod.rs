@@ -1,5 +1,5 @@
 //! racc's headers as bytes, for the live runtime and pcap files: the racc shim, the TCP-like and
-//! DCCP transport headers and every congestion header (PROTOCOLS.md §1), big-endian.
+//! DCCP transport headers and every congestion header (docs/PROTOCOLS.md §1), big-endian.
 //!
 //! In the style of smoltcp's `wire` module: each header has a checked *view* over a byte buffer
 //! (`new_checked` verifies every length before any field is read, so malformed bytes give a

@@ -14,7 +14,7 @@
 //!   Why: a rise reaches the senders one RTT (≈ T) later, so the interval in which its traffic
 //!   arrives starts with the queue it had before, empty; judging by the minimum alone raised the
 //!   estimate again while the queue was already building (3 rises in a row, C 1.33× the link's,
-//!   buffer overflows, R falling to R_min: PROTOCOLS.md §9, "The probe").
+//!   buffer overflows, R falling to R_min: docs/PROTOCOLS.md §9, "The probe").
 //!
 //! The estimate is kept within [`C_MIN`, `C_MAX`] B/s [reconstructed: the seed gives no
 //! bound; an idle port would otherwise grow it without end].

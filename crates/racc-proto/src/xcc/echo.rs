@@ -1,7 +1,7 @@
 //! The receiver half of the congestion-header layer: what each forward packet's header says
 //! goes back in the next ACK (or SYN-ACK, or REF answer) in the same header shape.
 //! - XCP: H_feedback, **summed** over the packets an ACK covers, in reverse_feedback
-//!   (PROTOCOLS.md §5: with delayed ACKs the sender must still get every packet's share;
+//!   (docs/PROTOCOLS.md §5: with delayed ACKs the sender must still get every packet's share;
 //!   ns-2 `xcp-end-sys`);
 //! - RCP / PIQI-RCP: the rate of the latest packet (§6: "echo the rate");
 //! - JetMax: the latest feedback and the id of the router that set it (§7);
@@ -9,7 +9,7 @@
 //!   rate feedback (QFCP §II step 3: "the receiver copies the rate-request field into the
 //!   rate-feedback field of the corresponding ACK").
 //!
-//! ACKs carry the header on the return path too, so they pay its bytes (PROTOCOLS.md §1).
+//! ACKs carry the header on the return path too, so they pay its bytes (docs/PROTOCOLS.md §1).
 
 use crate::packet::{CongHeader, Packet};
 use crate::tcp::AckEcho;

@@ -1,10 +1,10 @@
 //! XCP-b's spare bandwidth (QFCP §III.C cites XCP-b, "a XCP variant enhanced with an
 //! algorithm to probe the available bandwidth when the link capacity is unknown"; Abrantes and
-//! Ricardo, "XCP for shared-access multi-rate media", CCR 2006; PROTOCOLS.md §5 "XCP-b").
+//! Ricardo, "XCP for shared-access multi-rate media", CCR 2006; docs/PROTOCOLS.md §5 "XCP-b").
 //!
 //! XCP's efficiency controller needs the spare bandwidth C − y, which a router that does not
 //! know C cannot compute. XCP-b reads it from the queue instead [reconstructed from the
-//! PROTOCOLS.md §5 summary of XCP-b]:
+//! docs/PROTOCOLS.md §5 summary of XCP-b]:
 //! - while the queue is not empty, its speed: S = −(q(n) − q(n−1))/d (a draining queue is
 //!   spare bandwidth, a growing one is excess), with q(n) the queue at the end of interval n;
 //! - φ = α·d·S − β·(Q − Q_target): the persistent queue is held at Q_target = 2 packets

@@ -1,4 +1,4 @@
-//! XCP, the eXplicit Control Protocol (Katabi, Handley and Rohrs, SIGCOMM 2002; PROTOCOLS.md
+//! XCP, the eXplicit Control Protocol (Katabi, Handley and Rohrs, SIGCOMM 2002; docs/PROTOCOLS.md
 //! §5), over the TCP NewReno transport, on XCC-Linux's congestion-header layer ([`crate::xcc`]).
 //!
 //! - [`router`]: [`XcpRouter`], the router module of one port
@@ -44,7 +44,7 @@ use crate::protocol::{ContractValue, FlowProtocol, PortIdentity, Presence, Requi
 
 /// XCP's contract keys.
 pub mod keys {
-    /// An XCP router module (value 1): XCP flows need one on their data path (PROTOCOLS.md §5).
+    /// An XCP router module (value 1): XCP flows need one on their data path (docs/PROTOCOLS.md §5).
     pub const XCC_XCP: &str = "xcc.xcp";
     /// The form of an XCP router's header and feedback: 0 window, 1 throughput
     /// (`xcp::XcpForm`); flows and routers on one path must agree (feedback units).
@@ -58,11 +58,11 @@ use std::sync::Arc;
 
 /// Why an XCP flow needs an XCP router on its path.
 pub const XCP_ROUTER_WHY: &str = "an XCP sender starts at one packet and grows only by the feedback XCP routers \
-                                  write (PROTOCOLS.md §5), so without one it never leaves one packet per RTT";
+                                  write (docs/PROTOCOLS.md §5), so without one it never leaves one packet per RTT";
 
 /// Why an XCP flow's form must be its routers'.
 pub const XCP_FORM_WHY: &str = "form 0 is \"window\" and 1 \"throughput\"; the window form's feedback is in bytes of window and the throughput form's in \
-                                B/s (PROTOCOLS.md §5): a router of the other form would be read in the wrong unit";
+                                B/s (docs/PROTOCOLS.md §5): a router of the other form would be read in the wrong unit";
 
 /// A TCP/XCP flow's checked parameters (the registry's "xcp").
 #[derive(Debug)]

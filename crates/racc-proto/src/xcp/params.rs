@@ -1,4 +1,4 @@
-//! The parameter tables of an XCP flow and of an XCP router module (PROTOCOLS.md §5, §16).
+//! The parameter tables of an XCP flow and of an XCP router module (docs/PROTOCOLS.md §5, §16).
 
 use crate::params::{positive, ParamError};
 use crate::tcp::TcpParams;
@@ -9,7 +9,7 @@ use crate::xcc::CapacitySource;
 #[serde(deny_unknown_fields, default)]
 pub struct XcpParams {
     /// r_desired, wire bytes per second: the sender asks for H_feedback =
-    /// (r_desired·rtt − cwnd)/(cwnd/s) instead of +inf (PROTOCOLS.md §5). None = as much as
+    /// (r_desired·rtt − cwnd)/(cwnd/s) instead of +inf (docs/PROTOCOLS.md §5). None = as much as
     /// the routers allow.
     pub desired_rate: Option<f64>,
     /// The header's form: "window" (default) or "throughput" ([`XcpForm`]); every XCP router
@@ -19,7 +19,7 @@ pub struct XcpParams {
     pub tcp: TcpParams,
 }
 
-/// The form of XCP's header and feedback (PROTOCOLS.md §5, §15).
+/// The form of XCP's header and feedback (docs/PROTOCOLS.md §5, §15).
 ///
 /// - `Window` [checked: Katabi et al. 2002, App. A]: the sender writes H_cwnd (bytes); the router
 ///   computes rtt·s/cwnd per packet (one division) and writes feedback in **bytes of window**;
@@ -61,7 +61,7 @@ impl XcpParams {
 }
 
 /// How a router bills the feedback a packet leaves with against the interval's budgets
-/// (PROTOCOLS.md §5 "Budget rule").
+/// (docs/PROTOCOLS.md §5 "Budget rule").
 #[derive(serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum XcpBudget {
@@ -75,7 +75,7 @@ pub enum XcpBudget {
     Ns235,
 }
 
-/// The `router_params` table of an "xcp" router module. Defaults: PROTOCOLS.md §5, §16.
+/// The `router_params` table of an "xcp" router module. Defaults: docs/PROTOCOLS.md §5, §16.
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct XcpRouterParams {
@@ -116,7 +116,7 @@ pub struct XcpRouterParams {
     pub late_intervals: u32,
 }
 
-/// Where an XCP router's spare bandwidth comes from (PROTOCOLS.md §5).
+/// Where an XCP router's spare bandwidth comes from (docs/PROTOCOLS.md §5).
 #[derive(serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum XcpSpare {

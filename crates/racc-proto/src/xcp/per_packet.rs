@@ -1,4 +1,4 @@
-//! XCP's per-packet arithmetic (Katabi et al. 2002 App. A; PROTOCOLS.md §5), written once over
+//! XCP's per-packet arithmetic (Katabi et al. 2002 App. A; docs/PROTOCOLS.md §5), written once over
 //! [`Arith`] so that the router runs it on `f64` and counts it on [`crate::xcc::ops::Counted`]:
 //! an arrival's sums ([`arrival_xcp`], [`arrival_x`]), the terms it carries across the queue
 //! ([`carry_terms`]), and a departure's feedback against the interval's budget ([`departure`]).
@@ -56,7 +56,7 @@ pub fn carry_terms<N: Arith>(rtt_us: N, s: N, cwnd: N) -> (N, N, N) {
 /// What an XCP data packet's arrival computed and its departure reuses, kept by the port in
 /// arrival order beside its buffer, as a router keeps per-packet metadata with the packet
 /// (the paper removes the per-packet division by carrying rtt·s/cwnd; here the router carries
-/// it across its own queue and the wire format stays PROTOCOLS.md §1's). The identifying
+/// it across its own queue and the wire format stays docs/PROTOCOLS.md §1's). The identifying
 /// fields let a departure check that the entry is its own; one that is not (a packet left
 /// the queue unseen) recomputes.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,8 +1,8 @@
 //! The XCP router module of one output port (Katabi, Handley and Rohrs 2002, §3.5 and App. A;
-//! PROTOCOLS.md §5).
+//! docs/PROTOCOLS.md §5).
 //!
 //! - `on_arrival`: every packet's wire bytes go into the interval's input traffic, before the
-//!   buffer check (dropped packets count, PROTOCOLS.md §1); forward XCP data with H_rtt > 0 also
+//!   buffer check (dropped packets count, docs/PROTOCOLS.md §1); forward XCP data with H_rtt > 0 also
 //!   into Σ rtt·s/cwnd and Σ rtt²·s/cwnd. Non-XCP bytes (and XCP packets without an RTT yet)
 //!   count in y but not in the ξ sums. The queue an arrival finds feeds the persistent queue.
 //! - every d (`on_tick`): the efficiency controller φ = α·d·(C − y) − β·Q, the shuffled traffic

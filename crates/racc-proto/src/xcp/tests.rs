@@ -127,7 +127,7 @@ fn interval_with_shuffling_and_negative_feedback() {
     assert_eq!(control(&XcpRouterParams::default(), &short, 0.1, 1e6, 0.0, 0.05).d, 1e-3);
 }
 
-/// XCP-b (`spare = "queue"`, PROTOCOLS.md §5): the spare bandwidth is the queue's speed, the
+/// XCP-b (`spare = "queue"`, docs/PROTOCOLS.md §5): the spare bandwidth is the queue's speed, the
 /// queue term pulls Q to 2 packets, and the probe 0.1·y comes after two intervals ending empty.
 /// The port's capacity (8 Mb/s here) is never read.
 #[test]
@@ -246,7 +246,7 @@ fn router_writes_feedback_only_lower_and_only_on_forward_xcp_data() {
 }
 
 /// Over an interval every flow gains the same throughput ξ_p·d and loses ξ_n·d·x_i, in
-/// proportion to its rate x_i = cwnd_i/rtt_i (PROTOCOLS.md §5). Each flow sends d·x_i/s
+/// proportion to its rate x_i = cwnd_i/rtt_i (docs/PROTOCOLS.md §5). Each flow sends d·x_i/s
 /// packets in d = 0.1 s:
 /// - A: rtt 50 ms, cwnd 5 000 B, s 1000: x = 100 kB/s, 10 packets;
 /// - B: rtt 200 ms, cwnd 40 000 B, s 1000: x = 200 kB/s, 20 packets;

@@ -1,4 +1,4 @@
-//! Unit tests of XCP's throughput form (`form = "throughput"`, PROTOCOLS.md §5 "Throughput
+//! Unit tests of XCP's throughput form (`form = "throughput"`, docs/PROTOCOLS.md §5 "Throughput
 //! form"): the same interval as the window form's hand computation, its per-packet feedback
 //! (the window form's over the packet's rtt), its per-packet cost (XCC-Linux's 6 additions +
 //! 3 multiplications), the sender, and the path contract that keeps the two forms apart.

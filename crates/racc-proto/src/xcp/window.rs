@@ -1,4 +1,4 @@
-//! XCP's congestion controller for the TCP transport (PROTOCOLS.md §5 "Sender").
+//! XCP's congestion controller for the TCP transport (docs/PROTOCOLS.md §5 "Sender").
 //!
 //! - Every data packet carries H_cwnd = cwnd, H_rtt = SRTT in µs (0 before the first sample)
 //!   and H_feedback = (r_desired·rtt − cwnd)/(cwnd/s) when a desired rate is set, else +inf.
@@ -18,7 +18,7 @@
 //! transport the same number of packets in payload bytes (× MSS/s). H_cwnd is the wire figure,
 //! so a router's ξ sums, its feedback and the sender's window are in one unit. ACKs that arrive
 //! during the transport's loss recovery are not passed to the controller and their feedback is
-//! lost, as a lost ACK's is (PROTOCOLS.md §5 pitfalls); the recovery owns the window then.
+//! lost, as a lost ACK's is (docs/PROTOCOLS.md §5 pitfalls); the recovery owns the window then.
 
 use super::params::{XcpForm, XcpParams};
 use crate::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
@@ -27,7 +27,7 @@ use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{CongHeader, Kind, Packet};
 use crate::time::to_secs;
 
-/// Bytes the XCP header adds to every data packet and ACK (PROTOCOLS.md §1).
+/// Bytes the XCP header adds to every data packet and ACK (docs/PROTOCOLS.md §1).
 pub const XCP_HEADER_BYTES: u32 = 20;
 
 /// XCP's controller.

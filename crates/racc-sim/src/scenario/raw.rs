@@ -15,12 +15,12 @@ pub struct RawScenario {
     pub duration: Seconds,
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Full wire size of a data packet, headers included (PROTOCOLS.md §1).
+    /// Full wire size of a data packet, headers included (docs/PROTOCOLS.md §1).
     #[serde(default = "default_packet_size")]
     pub packet_size: i64,
     /// RFC 6298 minimum RTO, one value for the whole run.
     pub min_rto: Option<Seconds>,
-    /// Open every flow with SYN / SYN-ACK (PROTOCOLS.md §1 host rules).
+    /// Open every flow with SYN / SYN-ACK (docs/PROTOCOLS.md §1 host rules).
     #[serde(default = "default_true")]
     pub handshake: bool,
     pub topology: RawTopology,

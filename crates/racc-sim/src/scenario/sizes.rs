@@ -28,7 +28,7 @@ pub(super) fn size_dist(
     packet_size: u32,
 ) -> Result<traffic::SizeDist, ScenarioError> {
     let mss = (packet_size - 40) as f64;
-    // Sizes are drawn in packets (PROTOCOLS.md §13: packets = max(1, ceil(X))).
+    // Sizes are drawn in packets (docs/PROTOCOLS.md §13: packets = max(1, ceil(X))).
     let in_pkts = |k: &str, v: Option<super::units::Size>| -> Result<f64, ScenarioError> {
         let v = v.ok_or_else(|| cx.err(format!("{key}.{k}"), "missing"))?;
         let p = match v.0 {

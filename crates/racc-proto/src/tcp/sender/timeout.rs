@@ -76,7 +76,7 @@ impl TcpSender {
                 let response = self.cc.on_congestion(Signal::Timeout, &ctx);
                 self.apply(response, Signal::Timeout, &ctx);
                 self.fast_recovery = None;
-                // RFC 6582 §3.2 step 1 / PROTOCOLS.md §10: recover = highest seq sent; go-back-N.
+                // RFC 6582 §3.2 step 1 / docs/PROTOCOLS.md §10: recover = highest seq sent; go-back-N.
                 self.recover = self.snd_max;
                 self.recover_set = true;
                 self.dupacks = 0;
