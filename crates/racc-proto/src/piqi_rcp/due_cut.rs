@@ -239,7 +239,8 @@ impl DueCut {
         while self.len > 0 && self.ring[self.head].due <= now {
             let c = self.ring[self.head];
             (self.head, self.len) = ((self.head + 1) % COHORTS, self.len - 1);
-            let until = c.due + lead + w;
+            // Saturating: a window from a vanishing share is "practically forever", never a wrap.
+            let until = c.due.saturating_add(lead).saturating_add(w);
             match self.presence {
                 Presence::None => {
                     self.y_old = y1;
