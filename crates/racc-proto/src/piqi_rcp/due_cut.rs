@@ -223,7 +223,8 @@ impl DueCut {
     }
 
     fn open_window(&mut self, now: Time, in_bytes: f64, w: Dur) {
-        (self.win_at, self.win_b0, self.win_carry, self.check_at) = (now, in_bytes, 0.0, Some(now + w.max(1)));
+        (self.win_at, self.win_b0, self.win_carry, self.check_at) =
+            (now, in_bytes, 0.0, Some(now.saturating_add(w.max(1))));
     }
 
     /// Run the events due by `now`: cohorts coming due join the cut (`lead` before their data;
