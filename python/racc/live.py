@@ -209,6 +209,10 @@ def _run_binary(cmd: list[str], doc_file: Path, echo: bool) -> tuple[dict[str, A
         msg = (err or "").strip().splitlines()
         reason = msg[-1] if msg else f"exit status {proc.returncode}"
         raise _scenario.ScenarioError(reason) if "cannot run live" in reason else LiveUnavailable(reason)
+    # The runtime's warnings (forged or replayed packets, issue 37 item 8) reach the user.
+    for line in (err or "").splitlines():
+        if "warning:" in line:
+            print(line, file=sys.stderr)
     return json.loads(doc_file.read_text(encoding="utf-8")), None
 
 

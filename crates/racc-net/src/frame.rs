@@ -59,14 +59,15 @@ pub fn parse(buf: &[u8]) -> Result<Frame, Reject> {
         WireError::BadVersion(_) => Reject::BadVersion,
         _ => Reject::NotRacc,
     })?;
-    if udp_len != udp.len() || total != wire_len(pkt.size, ihl + UDP_LEN + racc_len) {
+    // The headers' bytes include the run's trailer (`auth.rs`), in a data packet's padding.
+    if udp_len != udp.len() || total != wire_len(pkt.size, ihl + UDP_LEN + racc_len + crate::auth::TRAILER) {
         return Err(Reject::NotRacc);
     }
     Ok(Frame { pkt, src: ip.src, dst: ip.dst, ihl: ihl as u16, racc_len: racc_len as u16 })
 }
 
-/// The IP total length of a racc packet of modelled size `size` whose headers (IPv4, UDP and
-/// racc) take `headers` bytes: padded up to its size, or its headers where they exceed it (a
+/// The IP total length of a racc packet of modelled size `size` whose headers (IPv4, UDP, racc
+/// and the run's trailer) take `headers` bytes: padded up to its size, or its headers where they exceed it (a
 /// pure ACK, modelled at 40 bytes). The router accounts the modelled size (`Packet::size`, from
 /// the shim), never this, so that the emulated ports serialise and queue what the simulator's do.
 pub fn wire_len(size: u32, headers: usize) -> usize {
@@ -189,8 +190,9 @@ mod tests {
         let (n, total) = racc_proto::wire::ip_packet::emit(&ack, [[10, 99, 0, 1], [10, 99, 0, 2]], &mut buf).unwrap();
         // IPv4 20 + UDP 8 + shim 16 + transport header: more than the 40 modelled bytes.
         assert_eq!(n, total);
-        assert!(total > 40 && total == wire_len(40, n), "{total}");
-        let f = parse(&buf[..n]).unwrap();
+        let total = crate::auth::make_room(&mut buf, n, total).unwrap();
+        assert!(total == n + crate::auth::TRAILER && total == wire_len(40, total), "{total}");
+        let f = parse(&buf[..total]).unwrap();
         assert_eq!(f.pkt, ack);
         assert_eq!(f.pkt.size, 40);
     }

@@ -9,6 +9,7 @@
 //! The thread sleeps in `ppoll` until a socket is readable or the earliest timer, with a 1 µs
 //! timer slack, so timers fire tens of microseconds late rather than milliseconds.
 
+use crate::auth::{self, Key, Window};
 use crate::clock::Clock;
 use crate::sys;
 use crate::udp::{RawSender, RecvBatch, SendBatch, UdpEnd};
@@ -56,6 +57,10 @@ pub struct EndReport {
     pub rx_pkts: u64,
     /// Datagrams that did not parse as racc packets of this flow.
     pub rx_rejected: u64,
+    /// racc datagrams whose tag is not this run's, and ones whose counter this end has seen or
+    /// left behind (`auth.rs`): dropped. The router drops them first; these are what got past.
+    pub rx_forged: u64,
+    pub rx_replayed: u64,
     /// Wire bytes (IP total length) of data packets received, per [`BIN_NS`] bin of run time.
     pub rx_bins: Vec<u64>,
     /// One-way delay of every data packet received, ns: arrival time less the sender's
@@ -113,6 +118,9 @@ struct End {
     stopped: bool,
     /// The sized flow's completion was sampled (its last row).
     final_sampled: bool,
+    /// The counter of the next packet this end sends, and the peer's counters seen.
+    counter: u64,
+    window: Window,
     rep: EndReport,
 }
 
@@ -132,10 +140,12 @@ fn sample(ends: &mut [End], k: u32) {
 
 /// Run the ends of one host until `end` or `stop`. The thread enters namespace `ns`, opens its
 /// sockets, waits at `ready` (every thread set up), then reads the run's clock from `clock`.
+#[allow(clippy::too_many_arguments)] // each is one thing the thread is handed at spawn
 pub fn run(
     ns: &str,
     plans: Vec<EndPlan>,
     spec: &Spec,
+    key: Key,
     ready: &Barrier,
     clock: &std::sync::OnceLock<Clock>,
     stop: &AtomicBool,
@@ -153,14 +163,23 @@ pub fn run(
         for p in plans {
             let sock = UdpEnd::open(p.local, p.peer)?;
             let rep = EndReport { flow: p.flow, side: p.side, ..Default::default() };
-            ends.push(End { plan: p, sock, ep: None, stopped: false, final_sampled: false, rep });
+            ends.push(End {
+                plan: p,
+                sock,
+                ep: None,
+                stopped: false,
+                final_sampled: false,
+                counter: 0,
+                window: Window::default(),
+                rep,
+            });
         }
         Ok::<_, io::Error>((raw, ends))
     })();
     ready.wait();
     ready.wait(); // the clock is set between the two
     let (raw, mut ends) = setup?;
-    let mut tx = Tx { raw: &raw, batch: SendBatch::new(batch), sent: vec![[0; 2]; ends.len()] };
+    let mut tx = Tx { raw: &raw, batch: SendBatch::new(batch), sent: vec![[0; 2]; ends.len()], key };
     let mut rx = RecvBatch::new(batch);
     let clock = *clock.get().expect("clock set before the second barrier");
     let end_time = spec.duration;
@@ -266,6 +285,8 @@ struct Tx<'a> {
     raw: &'a RawSender,
     batch: SendBatch,
     sent: Vec<[u64; 2]>,
+    /// The run's key: what the ends send is sealed with it, what they receive checked.
+    key: Key,
 }
 
 impl Tx<'_> {
@@ -293,12 +314,20 @@ fn receive(e: &mut End, idx: usize, rx: &mut RecvBatch, tx: &mut Tx, clock: &Clo
             // The receiving socket cannot see the IP ID; no endpoint reads it on arrival. The
             // packet's size is its modelled one, from the shim.
             let ip = IpFields { ecn: tos & 0b11, ip_id: 0 };
-            let Ok((pkt, _)) = datagram::parse(bytes, ip) else {
+            let Ok((pkt, racc_len)) = datagram::parse(bytes, ip) else {
                 e.rep.rx_rejected += 1;
+                continue;
+            };
+            let Some(counter) = tx.key.open(bytes, racc_len) else {
+                e.rep.rx_forged += 1;
                 continue;
             };
             if pkt.flow as usize != e.plan.flow {
                 e.rep.rx_rejected += 1;
+                continue;
+            }
+            if !e.window.accept(counter) {
+                e.rep.rx_replayed += 1;
                 continue;
             }
             if pkt.kind == Kind::Data {
@@ -337,23 +366,29 @@ impl End {
 
 /// Queue everything the endpoint has to send now, as whole IPv4 packets for the host's raw
 /// socket: the IPv4 header (the endpoint's IP ID and ECN bits), UDP, the racc headers, then zero
-/// bytes up to the packet's wire size (`wire::ip_packet`, the simulator's captures' layout).
+/// bytes up to the packet's wire size (`wire::ip_packet`, the simulator's captures' layout),
+/// with the run's trailer after the racc headers (`auth.rs`): in the padding of a data packet,
+/// a pure ACK's [`auth::TRAILER`] bytes longer than its headers.
 fn drain(e: &mut End, idx: usize, tx: &mut Tx, now: Time) {
     let Some(ep) = e.ep.as_mut() else { return };
     let (local, peer) = (e.plan.local.ip().octets(), e.plan.peer.ip().octets());
     let addrs = if e.plan.side == SENDER { [local, peer] } else { [peer, local] };
     while let Some(pkt) = ep.poll_transmit(now) {
         let buf = tx.batch.next_buf();
-        let total = match ip_packet::emit(&pkt, addrs, buf) {
+        let sealed = match ip_packet::emit(&pkt, addrs, buf) {
             Ok((n, total)) if total <= buf.len() => {
                 buf[n..total].fill(0);
-                total
+                auth::make_room(buf, n, total).map(|total| (n, total))
             }
-            _ => {
-                e.rep.tx_errors += 1;
-                continue;
-            }
+            _ => None,
         };
+        let Some((n, total)) = sealed else {
+            e.rep.tx_errors += 1;
+            continue;
+        };
+        let racc_len = n - crate::frame::IP_UDP_LEN;
+        tx.key.seal(&mut buf[crate::frame::IP_UDP_LEN..total], racc_len, e.counter);
+        e.counter += 1;
         if pkt.kind == Kind::Data {
             e.rep.sent_data_ids.push(pkt.ip_id);
         }

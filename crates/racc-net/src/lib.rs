@@ -11,6 +11,7 @@
 //!
 //! [`Endpoint`]: racc_proto::endpoint::Endpoint
 
+pub mod auth;
 pub mod check;
 pub mod clock;
 pub mod device;
@@ -154,6 +155,9 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
         router.capture(path, idx.as_deref(), epoch).map_err(|e| LiveError::Io(e.to_string()))?;
     }
+    // The run's key: every packet a host sends carries a tag under it (`auth.rs`).
+    let key = auth::Key::random().map_err(|e| LiveError::Io(format!("no random key for the run: {e}")))?;
+    router.set_key(key);
     let swept = netns::sweep_stale();
     let net = netns::Network::create(nodes.len(), opts.loop_cfg.napi, opts.loop_cfg.veth)
         .map_err(|e| LiveError::Io(e.to_string()))?;
@@ -181,7 +185,7 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
                     if let Some(c) = router_cpu {
                         sys::avoid_cpu(c);
                     }
-                    host::run(&ns, p, spec, ready, clock_cell, &STOP, &opts.loop_cfg)
+                    host::run(&ns, p, spec, key, ready, clock_cell, &STOP, &opts.loop_cfg)
                 })
             })
             .collect();

@@ -36,6 +36,9 @@ pub struct FlowReport {
     pub tx_pkts: u64,
     /// The IP IDs of the data packets the sender sent, in order.
     pub sent_data_ids: Vec<u16>,
+    /// Datagrams the flow's two ends dropped as not of this run, and as replays (`auth.rs`).
+    pub rx_forged: u64,
+    pub rx_replayed: u64,
 }
 
 impl FlowReport {
@@ -92,6 +95,18 @@ pub struct LiveReport {
 }
 
 /// The `q`-quantile (0..=1) of `v` (sorted copy), or 0 when empty.
+impl LiveReport {
+    /// Packets dropped as not tied to this run (router and hosts; `auth.rs`).
+    pub fn forged(&self) -> u64 {
+        self.router.forged + self.flows.iter().map(|f| f.rx_forged).sum::<u64>()
+    }
+
+    /// Packets of this run dropped as replays (router and hosts).
+    pub fn replayed(&self) -> u64 {
+        self.router.replayed + self.flows.iter().map(|f| f.rx_replayed).sum::<u64>()
+    }
+}
+
 pub fn quantile(v: &[u32], q: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
@@ -124,12 +139,16 @@ pub fn build(spec: &Spec, router: Router, ends: Vec<EndReport>, wall: Time, swep
             receiver_samples: Vec::new(),
             tx_pkts: 0,
             sent_data_ids: Vec::new(),
+            rx_forged: 0,
+            rx_replayed: 0,
         })
         .collect();
     for e in ends {
         let fr = &mut flows[e.flow];
         fr.tx_errors += e.tx_errors;
         fr.tx_pkts += e.tx_pkts;
+        fr.rx_forged += e.rx_forged;
+        fr.rx_replayed += e.rx_replayed;
         if e.side == SENDER {
             fr.sender = e.stats;
             fr.done_s = e.done_at.map(|t| t as f64 * 1e-9);
@@ -261,6 +280,16 @@ impl fmt::Display for LiveReport {
             quantile(&r.lateness_ns, 0.99) * 1e-3,
             r.run_delay_ns as f64 * 1e-6,
             r.ring_drops
+        )?;
+        writeln!(
+            f,
+            "authentication: {} forged and {} replayed racc packets dropped (router {} and {}, hosts {} and {})",
+            self.forged(),
+            self.replayed(),
+            r.forged,
+            r.replayed,
+            self.forged() - r.forged,
+            self.replayed() - r.replayed
         )?;
         let h = &self.hosts;
         writeln!(

@@ -199,10 +199,15 @@ pub fn to_json(spec: &Spec, rep: &LiveReport) -> Value {
             "stopped_by": rep.stopped,
             "swept": rep.swept,
             "flows": live_flows,
+            // Issue 37 item 8: packets not tied to the run, or replayed, dropped before any port
+            // saw them (router and hosts).
+            "forged": rep.forged(),
+            "replayed": rep.replayed(),
             "router": {
                 "rx_pkts": r.rx_pkts, "delivered": r.delivered, "foreign": r.foreign(),
                 "not_ipv4": r.not_ipv4, "not_udp": r.not_udp, "not_racc": r.not_racc,
                 "bad_version": r.bad_version, "misrouted": r.misrouted,
+                "forged": r.forged, "replayed": r.replayed,
                 "write_errors": r.write_errors + r.write_back_errors,
                 "cpu_ns_per_pkt": if r.rx_pkts > 0 { r.cpu_ns as f64 / r.rx_pkts as f64 } else { 0.0 },
                 "lateness_p50_s": quantile(&r.lateness_ns, 0.5) * 1e-9,

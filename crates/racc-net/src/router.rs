@@ -11,6 +11,7 @@
 //! reads the TUN devices and offers what arrived to the first port of its path, stamped with a
 //! clock reading later than every event already run, so that no port sees time go back.
 
+use crate::auth::{Key, Window};
 use crate::clock::Clock;
 use crate::device::Device;
 use crate::frame::{self, Frame, Reject};
@@ -108,6 +109,12 @@ pub struct RouterStats {
     pub bad_version: u64,
     /// racc datagrams of no flow of the run, or not from and to that flow's hosts.
     pub misrouted: u64,
+    /// racc datagrams whose tag is not this run's (`auth.rs`): forged, bit-flipped, or of
+    /// another run. Dropped before any port sees them.
+    pub forged: u64,
+    /// Datagrams with this run's tag whose counter the flow direction's window has seen or left
+    /// behind: replays. Dropped before any port sees them.
+    pub replayed: u64,
     /// Written to the destination host's device.
     pub delivered: u64,
     pub write_errors: u64,
@@ -158,6 +165,9 @@ pub struct Router {
     /// Per flow, the host index of its sender and of its receiver.
     flow_hosts: Vec<[usize; 2]>,
     addrs: Vec<[u8; 4]>,
+    /// The run's key and, per flow and direction, the counters seen (anti-replay, `auth.rs`).
+    key: Key,
+    windows: Vec<[Window; 2]>,
     pub stats: RouterStats,
     /// The recorded ports' rows, sampled at the simulator's sample times (`links` table).
     pub series: PortSeries,
@@ -225,10 +235,17 @@ impl Router {
             free: Vec::new(),
             route_ports,
             flow_paths,
+            windows: vec![[Window::default(); 2]; flow_hosts.len()],
             flow_hosts,
             addrs,
+            key: Key::from_bytes([0; 16]),
             stats: RouterStats::default(),
         })
+    }
+
+    /// The run's key, which the hosts seal their packets with (until set, all zero).
+    pub fn set_key(&mut self, key: Key) {
+        self.key = key;
     }
 
     /// Capture the packets that start serialisation on `ports` (every port if `None`) into a
@@ -628,6 +645,13 @@ impl Router {
                 return;
             }
         };
+        // Issue 37 item 8: a packet not tied to this run never reaches a port.
+        let payload = at + fr.ihl as usize + frame::UDP_LEN;
+        let Some(counter) = self.key.open(&self.bytes[payload..at + n], fr.racc_len as usize) else {
+            self.stats.forged += 1;
+            self.free.push(i);
+            return;
+        };
         let f = fr.pkt.flow as usize;
         let side = if fr.pkt.dir == Direction::Forward { 0 } else { 1 };
         let ok = self.flow_hosts.get(f).is_some_and(|hosts| {
@@ -635,6 +659,11 @@ impl Router {
         });
         if !ok {
             self.stats.misrouted += 1;
+            self.free.push(i);
+            return;
+        }
+        if !self.windows[f][side].accept(counter) {
+            self.stats.replayed += 1;
             self.free.push(i);
             return;
         }
@@ -655,6 +684,14 @@ impl Router {
             self.stats.write_back_errors += 1;
             self.free.push(i);
             return;
+        }
+        if pkt.transport != fr.pkt.transport || pkt.cong != fr.pkt.cong {
+            // A module rewrote the racc headers: sealed again, with the sender's counter, so
+            // the receiving host's check passes (ECN bits and IP ID are not under the tag).
+            let payload = &mut buf[fr.ihl as usize + frame::UDP_LEN..];
+            let racc_len = fr.racc_len as usize;
+            let counter = u64::from_be_bytes(payload[racc_len..racc_len + 8].try_into().expect("8 bytes"));
+            self.key.seal(payload, racc_len, counter);
         }
         if let Some(io) = self.io.as_mut() {
             // Written with the pass's next submission (which counts it delivered).

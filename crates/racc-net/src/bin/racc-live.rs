@@ -185,6 +185,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    if rep.forged() + rep.replayed() > 0 {
+        // Issue 37 item 8. They were dropped before any port saw them, so the results are the
+        // scenario's and the exit status stays 0; but something else sent racc packets into
+        // this run, and its CPU cost may have disturbed the timing: said on one line.
+        eprintln!(
+            "racc-live: warning: {} forged and {} replayed racc packets arrived and were dropped; something else is sending into this run",
+            rep.forged(),
+            rep.replayed()
+        );
+    }
     if let Some(why) = &rep.stopped {
         // Never a success: a run cut short is not the scenario's result.
         eprintln!(
