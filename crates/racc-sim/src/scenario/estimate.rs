@@ -78,8 +78,21 @@ impl Estimate {
         // Per port: the packets the flows crossing it could offer, and the longest RTT (BDP buffers).
         let mut offered = vec![0f64; n_ports];
         let mut rtt = vec![0f64; n_ports];
+        // Each flow's bottleneck (its route's slowest port) in both directions: what the flows
+        // sharing a bottleneck hold in the network is bounded by its buffer plus its BDP, since
+        // their windows overflow it beyond that. Other ports queue only bursts.
+        let mut bottleneck = vec![false; n_ports];
+        // Per forward bottleneck: the packets its flows offer, and their longest round trip in hops.
+        let mut through = vec![0f64; n_ports];
+        let mut hops = vec![0usize; n_ports];
+        let slowest_port = |route: &[usize]| route.iter().copied().min_by(|&a, &b| port(a).0.total_cmp(&port(b).0));
         for f in &every {
             let fwd = &spec.routes[f.fwd_route];
+            for route in [fwd, &spec.routes[f.rev_route]] {
+                if let Some(p) = slowest_port(route) {
+                    bottleneck[p] = true;
+                }
+            }
             let slowest = fwd.iter().map(|&p| port(p).0).fold(f64::INFINITY, f64::min);
             let end = f.stop.unwrap_or(spec.duration).min(spec.duration);
             let life = end.saturating_sub(f.start) as f64 * 1e-9;
@@ -87,24 +100,41 @@ impl Estimate {
             if let Some(b) = f.size_bytes {
                 pkts = pkts.min(b as f64 / (spec.packet_size as f64 - 40.0).max(1.0) + 2.0);
             }
+            if let Some(b) = slowest_port(fwd) {
+                through[b] += pkts;
+                hops[b] = hops[b].max(fwd.len() + spec.routes[f.rev_route].len());
+            }
             let r = spec.propagation_rtt(f) as f64 * 1e-9;
             for &p in fwd.iter().chain(&spec.routes[f.rev_route]) {
                 offered[p] += pkts;
                 rtt[p] = rtt[p].max(r);
             }
         }
-        let (mut packets, mut sent) = (0.0, 0.0);
+        let (mut every_port, mut at_bottlenecks, mut sent) = (0.0, 0.0, 0.0);
         for (p, (&o, &r)) in offered.iter().zip(&rtt).enumerate() {
             let (cap, buffer) = port(p);
-            // On the port's wire (its own delay), and in its buffer.
-            packets += cap * pm.delay(p) as f64 * 1e-9 / pkt_bits
-                + match buffer {
-                    BufferSpec::Packets(n) => n as f64,
-                    BufferSpec::Bytes(b) => b as f64 / spec.packet_size as f64,
-                    BufferSpec::Bdp(x) => x * cap * r / pkt_bits,
-                };
+            let buffer = match buffer {
+                BufferSpec::Packets(n) => n as f64,
+                BufferSpec::Bytes(b) => b as f64 / spec.packet_size as f64,
+                BufferSpec::Bdp(x) => x * cap * r / pkt_bits,
+            };
+            // On the port's wire (its own delay), and in its buffer; never more than the flows offer.
+            every_port += (cap * pm.delay(p) as f64 * 1e-9 / pkt_bits + buffer).min(o);
+            if bottleneck[p] {
+                // Its buffer and the whole path's round trip at its rate.
+                at_bottlenecks += (buffer + cap * r / pkt_bits).min(o);
+            }
             sent += o.min(cap / pkt_bits * dur);
         }
+        let packets = every_port.min(at_bottlenecks.max(1.0));
+        // The flows through a bottleneck send at most its capacity between them (twice it, for
+        // what its buffer drops after earlier hops), each packet
+        // (and its ACK) one event per hop: a second bound on the packet-hops.
+        let by_bottleneck: f64 = (0..n_ports)
+            .filter(|&p| hops[p] > 0)
+            .map(|p| through[p].min(2.0 * port(p).0 / pkt_bits * dur) * hops[p] as f64)
+            .sum();
+        let sent = sent.min(by_bottleneck.max(1.0));
         let interval = spec.sample_interval.max(1);
         let times = spec.duration.div_ceil(interval) as f64 + 1.0;
         let per_port = if spec.record_groups {
