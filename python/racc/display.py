@@ -16,10 +16,19 @@ PIPE_WIDTH = 10_000
 def console(stderr: bool = False, file: Any = None) -> Any:
     """A rich console as wide as the terminal; for pipes and logs (or ``file``) :data:`PIPE_WIDTH`
     columns, so every word of every table is kept (``COLUMNS``, if set, wins)."""
+    import sys
+
     from rich.console import Console
 
     c = Console(stderr=stderr, file=file)
-    if not c.is_terminal and "COLUMNS" not in os.environ:
+    # Whether the stream itself is a terminal, not rich's view of it: FORCE_COLOR or
+    # TTY_COMPATIBLE make rich call a pipe a terminal, and it then cuts to 80 columns.
+    stream = file if file is not None else (sys.stderr if stderr else sys.stdout)
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty and "COLUMNS" not in os.environ:
         c = Console(stderr=stderr, file=file, width=PIPE_WIDTH)
     return c
 

@@ -239,9 +239,19 @@ def test_memory_estimate_bounds_the_measured_peak(tmp_path, cli_env, name, sets)
     args = [sys.executable, "-m", "racc.cli", "run", name, "--out", str(out), "-q", "--no-plots"]
     for s in sets:
         args += ["--set", s]
-    p = subprocess.Popen(args, env=cli_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    assert status == 0, p.stderr.read().decode()
-    peak = usage.ru_maxrss * 1024  # Linux: KiB
+    # Through a small launcher: a child's ru_maxrss starts at its forking parent's resident size
+    # (Linux keeps the high-water mark across exec), and a pytest worker is hundreds of MB.
+    launcher = (
+        "import os, subprocess, sys\n"
+        "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+        "_, status, usage = os.wait4(p.pid, 0)\n"
+        "print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", launcher, *args], check=False, env=cli_env, capture_output=True, text=True
+    )
+    code, maxrss = (int(x) for x in r.stdout.split())
+    assert code == 0, r.stderr
+    peak = maxrss * 1024  # Linux: KiB
     estimate = json.loads((out / "summary.json").read_text())["run"]["estimate"]["memory_bytes"]
     assert peak <= estimate <= FACTOR * peak, f"peak {peak / 1e6:.0f} MB, estimate {estimate / 1e6:.0f} MB"

@@ -66,9 +66,10 @@ def test_piped_reproduce_leads_with_the_summary_and_keeps_every_word(tmp_path, r
     assert all(_one_line(c["claim"]) in flat for c in claims)
 
 
-def test_crosscheck_table_through_the_pipe_console_keeps_every_metric_name():
+def test_crosscheck_table_through_the_pipe_console_keeps_every_metric_name(monkeypatch):
     """The crosscheck table printed on racc's console for pipes (``racc.display.console``) keeps
     every metric name whole, however long."""
+    monkeypatch.delenv("COLUMNS", raising=False)  # pytest-xdist's workers set COLUMNS=80
     from racc.crosscheck import report
     from racc.display import console
 
