@@ -22,6 +22,7 @@ use super::limits::Limits;
 use super::raw::{RawPortSelection, RawScenario};
 use super::spec::{BufferSpec, PortKind, Spec};
 use super::ScenarioError;
+use racc_proto::packet::hdr::payload;
 
 /// Bytes of the process before a run: the interpreter, polars, numpy and the engine's library
 /// (measured 95–100 MB for small runs; 120 MB keeps the estimate a bound across library versions).
@@ -88,25 +89,24 @@ impl Estimate {
         let mut hops = vec![0usize; n_ports];
         let slowest_port = |route: &[usize]| route.iter().copied().min_by(|&a, &b| port(a).0.total_cmp(&port(b).0));
         for f in &every {
-            let fwd = &spec.routes[f.fwd_route];
-            for route in [fwd, &spec.routes[f.rev_route]] {
-                if let Some(p) = slowest_port(route) {
-                    bottleneck[p] = true;
-                }
+            let (fwd, rev) = (&spec.routes[f.fwd_route], &spec.routes[f.rev_route]);
+            let fwd_bottleneck = slowest_port(fwd);
+            for p in [fwd_bottleneck, slowest_port(rev)].into_iter().flatten() {
+                bottleneck[p] = true;
             }
-            let slowest = fwd.iter().map(|&p| port(p).0).fold(f64::INFINITY, f64::min);
+            let slowest = fwd_bottleneck.map_or(f64::INFINITY, |p| port(p).0);
             let end = f.stop.unwrap_or(spec.duration).min(spec.duration);
             let life = end.saturating_sub(f.start) as f64 * 1e-9;
             let mut pkts = if slowest.is_finite() { slowest / pkt_bits * life } else { 0.0 };
             if let Some(b) = f.size_bytes {
-                pkts = pkts.min(b as f64 / (spec.packet_size as f64 - 40.0).max(1.0) + 2.0);
+                pkts = pkts.min(b as f64 / payload(spec.packet_size) as f64 + 2.0);
             }
-            if let Some(b) = slowest_port(fwd) {
+            if let Some(b) = fwd_bottleneck {
                 through[b] += pkts;
-                hops[b] = hops[b].max(fwd.len() + spec.routes[f.rev_route].len());
+                hops[b] = hops[b].max(fwd.len() + rev.len());
             }
             let r = spec.propagation_rtt(f) as f64 * 1e-9;
-            for &p in fwd.iter().chain(&spec.routes[f.rev_route]) {
+            for &p in fwd.iter().chain(rev) {
                 offered[p] += pkts;
                 rtt[p] = rtt[p].max(r);
             }

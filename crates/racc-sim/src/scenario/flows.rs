@@ -10,6 +10,7 @@ use super::routes::Routes;
 use super::sizes::{bytes, size_dist};
 use super::spec::{FlowSpec, NodeSpec, SourceSpec};
 use crate::traffic;
+use racc_proto::packet::hdr::payload;
 use rustc_hash::FxHashMap as FastMap;
 
 /// What every `[[flows]]` group and `[[traffic]]` generator is resolved against, and the flows
@@ -167,7 +168,7 @@ impl FlowBuilder<'_> {
             &name,
             traffic::Poisson { rate, start, stop, max_flows: draw },
             &dist,
-            packet_size - 40,
+            payload(packet_size),
         );
         if arrivals.len() as u64 > left {
             let what = format!("the arrivals drawn at {} per second number more than the {left} flows left", rate);

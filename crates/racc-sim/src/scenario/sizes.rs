@@ -5,11 +5,12 @@ use super::error::ScenarioError;
 use super::limits::MAX_BYTES;
 use super::units::Amount;
 use crate::traffic;
+use racc_proto::packet::hdr::payload;
 
 pub(super) fn bytes(cx: &Ctx, key: &str, a: Amount, packet_size: u32) -> Result<u64, ScenarioError> {
     let b = match a {
         Amount::Bytes(b) => b,
-        Amount::Packets(p) => p * (packet_size - 40) as f64,
+        Amount::Packets(p) => p * payload(packet_size) as f64,
         Amount::Bdp(_) => return Err(cx.err(key, "'bdp' is only meaningful for buffers")),
     };
     if !(b.is_finite() && b >= 1.0) {
@@ -27,7 +28,7 @@ pub(super) fn size_dist(
     s: &super::raw::RawSizeDist,
     packet_size: u32,
 ) -> Result<traffic::SizeDist, ScenarioError> {
-    let mss = (packet_size - 40) as f64;
+    let mss = payload(packet_size) as f64;
     // Sizes are drawn in packets (docs/PROTOCOLS.md §13: packets = max(1, ceil(X))).
     let in_pkts = |k: &str, v: Option<super::units::Size>| -> Result<f64, ScenarioError> {
         let v = v.ok_or_else(|| cx.err(format!("{key}.{k}"), "missing"))?;

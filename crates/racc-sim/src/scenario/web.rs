@@ -11,6 +11,7 @@ use super::raw::{RawFile, RawThink, RawTraffic};
 use super::spec::SourceSpec;
 use super::units::{Amount, Seconds, Size};
 use crate::web::{FileSize, LogLogistic, ThinkTime, WebLaw, MAX_FILE_BYTES};
+use racc_proto::packet::hdr::payload;
 use serde_json::json;
 use std::sync::Arc;
 
@@ -170,7 +171,7 @@ fn file_law(cx: &Ctx, key: &str, raw: Option<&RawFile>, packet_size: u32) -> Res
     let pi = match r.pi {
         None => d.0.median,
         Some(Size(Amount::Bytes(b))) => b,
-        Some(Size(Amount::Packets(p))) => p * (packet_size - 40) as f64,
+        Some(Size(Amount::Packets(p))) => p * payload(packet_size) as f64,
         Some(Size(Amount::Bdp(_))) => return Err(cx.err(format!("{key}.pi"), "'bdp' is only meaningful for buffers")),
     };
     if !(pi.is_finite() && pi > 0.0 && pi <= MAX_FILE_BYTES) {
