@@ -20,7 +20,6 @@ def console(stderr: bool = False, file: Any = None) -> Any:
 
     from rich.console import Console
 
-    c = Console(stderr=stderr, file=file)
     # Whether the stream itself is a terminal, not rich's view of it: FORCE_COLOR or
     # TTY_COMPATIBLE make rich call a pipe a terminal, and it then cuts to 80 columns.
     stream = file if file is not None else (sys.stderr if stderr else sys.stdout)
@@ -28,9 +27,8 @@ def console(stderr: bool = False, file: Any = None) -> Any:
         tty = stream.isatty()
     except (AttributeError, ValueError):
         tty = False
-    if not tty and "COLUMNS" not in os.environ:
-        c = Console(stderr=stderr, file=file, width=PIPE_WIDTH)
-    return c
+    width = PIPE_WIDTH if not tty and "COLUMNS" not in os.environ else None
+    return Console(stderr=stderr, file=file, width=width)
 
 
 def print_json(obj: Any) -> None:
