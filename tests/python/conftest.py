@@ -65,15 +65,18 @@ def cli_env():
 @pytest.fixture
 def racc_cli(cli_env):
     """``racc_cli("run", path, "--out", out)`` runs ``python -m racc ...`` from the source tree and
-    returns the finished process (exit code, stdout and stderr as text), failing or not."""
+    returns the finished process (exit code, stdout and stderr as text), failing or not. ``env``
+    replaces the environment (``cli_env`` by default)."""
     import subprocess
 
-    def run(*args: object, timeout: float = 300, cwd: object = None) -> subprocess.CompletedProcess:
+    def run(
+        *args: object, timeout: float = 300, cwd: object = None, env: dict | None = None
+    ) -> subprocess.CompletedProcess:
         return subprocess.run(
             [sys.executable, "-m", "racc", *map(str, args)],
             capture_output=True,
             text=True,
-            env=cli_env,
+            env=cli_env if env is None else env,
             cwd=cwd,
             timeout=timeout,
             check=False,

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 from conftest import REPO, needs_core
@@ -70,27 +68,17 @@ def test_refusals_name_what_the_authors_code_compiles_in():
     assert "flows[0].protocol: 'vcp' needs ns-2 built with the VCP authors' code" in joined
 
 
-def _cli(args, env, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "racc", "crosscheck", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-        check=False,
-    )
-
-
-def test_command_without_the_build_says_how_to_get_one(tmp_path, cli_env):
+def test_command_without_the_build_says_how_to_get_one(tmp_path, cli_env, racc_cli):
     env = dict(cli_env)
     env.pop("RACC_NS2_VCP", None)
-    p = _cli(["ns2-vcp", SCENARIO, "--seeds", "1"], env, tmp_path)
+    p = racc_cli("crosscheck", "ns2-vcp", SCENARIO, "--seeds", "1", env=env, cwd=tmp_path, timeout=120)
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), p.stderr
     assert "VCP authors' code" in lines[0] and "--ns PATH" in lines[0] and "docs/PROTOCOLS.md" in lines[0]
     # A plain ns-2 is not enough: the classes are checked for (any executable without them).
-    p = _cli(["ns2-vcp", SCENARIO, "--seeds", "1", "--ns", "/bin/true"], env, tmp_path)
+    p = racc_cli(
+        "crosscheck", "ns2-vcp", SCENARIO, "--seeds", "1", "--ns", "/bin/true", env=env, cwd=tmp_path, timeout=120
+    )
     assert p.returncode == 2 and "has no VCP classes" in p.stderr, p.stderr
     assert not (tmp_path / "results").exists()
 

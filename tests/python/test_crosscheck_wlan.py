@@ -113,32 +113,17 @@ def test_node_ids_follow_the_script_s_creation_order():
     assert ids[0] == "srv0" and ids[12] == "r0" and ids[13] == "ap" and ids[14] == "sta0" and ids[25] == "sta11"
 
 
-def _cli(args, env, cwd):
-    import subprocess
-    import sys
-
-    return subprocess.run(
-        [sys.executable, "-m", "racc", "crosscheck", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=300,
-        check=False,
-    )
-
-
 TCP_SET = ["--set", 'flows[0].params.spurious_rto="off"', "--set", 'flows[1].params.spurious_rto="off"']
 
 
 @needs_core
-def test_the_command_takes_a_shared_medium(tmp_path, cli_env):
+def test_the_command_takes_a_shared_medium(tmp_path, racc_cli):
     """`racc crosscheck ns2` on a scenario with a medium runs this comparison (refusals first)."""
-    p = _cli(["ns2", SCENARIO, "--seeds", "1"], cli_env, tmp_path)  # Eifel left on: refused by key
+    p = racc_cli("crosscheck", "ns2", SCENARIO, "--seeds", "1", cwd=tmp_path)  # Eifel left on: refused by key
     assert p.returncode == 2 and "params" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
     if shutil.which("ns") is None:
         pytest.skip("ns-2 (`ns`) is not installed: apt-get install ns2 (scripts/test.sh installs it as root)")
-    p = _cli(["ns2", SCENARIO, "--seeds", "1", "--set", 'duration="6s"', *TCP_SET], cli_env, tmp_path)
+    p = racc_cli("crosscheck", "ns2", SCENARIO, "--seeds", "1", "--set", 'duration="6s"', *TCP_SET, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     rows = [line.split() for line in p.stdout.splitlines()[1:]]
     assert [r[0] for r in rows] == ["racc", "ns-2"] and all(r[1] == "1" for r in rows), p.stdout

@@ -31,6 +31,24 @@ struct Chain<'a> {
     sack: bool,
 }
 
+impl<'a> Chain<'a> {
+    /// One 10 Mb/s link of 10 ms, QFCP flows through QFCP routers, no loss, 1 s, no SACK: what
+    /// each test then changes.
+    fn qfcp(routes: &'a [(usize, usize, u32, u32)]) -> Chain<'a> {
+        Chain {
+            capacity_mbps: &[10.0],
+            link_ms: 10,
+            routes,
+            protocol: "qfcp",
+            router: "qfcp",
+            router_params: "",
+            loss: "",
+            duration: "1s",
+            sack: false,
+        }
+    }
+}
+
 fn chain(c: &Chain) -> String {
     let Chain { capacity_mbps, link_ms, routes, protocol, router, router_params, loss, duration, sack } = *c;
     let links = capacity_mbps.len();
@@ -311,34 +329,15 @@ fn forced_losses() -> (f64, u64, u64, f64, f64, f64) {
 fn forced_losses_with(qfcp_params: &str, sack: bool) -> (f64, u64, u64, f64, f64, f64) {
     let loss = ", loss = { model = \"bernoulli\", p = 0.005 }";
     let routes = [(0, 0, 1, 39)];
-    let q_spec = chain(&Chain {
-        capacity_mbps: &[10.0],
-        link_ms: 10,
-        routes: &routes,
-        protocol: "qfcp",
-        router: "qfcp",
-        router_params: "",
-        loss,
-        duration: "30s",
-        sack,
-    })
-    .replace("protocol = \"qfcp\"", &format!("protocol = \"qfcp\"\n{qfcp_params}"));
+    let q_spec = chain(&Chain { loss, duration: "30s", sack, ..Chain::qfcp(&routes) })
+        .replace("protocol = \"qfcp\"", &format!("protocol = \"qfcp\"\n{qfcp_params}"));
     let mut q = sim(&q_spec);
     q.run();
     let q_rate = goodput_per_flow(&q, 1, 5.0, 30.0)[0] * WIRE;
     let fs = &q.flow_series;
     let (retx, rtos) = (*fs.retransmits.last().unwrap(), *fs.timeouts.last().unwrap());
-    let mut r = sim(&chain(&Chain {
-        capacity_mbps: &[10.0],
-        link_ms: 10,
-        routes: &routes,
-        protocol: "reno",
-        router: "droptail",
-        router_params: "",
-        loss,
-        duration: "30s",
-        sack: false,
-    }));
+    let mut r =
+        sim(&chain(&Chain { protocol: "reno", router: "droptail", loss, duration: "30s", ..Chain::qfcp(&routes) }));
     r.run();
     let r_rate = goodput_per_flow(&r, 1, 5.0, 30.0)[0] * 1000.0 / 960.0;
     let rw: Vec<f64> = (0..r.flow_series.time_s.len())
@@ -397,60 +396,16 @@ fn the_sparse_partial_ack_timer_keeps_qfcp_at_high_utilisation_under_forced_loss
 #[test]
 fn a_qfcp_flow_through_droptail_only_is_refused() {
     let routes = [(0, 0, 1, 5)];
-    let toml = chain(&Chain {
-        capacity_mbps: &[10.0],
-        link_ms: 10,
-        routes: &routes,
-        protocol: "qfcp",
-        router: "droptail",
-        router_params: "",
-        loss: "",
-        duration: "1s",
-        sack: false,
-    });
+    let toml = chain(&Chain { router: "droptail", ..Chain::qfcp(&routes) });
     let e = from_toml(&toml, "q.toml").expect_err("refused");
     let msg = e.to_string();
     eprintln!("{msg}");
     assert!(msg.contains("q.toml") && msg.contains("flows") && msg.contains("QFCP"), "{msg}");
     // With the router it builds; xcp-b flows need an XCP(-b) router likewise.
-    assert!(from_toml(
-        &chain(&Chain {
-            capacity_mbps: &[10.0],
-            link_ms: 10,
-            routes: &routes,
-            protocol: "qfcp",
-            router: "qfcp",
-            router_params: "",
-            loss: "",
-            duration: "1s",
-            sack: false
-        }),
-        "q.toml"
-    )
-    .is_ok());
-    let xb = chain(&Chain {
-        capacity_mbps: &[10.0],
-        link_ms: 10,
-        routes: &routes,
-        protocol: "xcp-b",
-        router: "qfcp",
-        router_params: "",
-        loss: "",
-        duration: "1s",
-        sack: false,
-    });
+    assert!(from_toml(&chain(&Chain::qfcp(&routes)), "q.toml").is_ok());
+    let xb = chain(&Chain { protocol: "xcp-b", ..Chain::qfcp(&routes) });
     assert!(from_toml(&xb, "x.toml").is_err());
-    let mut s = sim(&chain(&Chain {
-        capacity_mbps: &[10.0],
-        link_ms: 10,
-        routes: &routes,
-        protocol: "qfcp",
-        router: "qfcp",
-        router_params: "",
-        loss: "",
-        duration: "1s",
-        sack: false,
-    }));
+    let mut s = sim(&chain(&Chain::qfcp(&routes)));
     s.run();
     assert!(port(&mut s, "r0->r1").counters.drops == 0);
 }
