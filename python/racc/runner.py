@@ -6,6 +6,7 @@ import datetime as _dt
 import os
 import secrets
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,7 @@ def run(
     resolved = Resolved(sim.resolved())  # made into text only when read or written
     # Stand-in engines (the tests' fakes) need not estimate; the built extension always does.
     estimate = dict(sim.estimate()) if hasattr(sim, "estimate") else None
+    notes = scenario_notes(sim, sc)  # told before the run starts
     # A capture goes to a temporary sibling, renamed into place only when the run ends well: an
     # interrupted or failed run leaves no pcap that looks whole, and no earlier file is cut short.
     final = Path(pcap) if pcap is not None else None
@@ -85,10 +87,24 @@ def run(
             tmp.unlink(missing_ok=True)
     res.summary["run"]["peak_reset"] = peak_reset
     res.summary["run"]["estimate"] = estimate  # what `[limits]` was checked against, beside the peak
+    res.summary["run"].update(notes)
     res.summary["run"]["setup_s"] = setup
     if out is not None:
         res.save(out, plots=plots)
     return res
+
+
+def scenario_notes(sim: Any, sc: _scenario.Scenario) -> dict:
+    """Warn (:class:`racc.scenario.ScenarioWarning`) of every setting the engine finds cannot act on
+    its port or run, and return them with the settings router modules derived from their ports
+    (RED's automatic thresholds), for the run's summary: ``{"warnings": [...], "router_settings":
+    {port: {name: value}}}``."""
+    if not hasattr(sim, "warnings"):  # the tests' stand-in engines
+        return {}
+    found = [{"key": key, "reason": reason} for key, reason in sim.warnings()]
+    for w in found:
+        warnings.warn(f"{sc.source}: key `{w['key']}`: {w['reason']}", _scenario.ScenarioWarning, stacklevel=3)
+    return {"warnings": found, "router_settings": {k: dict(v) for k, v in sim.router_settings().items()}}
 
 
 def finished_results(

@@ -32,6 +32,11 @@ class OverrideHint(UserWarning):
     """A ``--set`` key was understood but is not written the way racc writes keys (``flows.0``)."""
 
 
+class ScenarioWarning(UserWarning):
+    """A valid scenario holds a setting that provably does nothing on its topology: RED thresholds
+    above the buffer, a loss that drops every packet, a sample interval longer than the run."""
+
+
 _TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _TOML_END = re.compile(r"\s*\(at end of document\)\s*$")
 
@@ -210,7 +215,9 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
     try:
         data = tomllib.loads(text)
     except RecursionError:
-        raise ScenarioError(f"{source}: TOML nested too deeply (at most {MAX_DEPTH} levels of tables and arrays)") from None
+        raise ScenarioError(
+            f"{source}: TOML nested too deeply (at most {MAX_DEPTH} levels of tables and arrays)"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc.args[0] if exc.args else exc)
         line = getattr(exc, "lineno", None)

@@ -106,11 +106,11 @@ def test_red_thresholds_marking_and_limit():
     red = ', router = "red", router_params = { min_th = 10, max_th = 30, max_p = 0.05, w_q = 0.004, action = "mark" }'
     s, _ = script(toml(buffer='"100pkt"', router=red, flows=[{"extra": "ecn = true"}]))
     assert "$ns duplex-link $n(2) $n(3) 10000000 0.010000000 RED" in s
+    before = s[: s.index("$ns duplex-link $n(2) $n(3)")]
+    for line in ("Queue/RED set thresh_ 10 ;", "Queue/RED set maxthresh_ 30 ;", "Queue/RED set q_weight_ 0.004 ;"):
+        assert line in before, line
     block = s[s.index("$ns duplex-link $n(2) $n(3)") :].split("$ns queue-limit $n(2) $n(3)")[0]
     for line in (
-        "$q set thresh_ 10 ;",
-        "$q set maxthresh_ 30 ;",
-        "$q set q_weight_ 0.004 ;",
         "$q set linterm_ 20 ;",
         "$q set gentle_ true",
         "$q set wait_ false ;",
@@ -124,7 +124,36 @@ def test_red_thresholds_marking_and_limit():
     assert "$ns queue-limit $n(2) $n(3) 100 ;" in s  # RED holds the limit itself
     assert "$t set ecn_ 1" in s
     s, _ = script(toml(buffer='"100pkt"', router=', router = "red", router_params = { gentle = false }'))
-    assert "$q set setbit_ false ;" in s and "$q set gentle_ false" in s and "$q set thresh_ 150 ;" in s
+    assert "$q set setbit_ false ;" in s and "$q set gentle_ false" in s
+    # Thresholds left out are ns-2's automatic ones (0, 0, -1), derived by ns-2 as by racc.
+    for line in ("Queue/RED set thresh_ 0 ;", "Queue/RED set maxthresh_ 0 ;", "Queue/RED set q_weight_ -1 ;"):
+        assert line in s, line
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian's ns2 package) is not installed")
+def test_red_automatic_settings_are_ns2s(tmp_path):
+    """ns-2.35 derives RED's automatic min_th, max_th and w_q (thresh_ 0, maxthresh_ 0, q_weight_ -1)
+    from the link as racc does: on the script racc writes, the values ns-2 reads back agree with the
+    run's `router_settings` within 1e-9 (relative), at two rates, delays and packet sizes."""
+
+    import racc
+
+    for capacity, delay, size in (("10Mbps", "10ms", 1000), ("100Mbps", "48ms", 1500)):
+        text = toml(
+            buffer='"1000pkt"', router=', router = "red", router_params = { action = "mark" }', packet_size=size
+        ).replace('capacity = "10Mbps", delay = "10ms"', f'capacity = "{capacity}", delay = "{delay}"')
+        s, _ = script(text)
+        probe = s.split("# Flow groups")[0] + (
+            "set q [[$ns link $n(2) $n(3)] queue]\n"
+            'puts "[$q set thresh_] [$q set maxthresh_] [$q set q_weight_]"\nexit 0\n'
+        )
+        (tmp_path / "probe.tcl").write_text(probe)
+        out = subprocess.run(["ns", "probe.tcl"], check=True, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        ns_min, ns_max, ns_w = (float(x) for x in out.stdout.split()[-3:])
+        mine = racc.run(text).summary["run"]["router_settings"]
+        port = next(v for k, v in mine.items() if k.startswith("r0"))
+        for ours, theirs in ((port["min_th"], ns_min), (port["max_th"], ns_max), (port["w_q"], ns_w)):
+            assert abs(ours - theirs) <= 1e-9 * abs(theirs), (capacity, delay, size, port, (ns_min, ns_max, ns_w))
 
 
 def test_start_times_sizes_and_stops_are_raccs():

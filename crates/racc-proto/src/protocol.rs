@@ -39,6 +39,22 @@ pub struct PortIdentity<'a> {
     /// Buffer limit: packets (`u32::MAX` if limited in bytes) and bytes (`u64::MAX` if in packets).
     pub limit_pkts: u32,
     pub limit_bytes: u64,
+    /// The scenario's packet size, bytes (0 where unknown): what settings given in packets, or
+    /// derived from the link's rate in packets per second, are scaled by.
+    pub mean_pkt_size: u32,
+}
+
+impl PortIdentity<'_> {
+    /// The buffer as a number of `mean_pkt_size` packets, whichever unit limits it.
+    pub fn buffer_pkts(&self) -> f64 {
+        let by_bytes = if self.limit_bytes == u64::MAX || self.mean_pkt_size == 0 {
+            f64::INFINITY
+        } else {
+            self.limit_bytes as f64 / self.mean_pkt_size as f64
+        };
+        let by_pkts = if self.limit_pkts == u32::MAX { f64::INFINITY } else { self.limit_pkts as f64 };
+        by_pkts.min(by_bytes)
+    }
 }
 
 /// A router module's checked parameters: builds the module of each port that uses it.
@@ -47,6 +63,17 @@ pub trait RouterFactory: Send + Sync + std::fmt::Debug {
     fn build(&self, port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule>;
     /// Values this module gives the flows through it (matched against [`Requirement`]s).
     fn provides(&self) -> Vec<(&'static str, ContractValue)> {
+        Vec::new()
+    }
+    /// What the module's settings provably cannot do on this port (a threshold above the
+    /// buffer, say), one sentence each: the scenario check passes them to the user as warnings,
+    /// since the run is valid but a setting in it does nothing. Default: none.
+    fn warnings(&self, _port: &PortIdentity<'_>) -> Vec<String> {
+        Vec::new()
+    }
+    /// The settings the module runs with on this port where it derives them from the port
+    /// (RED's automatic thresholds), by name, for the run's summary. Default: none.
+    fn settings(&self, _port: &PortIdentity<'_>) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
 }
@@ -113,6 +140,7 @@ pub const ANY_PORT: PortIdentity<'static> = PortIdentity {
     delay: 0,
     limit_pkts: u32::MAX,
     limit_bytes: u64::MAX,
+    mean_pkt_size: 0,
 };
 
 #[cfg(test)]

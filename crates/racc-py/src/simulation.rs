@@ -59,6 +59,30 @@ impl Simulation {
         Ok(d)
     }
 
+    /// What the scenario's settings provably cannot do, as (key, reason) pairs, checked before
+    /// the run (`racc_sim::notes::warnings`): the run is valid, and the user is told.
+    fn warnings(&self) -> PyResult<Vec<(String, String)>> {
+        let sim = self.sim.lock().unwrap();
+        let w = racc_sim::notes::warnings(&sim.spec).map_err(crate::checking::scenario_err)?;
+        Ok(w.into_iter().map(|w| (w.key, w.reason)).collect())
+    }
+
+    /// The settings router modules derived from their ports (RED's automatic thresholds):
+    /// {port name: {setting: value}}.
+    fn router_settings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = self.sim.lock().unwrap();
+        let all = racc_sim::notes::port_settings(&sim.spec).map_err(crate::checking::scenario_err)?;
+        let d = PyDict::new(py);
+        for p in all {
+            let s = PyDict::new(py);
+            for (k, v) in p.settings {
+                s.set_item(k, v)?;
+            }
+            d.set_item(p.port, s)?;
+        }
+        Ok(d)
+    }
+
     /// The checked scenario this run was built from (its JSON text made on demand).
     fn resolved(&self) -> ResolvedScenario {
         ResolvedScenario { spec: Arc::clone(&self.sim.lock().unwrap().spec) }

@@ -18,6 +18,7 @@ pub mod event;
 pub mod medium;
 pub mod metrics;
 mod names;
+pub mod notes;
 pub mod pcap;
 pub mod plan;
 pub mod port;

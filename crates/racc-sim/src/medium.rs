@@ -330,6 +330,7 @@ fn share_router(spec: &Spec, mi: usize, ports: &mut [Port]) {
         delay: m.delay,
         limit_pkts,
         limit_bytes,
+        mean_pkt_size: spec.packet_size,
     };
     let module = m.router_factory.build(&identity, SimRng::for_component(spec.seed, &format!("router/medium{mi}")));
     let base = PortView {

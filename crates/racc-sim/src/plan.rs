@@ -21,12 +21,18 @@ use racc_proto::time::Time;
 pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
     let (rtt_sum, rtt_n) = port_rtts(spec);
     let mut ports = Vec::with_capacity(spec.port_map().count());
-    for (li, l) in spec.links.iter().enumerate() {
-        for dir in 0..2 {
-            let p = 2 * li + dir;
+    for (p, name, plan) in link_port_plans(spec) {
+        ports.push(plan.build(spec, p, name, &rtt_sum, &rtt_n)?);
+    }
+    Ok(ports)
+}
+
+/// Each link direction's output port: its number (2i for link i's a -> b), name and plan.
+pub(crate) fn link_port_plans(spec: &Spec) -> impl Iterator<Item = (usize, String, PortPlan<'_>)> {
+    spec.links.iter().enumerate().flat_map(move |(li, l)| {
+        (0..2).map(move |dir| {
             let (from, to) = if dir == 0 { (l.a, l.b) } else { (l.b, l.a) };
             let name = crate::names::arrow(&spec.nodes[from].name, &spec.nodes[to].name);
-            let loss_spec = if dir == 0 { &l.loss_forward } else { &l.loss_reverse };
             let plan = PortPlan {
                 key: &l.key,
                 node: from,
@@ -34,12 +40,11 @@ pub fn build_ports(spec: &Spec) -> Result<Vec<Port>, ScenarioError> {
                 delay: l.delay,
                 buffer: l.buffer,
                 router_factory: l.router_factory.as_ref(),
-                loss: loss_spec,
+                loss: if dir == 0 { &l.loss_forward } else { &l.loss_reverse },
             };
-            ports.push(plan.build(spec, p, name, &rtt_sum, &rtt_n)?);
-        }
-    }
-    Ok(ports)
+            (2 * li + dir, name, plan)
+        })
+    })
 }
 
 /// What one output port is built from, whatever carries it (a link direction or a member of a
@@ -67,28 +72,13 @@ impl PortPlan<'_> {
         rtt_sum: &[f64],
         rtt_n: &[u64],
     ) -> Result<Port, ScenarioError> {
-        let err = |key: &str, reason: String| ScenarioError {
-            source: spec.name.clone(),
-            key: format!("{}.{key}", self.key),
-            reason,
-        };
-        let (limit_pkts, limit_bytes) =
-            buffer_limits(self.buffer, self.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size)
-                .map_err(|reason| err("buffer", format!("port {name}: {reason}")))?;
-        let identity = PortIdentity {
-            node: &spec.nodes[self.node].name,
-            port: p as u32,
-            name: &name,
-            capacity_bps: self.capacity_bps,
-            delay: self.delay,
-            limit_pkts,
-            limit_bytes,
-        };
+        let (limit_pkts, limit_bytes) = self.limits(spec, p, &name, rtt_sum, rtt_n)?;
+        let identity = self.identity(spec, p, &name, (limit_pkts, limit_bytes));
         let mut buf = [0u8; 40];
         let router_rng = SimRng::for_component(spec.seed, crate::names::label(&mut buf, "router/port", p));
         let module = self.router_factory.build(&identity, router_rng);
         let loss_rng = SimRng::for_component(spec.seed, crate::names::label(&mut buf, "loss/port", p));
-        let loss = LossProcess::new(self.loss, loss_rng).map_err(|e| err("loss", e.to_string()))?;
+        let loss = LossProcess::new(self.loss, loss_rng).map_err(|e| self.error(spec, "loss", e.to_string()))?;
         let link = PortLink {
             capacity_bps: self.capacity_bps,
             delay: self.delay,
@@ -97,6 +87,44 @@ impl PortPlan<'_> {
             mean_pkt_size: spec.packet_size,
         };
         Ok(Port::new(name, link, module, loss))
+    }
+
+    /// The port's buffer limits (packets, bytes); a BDP buffer from the mean RTT of the flows
+    /// crossing it.
+    pub(crate) fn limits(
+        &self,
+        spec: &Spec,
+        p: usize,
+        name: &str,
+        rtt_sum: &[f64],
+        rtt_n: &[u64],
+    ) -> Result<(u32, u64), ScenarioError> {
+        buffer_limits(self.buffer, self.capacity_bps, rtt_sum[p], rtt_n[p], spec.packet_size)
+            .map_err(|reason| self.error(spec, "buffer", format!("port {name}: {reason}")))
+    }
+
+    /// What the port's router module is told of the port.
+    pub(crate) fn identity<'s>(
+        &self,
+        spec: &'s Spec,
+        p: usize,
+        name: &'s str,
+        (limit_pkts, limit_bytes): (u32, u64),
+    ) -> PortIdentity<'s> {
+        PortIdentity {
+            node: &spec.nodes[self.node].name,
+            port: p as u32,
+            name,
+            capacity_bps: self.capacity_bps,
+            delay: self.delay,
+            limit_pkts,
+            limit_bytes,
+            mean_pkt_size: spec.packet_size,
+        }
+    }
+
+    fn error(&self, spec: &Spec, key: &str, reason: String) -> ScenarioError {
+        ScenarioError { source: spec.name.clone(), key: format!("{}.{key}", self.key), reason }
     }
 }
 

@@ -40,11 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     import warnings
 
     from racc.cli import failures
-    from racc.scenario import OverrideHint
+    from racc.scenario import OverrideHint, ScenarioWarning
 
     def note(message, category, *_args, **_kw):
         if issubclass(category, OverrideHint):
             print(f"note: {message}", file=sys.stderr)
+        elif issubclass(category, ScenarioWarning):
+            print(f"warning: {message}", file=sys.stderr)
         else:
             sys.stderr.write(warnings.formatwarning(message, category, *_args[:2]))
 

@@ -125,6 +125,8 @@ def _links(r: dict[str, Any], port_info: dict[str, list]) -> str:
         kind = {"red": "RED", "xcp": "XCP", "vcp": _vcp.QUEUE}.get(link["router"], "DropTail")
         if link["router"] == "vcp":
             lines.append(_vcp.link_defaults(link.get("router_params") or {}, num))
+        if link["router"] == "red":
+            lines += _red_defaults(r, link.get("router_params") or {})
         lines.append(f"$ns duplex-link $n({a}) $n({b}) {num(link['capacity_bps'])} {secs(link['delay'])} {kind}")
         for p, (x, y) in ((2 * li, (a, b)), (2 * li + 1, (b, a))):
             lines += _queue(r, link, x, y, port_info["limit_pkts"][p], port_info["limit_bytes"][p])
@@ -135,6 +137,20 @@ def _links(r: dict[str, Any], port_info: dict[str, list]) -> str:
                 lines.append(f"set qm({p}) [$ns monitor-queue $n({x}) $n({y}) 0]")
                 lines.append(f"set qi({p}) [$qm({p}) get-pkts-integrator]")
     return "\n".join(lines) + "\n"
+
+
+def _red_defaults(r: dict[str, Any], p: dict[str, Any]) -> list[str]:
+    """RED's thresholds and weight, set on the class before the link is made: ns-2 derives the ones
+    racc leaves automatic (0 and -1, its own defaults) when the link is attached, from the link's rate
+    and delay and the class's mean_pktsize_ then, by the same rule racc follows (aqm/red_config.rs)."""
+    size = int(p.get("mean_pkt_size") or r["packet_size"])
+    return [
+        f"Queue/RED set mean_pktsize_ {size} ;# before the link: ns-2 derives automatic settings from it",
+        f"Queue/RED set thresh_ {num(p.get('min_th', 0))} ;# racc min_th (0: automatic, x mean_pktsize_ in byte mode)",
+        f"Queue/RED set maxthresh_ {num(p.get('max_th', 0))} ;# racc max_th (0: automatic)",
+        f"Queue/RED set q_weight_ {num(p.get('w_q', -1))} ;# racc w_q (-1: automatic)",
+        "Queue/RED set targetdelay_ 0.005 ;# the automatic min_th's target delay, as racc's",
+    ]
 
 
 def _queue(r: dict[str, Any], link: dict[str, Any], x: int, y: int, limit_pkts: int, limit_bytes: int) -> list[str]:
@@ -165,9 +181,6 @@ def _queue(r: dict[str, Any], link: dict[str, Any], x: int, y: int, limit_pkts: 
     limit = limit_bytes // size if in_bytes else limit_pkts
     return [
         f"set q {q}",
-        f"$q set thresh_ {num(p.get('min_th', 150.0))} ;# racc min_th (x mean_pktsize_ in byte mode, as racc)",
-        f"$q set maxthresh_ {num(p.get('max_th', 700.0))} ;# racc max_th",
-        f"$q set q_weight_ {num(p.get('w_q', 0.002))} ;# racc w_q (ns-2's default -1 derives its own)",
         f"$q set linterm_ {num(1.0 / p.get('max_p', 0.1))} ;# 1 / racc max_p",
         f"$q set gentle_ {'true' if p.get('gentle', True) else 'false'}",
         "$q set wait_ false ;# racc spaces drops by Floyd & Jacobson's count, not ns-2's wait_ variant",

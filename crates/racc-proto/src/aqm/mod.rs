@@ -7,9 +7,11 @@
 
 pub mod droptail;
 pub mod red;
+pub mod red_config;
 
 pub use droptail::DropTail;
 pub use red::{red_byte_scale, red_ewma, red_idle_decay, red_pa, red_pb, Red, RedAction, RedMode, RedParams};
+pub use red_config::RedConfig;
 
 use crate::params::{parse, ParamError};
 use crate::protocol::{PortIdentity, RouterFactory};
@@ -17,21 +19,27 @@ use crate::rng::SimRng;
 use crate::router::RouterModule;
 use std::sync::Arc;
 
-/// RED's checked parameters, building one module per port.
+/// RED's checked settings, building one module per port with what the port decides.
 #[derive(Debug)]
-struct RedFactory(RedParams);
+struct RedFactory(RedConfig);
 
 impl RouterFactory for RedFactory {
-    fn build(&self, _port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
-        Box::new(Red::new(self.0.clone(), rng).expect("checked when parsed"))
+    fn build(&self, port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(Red::new(self.0.for_port(port), rng).expect("checked when parsed; automatic values are valid"))
+    }
+    fn warnings(&self, port: &PortIdentity<'_>) -> Vec<String> {
+        self.0.warnings(port)
+    }
+    fn settings(&self, port: &PortIdentity<'_>) -> Vec<(&'static str, f64)> {
+        self.0.settings(port)
     }
 }
 
 /// The registry's "red": parse and validate `router_params`.
 pub fn parse_red(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
-    let p: RedParams = parse(params)?;
-    Red::new(p.clone(), SimRng::for_component(0, "check"))?;
-    Ok(Arc::new(RedFactory(p)))
+    let c: RedConfig = parse(params)?;
+    c.validate()?;
+    Ok(Arc::new(RedFactory(c)))
 }
 
 /// DropTail takes no parameters, and still refuses unknown keys.

@@ -39,10 +39,11 @@ pub enum RedAction {
     Mark,
 }
 
-/// RED parameters; defaults are VCP-DCCP's (docs/PROTOCOLS.md §12, §16): max_p 0.1,
-/// min_th 150 pkts, max_th 700 pkts, w_q 0.002, gentle on [reconstructed], packet mode, drop.
-#[derive(serde::Deserialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields, default)]
+/// The parameters one RED queue runs with, every one resolved: a scenario's `router_params`
+/// are a [`super::RedConfig`], which sets what they leave out from the port. `Default` is
+/// VCP-DCCP's T3 set-up (docs/PROTOCOLS.md §12, §16): max_p 0.1, min_th 150 pkts, max_th 700
+/// pkts, w_q 0.002, gentle on [reconstructed], packet mode, drop.
+#[derive(Clone, Debug, PartialEq)]
 pub struct RedParams {
     /// Lower threshold on avg, packets (× mean_pkt_size in byte mode).
     pub min_th: f64,
@@ -302,16 +303,18 @@ mod tests {
 
     #[test]
     fn parse_from_table_and_validation_names_key() {
+        use crate::aqm::RedConfig;
         use crate::params::parse;
+        use crate::protocol::ANY_PORT;
         let v = serde_json::json!({"min_th": 5, "max_th": 15, "max_p": 0.2, "w_q": 0.5,
             "gentle": false, "mode": "byte", "action": "mark", "mean_pkt_size": 500});
-        let p: RedParams = parse(&v).unwrap();
-        assert_eq!(p.min_th, 5.0);
+        let p = parse::<RedConfig>(&v).unwrap().for_port(&ANY_PORT);
+        assert_eq!((p.min_th, p.max_th, p.w_q), (5.0, 15.0, 0.5));
         assert_eq!((p.mode, p.action, p.mean_pkt_size, p.gentle), (RedMode::Byte, RedAction::Mark, Some(500), false));
-        let p: RedParams = parse(&serde_json::json!({"max_p": 0.05})).unwrap();
-        assert_eq!((p.max_p, p.min_th), (0.05, 150.0));
-        assert_eq!(parse::<RedParams>(&serde_json::json!({"bogus": 1})).unwrap_err().key, "bogus");
-        assert_eq!(parse::<RedParams>(&serde_json::json!({"mode": "bits"})).unwrap_err().key, "mode");
+        let c: RedConfig = parse(&serde_json::json!({"max_p": 0.05})).unwrap();
+        assert_eq!((c.max_p, c.min_th), (0.05, None));
+        assert_eq!(parse::<RedConfig>(&serde_json::json!({"bogus": 1})).unwrap_err().key, "bogus");
+        assert_eq!(parse::<RedConfig>(&serde_json::json!({"mode": "bits"})).unwrap_err().key, "mode");
 
         let bad = |f: fn(&mut RedParams)| {
             let mut p = RedParams::default();
