@@ -19,6 +19,7 @@ from racc.experiments import (  # noqa: F401  (register their experiments)
     xcc_rtt,
     xcc_single,
     xcc_xcp_maxmin,
+    xcp_maxmin_n,
 )
 from racc.experiments.base import Case, Claim, Experiment, Reproduction, get, names, reproduce
 
