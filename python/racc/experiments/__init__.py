@@ -17,6 +17,7 @@ from racc.experiments import (  # noqa: F401  (register their experiments)
     xcc_mice,
     xcc_multilink,
     xcc_rtt,
+    xcc_scalability,
     xcc_single,
     xcc_xcp_maxmin,
     xcp_maxmin_n,
