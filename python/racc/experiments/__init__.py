@@ -10,6 +10,7 @@ from racc.experiments import (  # noqa: F401  (register their experiments)
     mpcp_loss_sweep,
     mpcp_parking_lot,
     mpcp_queue,
+    mpcp_vcp_scenarios,
     qfcp_fct,
     qfcp_lossy,
     qfcp_wlan_fairness,
