@@ -47,6 +47,8 @@ def test_every_judged_claim_holds(rep):
     unjudged = [c for c in rep.claims if c.verdict == NOT_JUDGED_QUICK]
     assert len(unjudged) == 3 * 4 * len(exp.CAPACITIES) * (len(exp.RTTS) - short)
     assert all("400 ms" in c.claim and "RTTs in" in c.note for c in unjudged)
+    measured = [c for c in rep.claims if c.verdict == "measured"]
+    assert len(measured) == len(rep.results) and all("peak queue" in c.measured for c in measured)
 
 
 def test_heat_maps(rep, tmp_path):

@@ -27,7 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from racc.experiments import xcc
-from racc.experiments.base import HIGH_UTILISATION, Case, Claim, Experiment, judged, not_judged_quick, register
+from racc.experiments.base import (
+    HIGH_UTILISATION,
+    Case,
+    Claim,
+    Experiment,
+    judged,
+    not_judged_quick,
+    port_summary,
+    register,
+)
 from racc.experiments.causes import open_shortfalls
 from racc.experiments.figures import save, subplots
 
@@ -75,8 +84,8 @@ def cases() -> list[Case]:
 
 
 def measure(res: Any) -> dict[str, float]:
-    """Over the run's second half: utilisation, mean queue as a fraction of the BDP, drops over
-    arrivals at the bottleneck."""
+    """Over the run's second half at the bottleneck: mean utilisation, mean queue (packets), drops
+    and drops over arrivals."""
     end = float(res.links["time_s"].max())
     rows = xcc.link_rows(res, BOTTLENECK, end / 2, end)
     size = int(res.resolved["packet_size"])
@@ -138,6 +147,21 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 f"{x['drops']} drops, {x['drop_rate']:.3%} of arrivals {window}",
                 (None, ALMOST_ZERO_LOSS),
                 f"at most {ALMOST_ZERO_LOSS:.1%} of the bottleneck's arrivals dropped",
+            )
+        )
+    for name, r in results.items():
+        # The slides' buffering requirement (summary: JetMax least, RCP very high): the whole run's
+        # peak queue, start-up included, against the two-BDP buffer.
+        p, cap, rtt = parse(name)
+        port = port_summary(r, BOTTLENECK)
+        bdp = _bdp_pkts(cap, rtt, int(r.resolved["packet_size"]))
+        out.append(
+            Claim(
+                f"{p} {cap / 1e6:g} Mb/s × {rtt * 1e3:g} ms: buffering over the whole run",
+                "not given per point",
+                f"peak queue {port['max_queue_pkts']} pkts ({port['max_queue_pkts'] / bdp:.2f} BDP), "
+                f"{port['drops']} drops",
+                "measured",
             )
         )
     return out
