@@ -10,6 +10,7 @@ from racc.experiments import (  # noqa: F401  (register their experiments)
     mpcp_loss_sweep,
     mpcp_parking_lot,
     mpcp_queue,
+    mpcp_vcp_scenarios,
     qfcp_fct,
     qfcp_lossy,
     qfcp_wlan_fairness,
@@ -17,8 +18,10 @@ from racc.experiments import (  # noqa: F401  (register their experiments)
     xcc_mice,
     xcc_multilink,
     xcc_rtt,
+    xcc_scalability,
     xcc_single,
     xcc_xcp_maxmin,
+    xcp_maxmin_n,
 )
 from racc.experiments.base import Case, Claim, Experiment, Reproduction, get, names, reproduce
 
