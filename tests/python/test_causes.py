@@ -212,6 +212,8 @@ def test_configuration_cause_rcp_stamped_at_arrival():
     assert c.verdict == "differs" and other.verdict == "consistent", (c, other)
     assert c.cause.kind == "configuration" and 'stamp = "arrival"' in c.cause.text
     assert f"measures {other.measured} in this run" in c.cause.evidence
+    # the summary names the configuration that reproduces the slides' figure first
+    assert rep.headline.startswith("XCC-Linux's RCP join queue") and "stamping at arrival" in rep.headline
 
 
 @needs_core
