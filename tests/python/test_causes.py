@@ -219,8 +219,8 @@ def test_configuration_cause_rcp_stamped_at_arrival():
 @needs_core
 def test_unspecified_cause_is_the_join_spread_sweeps_range():
     """xcc-abrupt: the slides do not say how the ten joins are spread; the experiment's sweep of
-    the spread runs RCP's overshoot across the slides' 300 % (quick: +396 % at 0.1 s, +86 % at
-    the scenario's 1 s), and the cause quotes that range."""
+    the spread runs RCP's overshoot across the slides' 300 % (quick: +396 % at 0.1 s, +278 % at
+    0.12 s, +86 % at the scenario's 1 s), and the cause quotes that range."""
     from racc import experiments
     from racc.experiments.xcc_abrupt import SPREADS_S, spread_case_name, spread_sweep
 

@@ -68,7 +68,7 @@ CLAIMS = [
         "RCP overshoots the link capacity when 10 flows join",
         (
             "with the joins spread over 1 s RCP's peak arrival rate is 1.86 C (86 % over), not 4 C "
-            "(+396 % at 0.1 s, +104 % at 0.15 s: the spread the slides omit decides it)"
+            "(+278 % at 0.12 s: the spread the slides omit decides it)"
         ),
     ),
     ("xcc-abrupt", "RCP's queue jumps when 10 flows join", None),

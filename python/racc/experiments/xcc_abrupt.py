@@ -35,7 +35,7 @@ RCP_OVERSHOOT, RCP_QUEUE_PKTS = 3.0, 11000
 JOIN_SPREAD_S = 1.0
 #: the spreads RCP is also run with (the slides' literal reading, all ten at 30 s, is 0); the
 #: default 1 s is the "rcp" case itself
-SPREADS_S = (0.0, 0.1, 0.15, 0.25, 2.0)
+SPREADS_S = (0.0, 0.1, 0.12, 0.15, 0.25, 2.0)
 #: the sweep's runs end after the surge window (the joins' stop at 113 s lies past their end)
 SWEEP_DURATION_S = JOIN_S + 25.0
 
