@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import needs_core
+from conftest import REPO, needs_core
 from racc.experiments.base import CAUSES, Cause, Claim, explain, judged, tally, unexplained
 from racc.experiments.printout import summary_lines
 
@@ -128,8 +128,14 @@ def test_paper_cause_is_red_arithmetic_computed_from_the_run():
 
 
 @needs_core
-def test_racc_cause_says_what_was_tried(parking_quick):
-    racc = [c for c in parking_quick.claims if c.cause is not None and c.cause.kind == "racc"]
+def test_racc_cause_says_what_was_tried():
+    """VCP's 15:1 bias differs under both AI laws; run without the case in its authors' settings
+    (whose comparison with their code gives the cause "reference"), it stays racc's open shortfall,
+    saying what was tried."""
+    from racc import experiments
+
+    rep = experiments.reproduce("mpcp-parking-lot", quick=True, cases=["vcp", "vcp-ns2"])
+    racc = [c for c in rep.claims if c.cause is not None and c.cause.kind == "racc"]
     assert racc, "VCP's 15:1 bias differs under both AI laws at reduced scale"
     for c in racc:
         assert "tried" in c.cause.evidence
@@ -190,3 +196,116 @@ def test_unspecified_cause_is_the_xi_sweeps_range():
     assert c.verdict == "differs", c
     assert c.cause.kind == "unspecified" and "ξ" in c.cause.text
     assert "ξ-cap sweep run here" in c.cause.evidence and "spans" in c.cause.evidence
+
+
+@needs_core
+def test_configuration_cause_rcp_stamped_at_arrival():
+    """xcc-single: RCP's join queue falls short of the slides' 9415 packets with the rate written
+    at dequeue (ns-2's, the default) and holds with it written at arrival, where XCC-Linux's
+    netfilter module sits; the cause quotes that case's claim as measured in this run."""
+    from racc import experiments
+    from racc.experiments.xcc_single import STAMP_ARRIVAL, STAMP_CLAIM
+
+    rep = experiments.reproduce("xcc-single", quick=True, cases=["rcp", STAMP_ARRIVAL])
+    claims = {c.claim: c for c in rep.claims}
+    c, other = claims["RCP's queue when a flow joins"], claims[STAMP_CLAIM]
+    assert c.verdict == "differs" and other.verdict == "consistent", (c, other)
+    assert c.cause.kind == "configuration" and 'stamp = "arrival"' in c.cause.text
+    assert f"measures {other.measured} in this run" in c.cause.evidence
+    # the summary names the configuration that reproduces the slides' figure first
+    assert rep.headline.startswith("XCC-Linux's RCP join queue") and "stamping at arrival" in rep.headline
+
+
+@needs_core
+def test_unspecified_cause_is_the_join_spread_sweeps_range():
+    """xcc-abrupt: the slides do not say how the ten joins are spread; the experiment's sweep of
+    the spread runs RCP's overshoot across the slides' 300 % (quick: +396 % at 0.1 s, +278 % at
+    0.12 s, +86 % at the scenario's 1 s), and the cause quotes that range."""
+    from racc import experiments
+    from racc.experiments.xcc_abrupt import SPREADS_S, spread_case_name, spread_sweep
+
+    rep = experiments.reproduce("xcc-abrupt", quick=True, cases=["rcp", *(spread_case_name(s) for s in SPREADS_S)])
+    c = next(c for c in rep.claims if c.claim == "RCP overshoots the link capacity when 10 flows join")
+    assert c.verdict == "differs" and c.cause.kind == "unspecified" and "spread" in c.cause.text
+    assert "join-spread sweep run here" in c.cause.evidence and "spans" in c.cause.evidence
+    overshoots = [o for _s, o, _q in spread_sweep(rep.results)]
+    assert min(overshoots) < 3.0 < max(overshoots), overshoots
+
+
+@needs_core
+def test_unspecified_cause_is_the_round_trip_sweeps_range():
+    """mpcp-dumbbell: MPCP gives no round trip for its testbed; DPCP's steady utilisation is
+    below VCP's at the scenario's 500 ms and the experiment's round-trip sweep finds where it is
+    not, which the cause quotes."""
+    from racc import experiments
+    from racc.experiments.mpcp_dumbbell import rtt_sweep
+
+    rep = experiments.reproduce("mpcp-dumbbell", quick=True)
+    c = next(c for c in rep.claims if c.claim == "DPCP steady-state utilisation at least VCP's")
+    assert c.verdict == "differs", c
+    assert c.cause.kind == "unspecified" and "round-trip" in c.cause.text
+    rows = rtt_sweep(rep.results)
+    assert len(rows) == 4 and "RTT sweep run here" in c.cause.evidence
+    for rtt, _uv, _ud, _settled in rows:
+        assert f"{rtt} ms " in c.cause.evidence
+
+
+@needs_core
+def test_unspecified_cause_is_the_xi_sweep_on_tpcp_and_dpcp():
+    """mpcp-queue: TPCP's queue is not "slightly higher" than DPCP's uncapped (TPCP overflows the
+    buffer); the ξ-cap sweep run on both shows the cap decides it, and the cause quotes it. At
+    full scale (60 s at 10 Mb/s; at --quick's 30 s the claim holds): measured uncapped 89 vs 93
+    packets, capped at 0.25 36 vs 29."""
+    from racc import experiments
+    from racc.experiments.mpcp_queue import XI_CAPS, tpcp_xi_case_name, tpcp_xi_sweep, xi_case_name
+
+    cases = [*(xi_case_name(c) for c in XI_CAPS), *(tpcp_xi_case_name(c) for c in XI_CAPS)]
+    rep = experiments.reproduce("mpcp-queue", cases=cases)
+    c = next(c for c in rep.claims if c.claim == "TPCP's standing queue slightly higher than DPCP's")
+    assert c.verdict == "differs", c
+    assert c.cause.kind == "unspecified" and "ξ" in c.cause.text
+    assert "ξ-cap sweep run here on both" in c.cause.evidence
+    assert len(tpcp_xi_sweep(rep.results)) == len(XI_CAPS)
+
+
+@needs_core
+def test_reference_cause_vcp_authors_code_parking_lot():
+    """The evidence of mpcp-parking-lot's "reference" cause for VCP's bias: the VCP authors' own ns-2
+    code (an `ns` built with it, RACC_NS2_VCP), on the parking lot at the reduced scale with racc's
+    reference-profile case's settings, gives racc's L0 local:long goodput split, far from MPCP's
+    15:1, and L2's long share falls once L2's locals start (before, they are L2's only flows).
+    One seed at a scale where the split is still settling, so the two are held within the 'much'
+    factor of each other (measured, (200, 300] s: racc 5.2:1, ns-2 7.0:1; L2 long share 31 % and
+    26 %; at full scale, (2000, 3000] s: 6.9:1 and 6.7:1)."""
+    import os
+    import re
+
+    exe = os.environ.get("RACC_NS2_VCP")
+    if not exe:
+        pytest.skip("RACC_NS2_VCP is not set: no ns-2 built with the VCP authors' code (docs/PROTOCOLS.md)")
+    from racc import experiments
+    from racc.crosscheck.run import crosscheck_ns2
+    from racc.experiments.base import MUCH
+    from racc.experiments.mpcp_parking_lot import REF, REF_SETS
+
+    quick = [re.sub(r"\.(\d+)\.", r"[\1].", f"{k}={v}") for k, v in experiments.get("mpcp-parking-lot").quick.items()]
+    cc = crosscheck_ns2(
+        str(REPO / "scenarios" / "mpcp-parking-lot.toml"),
+        seeds="1",
+        window="200:300",
+        overrides=quick + REF_SETS,
+        vcp=True,
+        ns_path=exe,
+    )
+    rows = {(r["section"], r["metric"]): r for r in cc.comparison.iter_rows(named=True)}
+    good = {g: rows[(f"group {g}", "goodput, Mb/s")] for g in ("long", "local-L0", "local-L2")}
+    split = {s: good["local-L0"][f"{s}_mean"] / good["long"][f"{s}_mean"] for s in ("racc", "ns2")}
+    l2_long = {
+        s: good["long"][f"{s}_mean"] / (good["long"][f"{s}_mean"] + good["local-L2"][f"{s}_mean"]) for s in split
+    }
+    assert max(split.values()) <= MUCH * min(split.values()), split
+    assert max(split.values()) < 15 * 0.75, split  # below the 'about' window of MPCP's 15:1
+    assert max(l2_long.values()) < 0.9, l2_long  # moved from 100 %
+    rep = experiments.reproduce("mpcp-parking-lot", quick=True, cases=["vcp", REF])
+    c = next(c for c in rep.claims if c.claim == "vcp: L0 local:long split")
+    assert c.verdict == "differs" and c.cause.kind == "reference" and "test_reference_cause_vcp" in c.cause.evidence
