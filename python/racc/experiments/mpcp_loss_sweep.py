@@ -334,10 +334,15 @@ def _ack_causes(results: Mapping[str, Any], claims: list[Claim]) -> None:
         return
     fcts = dict(fct_by_loss(results).get(("dpcp", "ack"), []))
     fd, fv = float(d0.completions["fct_s"][0]), float(v0.completions["fct_s"][0])
+    rtos = {
+        r: int(res.flows["timeouts"].max() or 0)
+        for r in sorted(fcts)
+        if (res := _case(results, "dpcp", "ack", r)) is not None
+    }
     evidence = (
         f"fallbacks: {seen}; a fallback sends the rest in VCP mode (loss-free FCT VCP {fv:.1f} s vs DPCP "
-        f"{fd:.1f} s in this run); DPCP's FCT by ACK loss rate: "
-        + ", ".join(f"{r:.0%} {_fmt_fct(f)}" for r, f in sorted(fcts.items()))
+        f"{fd:.1f} s in this run); DPCP's FCT (RTOs) by ACK loss rate: "
+        + ", ".join(f"{r:.0%} {_fmt_fct(f)} ({rtos.get(r, 0)})" for r, f in sorted(fcts.items()))
     )
     for name, text in (
         (
