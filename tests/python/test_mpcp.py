@@ -231,3 +231,57 @@ def test_ack_path_loss_barely_slows_dpcp():
     assert fallbacks[("dpcp", 0.25)] >= 1, fallbacks
     assert fct[("dpcp", 0.25)] < 3 * fct[("dpcp", 0.0)], fct
     assert fct[("dpcp", 0.25)] < fct[("vcp", 0.25)], fct
+
+
+def test_loss_sweep_arithmetic():
+    """The arithmetic behind mpcp-loss-sweep's causes (issue 35 item 5)."""
+    from racc.experiments.mpcp_loss_sweep import expected_sendings, expected_triggers, fct_bound
+
+    # MPCP §3.4's trigger: a run M (L lost) M (L lost) M, p²(1-p)³ per echo.
+    assert expected_triggers(1000, 0.05) == pytest.approx(1000 * 0.05**2 * 0.95**3)
+    assert expected_triggers(1000, 0.0) == 0.0
+    # One packet: a geometric number of sendings, mean 1/(1-p); more packets, a larger maximum.
+    assert expected_sendings(1, 0.2) == pytest.approx(1 / 0.8, rel=1e-5)
+    assert expected_sendings(1, 0.0) == 1.0
+    assert expected_sendings(500, 0.2) > expected_sendings(50, 0.2) > expected_sendings(1, 0.2)
+    # The bound: never below the loss-free FCT's own last packet, rising with the loss.
+    b = [fct_bound(3.87, 0.5, 0.0008, 459, p) for p in (0.0, 0.05, 0.15, 0.25)]
+    assert b[0] == pytest.approx(3.87 - 0.0008) and b == sorted(b), b
+
+
+@pytest.fixture(scope="module")
+def loss_sweep_part():
+    """mpcp-loss-sweep at reduced scale on the cases its causes need: DPCP loss-free and at 15 %
+    data loss, DPCP loss-free and at 10 % ACK loss, VCP loss-free (ACK path)."""
+    from racc import experiments
+
+    cases = ["dpcp-data-loss0.00", "dpcp-data-loss0.15", "dpcp-ack-loss0.00", "dpcp-ack-loss0.10", "vcp-ack-loss0.00"]
+    return experiments.reproduce("mpcp-loss-sweep", quick=True, cases=cases)
+
+
+def test_loss_sweep_fallbacks_are_the_papers_own_trigger(loss_sweep_part):
+    """DPCP falls back to VCP mode at 10-15 % loss, as MPCP §3.4's "three consecutive MSPs/LSPs"
+    does on random loss: the cause is "paper", with the expected count from the run's transfer."""
+    claims = {c.claim: c for c in loss_sweep_part.claims}
+    for direction in ("data", "ack"):
+        c = claims[f"{direction} loss: DPCP falls back to VCP mode only at high loss"]
+        assert c.verdict == "differs" and c.cause.kind == "paper", c
+        assert "expected" in c.cause.evidence and "measured" in c.cause.evidence
+    assert "15%: 14.4 expected" in claims["data loss: DPCP falls back to VCP mode only at high loss"].cause.evidence
+
+
+def test_loss_sweep_data_loss_bound(loss_sweep_part):
+    """At 15 % data loss DPCP does not finish the 1 MB in the reduced run; no reliable sender of
+    this size over this RTT could stay within the "little affected" window there: "unspecified"
+    (MPCP gives neither), with the computed bound from the run's loss-free transfer."""
+    c = next(c for c in loss_sweep_part.claims if c.claim == "data loss: DPCP little affected below 30 %")
+    assert c.verdict == "differs" and c.cause.kind == "unspecified", c
+    assert "15%" in c.cause.text and "FCT₀ 3.87 s" in c.cause.evidence, c.cause
+
+
+def test_loss_sweep_ack_loss_slowed_by_the_fallback(loss_sweep_part):
+    """At 10 % ACK loss DPCP takes about twice its loss-free time: it fell back to VCP mode by
+    MPCP §3.4's trigger and sent the rest at VCP's pace: "paper", quoting the run's FCTs."""
+    c = next(c for c in loss_sweep_part.claims if c.claim == "ack loss: DPCP little affected below 30 %")
+    assert c.verdict == "differs" and c.cause.kind == "paper", c
+    assert "VCP mode" in c.cause.text and "loss-free FCT VCP" in c.cause.evidence

@@ -30,6 +30,10 @@ pub enum LossMd {
     Level,
     /// TCP's halving.
     Half,
+    /// No loss cuts cwnd, whatever CF says; with `ew_apply_to_rto` no RTO does either. An
+    /// ablation, not DCP-EW: the most a loss response can leave a flow (dcpew-parking-lot's
+    /// evidence that the long flows' shortfall under loss is not the loss response's).
+    None,
 }
 
 crate::vcp_family_params! {
@@ -62,7 +66,8 @@ crate::vcp_family_params! {
         pub bm_bits: u32 = 32,
         /// T: the last T ACKs all overload = congestion flag [DCP-EW §III.D: 16].
         pub bm_threshold: u32 = 16,
-        /// MD on a congestion loss: "level" (default) or "half" [reconstructed].
+        /// MD on a congestion loss: "level" (default) or "half" [reconstructed]; "none" is an
+        /// ablation (no loss ever cuts cwnd).
         pub ew_loss_md: LossMd = LossMd::Level,
         /// Apply the bit map to RTOs too (off: an RTO is TCP's, cwnd = 1) [reconstructed].
         pub ew_apply_to_rto: bool = false,
@@ -162,6 +167,8 @@ mod tests {
         let p: DcpewParams = parse(&json!({"ip_id": "random", "ew_loss_md": "half"})).unwrap();
         assert_eq!((p.ip_id, p.ew_loss_md), (IpIdMode::Random, LossMd::Half));
         assert_eq!(p.effective_exception_limit(), EXCEPTIONS_OFF, "random IDs: exceptions off");
+        let p: DcpewParams = parse(&json!({"ew_loss_md": "none"})).unwrap();
+        assert_eq!(p.ew_loss_md, LossMd::None);
         let p: DcpewParams = parse(&json!({"ip_id": "random", "exception_limit": 8})).unwrap();
         assert_eq!(p.effective_exception_limit(), 8);
         let p: DcpewParams = parse(&json!({"exception_limit": 0})).unwrap();

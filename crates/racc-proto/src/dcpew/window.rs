@@ -115,6 +115,7 @@ impl LossResponse for LossDifferentiation {
         let f = match self.loss_md {
             LossMd::Half => 0.5,
             LossMd::Level => decoder.md_factor().unwrap_or(VCP_BETA),
+            LossMd::None => return Some(cwnd),
         };
         decoder.note_md(now, rtt, cwnd);
         self.stats.loss_mds += 1;
@@ -122,7 +123,7 @@ impl LossResponse for LossDifferentiation {
     }
 
     fn keeps_cwnd_on_rto(&mut self) -> bool {
-        let keep = self.apply_to_rto && !self.bm.cf();
+        let keep = self.apply_to_rto && (!self.bm.cf() || self.loss_md == LossMd::None);
         self.stats.rtos_kept += keep as u64;
         keep
     }
@@ -384,6 +385,29 @@ mod tests {
         overload_acks(&mut w, 0, 16);
         drive::signal(&mut w, Signal::Timeout, &ctx(0));
         assert_eq!(w.cwnd_pkts(), 1.0, "CF set: TCP's RTO");
+    }
+
+    #[test]
+    fn loss_md_none_never_cuts_on_a_loss() {
+        // The ablation: CF set (16 overload ACKs), past the echo's episode, a fast retransmit
+        // still keeps cwnd (counted as a congestion loss, no loss MD); with ew_apply_to_rto an
+        // RTO keeps it too, CF or not.
+        let p = DcpewParams { ew_loss_md: LossMd::None, ew_apply_to_rto: true, ..Default::default() };
+        let mut w = window(&p, 100.0);
+        overload_acks(&mut w, 0, 16);
+        assert!(w.bit_map().cf());
+        let c = w.cwnd_pkts();
+        let r = drive::loss(&mut w, &ctx(1_000 * MS));
+        drive::exit(&mut w, &r, 20_000);
+        assert_eq!(w.cwnd_pkts(), c);
+        assert_eq!((w.loss_stats().congestion_losses, w.loss_stats().loss_mds), (1, 0));
+        drive::signal(&mut w, Signal::Timeout, &ctx(2_000 * MS));
+        assert_eq!(w.cwnd_pkts(), c, "RTO with CF set: kept");
+        assert_eq!(w.loss_stats().rtos_kept, 1);
+        // Without ew_apply_to_rto the RTO is TCP's.
+        let mut w = window(&DcpewParams { ew_loss_md: LossMd::None, ..Default::default() }, 30.0);
+        drive::signal(&mut w, Signal::Timeout, &ctx(0));
+        assert_eq!(w.cwnd_pkts(), 1.0);
     }
 
     #[test]
