@@ -194,8 +194,8 @@ def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool) -> None
                 + (", ".join(held) if held else "no round trip run"),
             ),
         )
-    # Issue 35 item 6: MPCP §4.1 makes this claim of "scenarios similar to those presented in
-    # [18]" (the VCP paper's), not of Fig. 3's dumbbell; that experiment is still to be built.
+    # MPCP §4.1 makes this claim of "scenarios similar to those presented in [18]" (the VCP
+    # paper's), not of Fig. 3's dumbbell: `racc reproduce mpcp-vcp-scenarios` judges it there.
     c = claim_named(claims, "DPCP steady-state utilisation at least VCP's")
     if c is None or c.cause is not None:
         return
@@ -204,8 +204,8 @@ def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool) -> None
         "DPCP steady-state utilisation at least VCP's",
         "DPCP's steady utilisation stays below VCP's on this dumbbell",
         "tried ai_law ns2 with router γ 0.95 at full scale: VCP 91.1 %, DPCP 74.3 % over (30, 60] s "
-        "(racc run mpcp-dumbbell.toml with flows.0.params.ai_law=ns2); the VCP-paper scenarios the claim "
-        "belongs to (MPCP §4.1) are not built yet (issue 35 item 6)",
+        "(racc run mpcp-dumbbell.toml with flows.0.params.ai_law=ns2); the claim belongs to the VCP-paper "
+        "scenarios (MPCP §4.1), judged in mpcp-vcp-scenarios",
     )
 
 
