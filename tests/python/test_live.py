@@ -9,9 +9,11 @@ reason printed otherwise. Small scale: 2 flows at 10 Mb/s for 2 s, a few seconds
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
+import racc
 from conftest import needs_core
 from racc import live, results
 
@@ -64,7 +66,8 @@ def test_live_run_writes_the_results_layout_and_compares_with_the_simulator(tmp_
     (tmp_path / "s.toml").write_text(SCENARIO)
     out = tmp_path / "out"
     p = subprocess.run(
-        [sys.executable, "-m", "racc", "live", "run", "s.toml", "--out", str(out), "--compare"],
+        [sys.executable, "-m", "racc", "live", "run", "s.toml", "--out", str(out), "--compare"]
+        + ["--pcap", "cap.pcapng", "--pcap-port", "r0->r1"],
         capture_output=True,
         text=True,
         env=cli_env,
@@ -106,6 +109,12 @@ def test_live_run_writes_the_results_layout_and_compares_with_the_simulator(tmp_
     assert [r["flow"] for r in table["flows"]] == [0, 1]
     assert any(r["port"] == "r0->r1" for r in table["ports"])
     assert (out / "compare.png").exists() and "live Mb/s" in (out / "compare.txt").read_text()
+    # Issue 39 item 5: --compare --pcap writes the simulator's capture of the same port beside the live one.
+    live_cap, sim_cap = tmp_path / "cap.pcapng", tmp_path / "cap-simulated.pcapng"
+    assert live_cap.stat().st_size > 0 and sim_cap.stat().st_size > 0, p.stdout
+    cap = sim.summary["run"]["pcap"]
+    assert (tmp_path / cap["file"]).resolve() == sim_cap.resolve() and sum(cap["packets"].values()) > 0
+    assert "simulated pcap:" in p.stdout
     # Issue 17: the live mean rate within 15 % of the simulator's on the same scenario.
     live_bps = sum(r["live_goodput_bps"] for r in table["flows"])
     sim_bps = sum(r["sim_goodput_bps"] for r in table["flows"])
@@ -129,4 +138,26 @@ def test_a_scenario_that_cannot_run_live_is_refused_with_the_key(tmp_path, cli_e
     assert p.returncode == 2, (p.stdout, p.stderr)
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "flows" in lines[0] and "cannot run live" in lines[0], p.stderr
+    assert "60 flows (60 in group" in lines[0] and "at most 50" in lines[0], p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@needs_core
+def test_poisson_arrivals_over_the_live_limit_say_where_the_flows_come_from(tmp_path, cli_env):
+    """Issue 39 item 5: a [[traffic]] entry's arrivals are flows too; the refusal names its group and why."""
+    _live_or_skip()
+    shipped = Path(racc.__file__).parent / "scenarios" / "poisson-pareto-newreno.toml"
+    p = subprocess.run(
+        [sys.executable, "-m", "racc", "live", "run", str(shipped), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    (line,) = p.stderr.strip().splitlines()
+    assert "cannot run live" in line and "[[traffic]] entry's arrivals" in line and "in group" in line, line
+    assert "real socket pair" in line, line
     assert not (tmp_path / "out").exists()

@@ -3,10 +3,34 @@
 use crate::frame::IP_UDP_LEN;
 use racc_sim::{ScenarioError, Spec};
 
-/// More flows than one 2-core machine can run as real sockets with faithful timing.
+/// More flows than one 2-core machine can run as real sockets with faithful timing: every flow
+/// of the run, listed or arriving from a `[[traffic]]` entry, holds its own socket pair from the
+/// start (docs/LIVE.md).
 pub const MAX_FLOWS: usize = 50;
 /// Packets must fit the TUN devices' 1500-byte MTU without fragmentation.
 pub const MAX_PACKET: u32 = 1500;
+
+/// Why a run has too many flows for live, saying where they come from: a `[[traffic]]` entry's
+/// arrivals are flows too, which a user who wrote no `[[flows]]` would not guess.
+fn too_many_flows(spec: &Spec) -> String {
+    let mut groups: Vec<(&str, usize)> = Vec::new();
+    for f in &spec.flows {
+        match groups.iter_mut().find(|(g, _)| *g == f.group) {
+            Some((_, n)) => *n += 1,
+            None => groups.push((&f.group, 1)),
+        }
+    }
+    groups.sort_by(|a, b| b.1.cmp(&a.1));
+    let named: Vec<String> = groups.iter().take(3).map(|(g, n)| format!("{n} in group {g:?}")).collect();
+    let more = if groups.len() > 3 { format!(" and {} more groups", groups.len() - 3) } else { String::new() };
+    format!(
+        "{} flows ({}{more}; a [[traffic]] entry's arrivals over the run count as flows); live runs take at \
+         most {MAX_FLOWS}, since each flow holds a real socket pair for the whole run, driven in real time on \
+         this machine's cores: shorten the run, lower the arrival rate or use fewer flows",
+        spec.flows.len(),
+        named.join(", ")
+    )
+}
 
 /// Refuse `spec` with the key and the reason if it cannot run live.
 pub fn check(spec: &Spec) -> Result<(), ScenarioError> {
@@ -27,13 +51,7 @@ pub fn check(spec: &Spec) -> Result<(), ScenarioError> {
         return refuse("flows", "the scenario has no flows".into());
     }
     if spec.flows.len() > MAX_FLOWS {
-        return refuse(
-            "flows",
-            format!(
-                "{} flows; live runs take at most {MAX_FLOWS} (each flow end is a real socket driven in real time)",
-                spec.flows.len()
-            ),
-        );
+        return refuse("flows", too_many_flows(spec));
     }
     if !spec.tunnels.is_empty() {
         return refuse(

@@ -1,7 +1,7 @@
 //! RED's defaults act on the link they are on, and a setting that cannot act is a warning
 //! (issue 39 item 3; docs/PROTOCOLS.md §12).
 //!
-//! Before, RED's defaults were VCP-DCCP's min_th 150 / max_th 700 packets: on a 40-packet buffer
+//! Before, RED's defaults were VCP-DCCP's min_th 150 / max_th 700 packets: on a 50-packet buffer
 //! RED never reached min_th and ran exactly as DropTail, with nothing said. Now the thresholds
 //! left out are ns-2.35's automatic ones (at 10 Mb/s and 1000-byte packets: min_th 5, max_th 15),
 //! so RED marks, and the queue it keeps is below DropTail's.
@@ -39,7 +39,7 @@ fn default_red_acts_on_a_small_buffer_where_the_old_defaults_were_droptail() {
     let red = r#"router = "red", router_params = { action = "mark" }"#;
     let old = r#"router = "red", router_params = { action = "mark", min_th = 150, max_th = 700, w_q = 0.002 }"#;
     let run = |router: &str| {
-        let mut s = sim(&scenario("40pkt", router));
+        let mut s = sim(&scenario("50pkt", router));
         s.run();
         port(&mut s, "r0->r1")
     };
@@ -48,7 +48,7 @@ fn default_red_acts_on_a_small_buffer_where_the_old_defaults_were_droptail() {
     assert_eq!(paper.counters.marks, 0);
     assert!(paper.counters.drops > 0);
     // The automatic thresholds mark, and hold the queue below DropTail's (min_th 5, max_th 15:
-    // the average stays near 2·max_th at most, a third of the 40-packet buffer).
+    // the average stays near 2·max_th at most, under two thirds of the 50-packet buffer).
     assert!(auto.counters.marks > 50, "{:?}", auto.counters);
     assert!(
         auto.mean_queue_pkts < 0.5 * droptail.mean_queue_pkts,

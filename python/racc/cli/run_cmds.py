@@ -157,8 +157,11 @@ def cmd_live(args: argparse.Namespace) -> int:
     path = scenario_path(args.file)
     out = Path(args.out) if args.out else Path("results") / f"{path.stem}-live"
     check_out(out, args.force or not args.out)
+    sim_pcap = simulated_capture(Path(args.pcap)) if args.pcap and args.compare else None
     if args.pcap:
         check_new_file(Path(args.pcap), args.force, "--pcap")
+    if sim_pcap is not None:
+        check_new_file(sim_pcap, args.force, "--pcap (its simulated sibling)")
     try:
         res = live.run(
             str(path),
@@ -182,7 +185,15 @@ def cmd_live(args: argparse.Namespace) -> int:
     if args.compare:
         from racc.runner import run
 
-        sim = run(path, seed=args.seed, overrides=args.overrides, out=out / "simulated", plots=not args.no_plots)
+        sim = run(
+            path,
+            seed=args.seed,
+            overrides=args.overrides,
+            out=out / "simulated",
+            plots=not args.no_plots,
+            pcap=sim_pcap,
+            pcap_ports=args.pcap_ports,
+        )
         table = live.compare(res, sim)
         live.write_compare(out, table, res, sim)
         console.print("live against simulated (the same scenario):")
@@ -193,5 +204,13 @@ def cmd_live(args: argparse.Namespace) -> int:
         + ("" if args.no_plots else f"  report: {out / 'report.html'}")
         + (f"  simulated: {out / 'simulated'}  comparison: {out / 'compare.txt'}" if args.compare else "")
         + (f"  pcap: {args.pcap}" if args.pcap else "")
+        + (f"  simulated pcap: {sim_pcap}" if sim_pcap else "")
     )
     return 0
+
+
+def simulated_capture(live_pcap: Path) -> Path:
+    """Where `racc live run --compare --pcap FILE` writes the simulator's capture of the same ports:
+    beside the live one, ``NAME-simulated.pcapng`` for ``NAME.pcapng``, so the two open side by side."""
+    suffix = live_pcap.suffix or ".pcapng"
+    return live_pcap.with_name(f"{live_pcap.stem}-simulated{suffix}")
