@@ -247,10 +247,13 @@ fn per_packet_fields_lie_in_the_first_lines() {
     assert_eq!(size_of::<Slot>(), 32);
 }
 
+/// The picks a module was asked for: the time and the head sizes it was handed.
+type Picks = Arc<Mutex<Vec<(Time, Vec<Option<u32>>)>>>;
+
 /// A module with two sub-queues: a packet's flow id names its sub-queue, and sub-queue 1 is
 /// served first whenever it has a packet (strict priority), so the order shows the pick.
 struct Priority {
-    picks: Arc<Mutex<Vec<(Time, Vec<Option<u32>>)>>>,
+    picks: Picks,
 }
 
 impl RouterModule for Priority {
