@@ -19,6 +19,7 @@
 //!   imports every protocol and which no protocol imports
 //! - [`rng`]: deterministic per-component random streams
 //! - [`vcp`]: VCP over TCP: load-factor estimator, router module, window laws, ACK echo
+//! - [`coexist`]: VCP and TCP/RED in two sub-queues of one port (VCP-DCCP §4.4), the `vcp-red` module
 //! - [`dpcp`]: DPCP and TPCP (MPCP §3, §5) over TCP: the load factor split over chains of 2 or 3
 //!   packets, router (Alg. 2), decoder, window; TPCP's entry points in `dpcp/tpcp.rs`
 //! - [`dcpew`]: DCP-EW (§III): DPCP ordered by the IP ID, through IPsec tunnels, with
@@ -36,6 +37,7 @@
 
 pub mod aqm;
 pub mod cc;
+pub mod coexist;
 pub mod dccp;
 pub mod dcpew;
 pub mod dpcp;

@@ -14,6 +14,7 @@
 //! Tests and tools can extend a [`Registry`] at run time (`Registry::with_protocol`).
 
 use crate::aqm;
+use crate::coexist;
 use crate::dccp;
 use crate::dcpew;
 use crate::dpcp;
@@ -179,6 +180,11 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "vcp",
         description: "VCP load factor (VCP-DCCP A1, A2) every t_p, raises the 2-bit code of ECN-capable data at dequeue",
         parse: vcp::parse_router,
+    },
+    RouterEntry {
+        name: "vcp-red",
+        description: "VCP-DCCP §4.4: a VCP sub-queue (load factor on its share) and a RED sub-queue (non-ECN TCP) by ECN bits, DRR weights vcp_share / 1 - vcp_share",
+        parse: coexist::parse_router,
     },
     RouterEntry {
         name: "dpcp",

@@ -66,6 +66,29 @@ pub trait RouterModule: Send {
         false
     }
 
+    /// Sub-queues the module serves, each a FIFO of its own behind one link (VCP-DCCP §4.4: VCP
+    /// and TCP/RED traffic in two sub-queues). A constant of the module, asked once when its
+    /// port is built. Default 1: the port is one FIFO and [`Self::sub_queue`] and [`Self::pick`]
+    /// are never called.
+    fn sub_queues(&self) -> usize {
+        1
+    }
+
+    /// The sub-queue (below [`Self::sub_queues`]) of a packet `on_arrival` admitted; called
+    /// only for a packet that has to wait (the link is busy). The module's own buffer limits
+    /// per sub-queue are its `on_arrival`'s business (a drop there); the port's limit is
+    /// checked over all sub-queues after it.
+    fn sub_queue(&self, _pkt: &Packet) -> usize {
+        0
+    }
+
+    /// The link fell free at `now` and packets wait: which sub-queue's head starts
+    /// serialisation. `heads[i]` is the wire size of sub-queue `i`'s head, `None` if it is
+    /// empty; at least one is `Some`, and the answer must be one of those. Default: the first.
+    fn pick(&mut self, _now: Time, heads: &[Option<u32>]) -> usize {
+        heads.iter().position(Option::is_some).unwrap_or(0)
+    }
+
     /// The module's own counters and gauges, by name (a fair-share rate, the arithmetic
     /// operations it did per packet), sampled with the port's series. Default: none.
     fn metrics(&self, _out: &mut dyn MetricSink) {}

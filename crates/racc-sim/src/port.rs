@@ -22,6 +22,14 @@
 //! as it does for a link, so delivery and sampling are the same code. The point-to-point path
 //! pays nothing for this: a medium port is told apart by the role check that tunnel gateways
 //! already needed.
+//!
+//! A port whose router module serves sub-queues (`RouterModule::sub_queues` > 1, VCP-DCCP §4.4)
+//! cannot know its departures in advance either: which packet goes next is the module's choice
+//! when the link falls free. A packet that finds the link busy waits in its sub-queue's list
+//! (`Extra::subs`), and the next departure is due when the link falls free (`busy_until`); there
+//! `catch_up` asks the module which sub-queue sends ([`Port::start_sub`]) and puts that packet on
+//! the wire, where the FIFO holds it as it holds any packet on the wire. A one-queue port pays one
+//! untaken branch per waiting arrival and per departure.
 
 use racc_proto::ipsec::{self, Tunnel};
 use racc_proto::loss::LossProcess;
@@ -32,6 +40,7 @@ use racc_proto::time::{Time, NEVER, NS_PER_SEC};
 mod contention;
 mod queue;
 mod slots;
+mod sub_queues;
 
 pub use slots::Packets;
 use slots::{prefetch_slot, Slot, EMPTY_SLOT, NIL};
@@ -150,6 +159,9 @@ pub struct Port {
     /// The router module is passive (`RouterModule::passive`): its per-packet calls, and the
     /// view refresh they need, are skipped.
     passive: bool,
+    /// The router module serves sub-queues (`RouterModule::sub_queues` > 1): waiting packets are
+    /// in `Extra::subs`, never in the FIFO.
+    sub_queued: bool,
     // Second line.
     queue_bytes: u64,
     pub limit_bytes: u64,
@@ -193,6 +205,11 @@ struct Extra {
     /// When a medium port's last packet started (a medium's airtime is not the link's
     /// serialisation time, so [`Port::unsent`] cannot work it out).
     sent_start: Time,
+    /// A sub-queued port's waiting packets: per sub-queue, the (head, tail) of a list through
+    /// their slots, `NIL` when empty (empty for a one-queue port).
+    subs: Vec<(u32, u32)>,
+    /// The head sizes handed to `RouterModule::pick` (kept to save an allocation per departure).
+    heads: Vec<Option<u32>>,
 }
 
 impl Extra {
@@ -252,6 +269,7 @@ impl Port {
             queue_pkts: 0,
             limit_pkts,
             passive: module.passive(),
+            sub_queued: false,
             queue_bytes: 0,
             limit_bytes,
             delay,
@@ -276,7 +294,22 @@ impl Port {
         if !loss.is_none() {
             p.extra_mut().loss = Some(loss);
         }
+        p.set_sub_queues();
         p
+    }
+
+    /// Give the port the sub-queues its router module serves (none beyond the FIFO for one).
+    fn set_sub_queues(&mut self) {
+        let n = self.module.sub_queues();
+        self.sub_queued = n > 1;
+        if self.sub_queued {
+            let x = self.extra_mut();
+            x.subs = vec![(NIL, NIL); n];
+            x.heads = vec![None; n];
+        } else if let Some(x) = &mut self.extra {
+            x.subs.clear();
+            x.heads.clear();
+        }
     }
 
     /// Link capacity, b/s.
@@ -323,7 +356,9 @@ impl Port {
     pub fn replace_module(&mut self, module: Box<dyn RouterModule>) -> Box<dyn RouterModule> {
         self.next_tick = module.next_tick().unwrap_or(NEVER);
         self.passive = module.passive();
-        std::mem::replace(&mut self.module, module)
+        let own = std::mem::replace(&mut self.module, module);
+        self.set_sub_queues();
+        own
     }
 
     pub fn module_name(&self) -> &'static str {
@@ -371,7 +406,8 @@ impl Port {
             }
             n
         };
-        count(self.head) + self.extra.as_ref().map_or(0, |x| count(x.wait_head))
+        count(self.head)
+            + self.extra.as_ref().map_or(0, |x| count(x.wait_head) + x.subs.iter().map(|s| count(s.0)).sum::<usize>())
     }
 
     pub fn queue(&self) -> (u32, u64) {

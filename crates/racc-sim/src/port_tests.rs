@@ -246,3 +246,97 @@ fn per_packet_fields_lie_in_the_first_lines() {
     assert!(size_of::<Port>() <= 6 * 64, "a port is {} bytes", size_of::<Port>());
     assert_eq!(size_of::<Slot>(), 32);
 }
+
+/// The picks a module was asked for: the time and the head sizes it was handed.
+type Picks = Arc<Mutex<Vec<(Time, Vec<Option<u32>>)>>>;
+
+/// A module with two sub-queues: a packet's flow id names its sub-queue, and sub-queue 1 is
+/// served first whenever it has a packet (strict priority), so the order shows the pick.
+struct Priority {
+    picks: Picks,
+}
+
+impl RouterModule for Priority {
+    fn name(&self) -> &'static str {
+        "priority"
+    }
+    fn on_arrival(&mut self, _now: Time, _pkt: &mut Packet, _v: &PortView) -> Verdict {
+        Verdict::Forward
+    }
+    fn sub_queues(&self) -> usize {
+        2
+    }
+    fn sub_queue(&self, pkt: &Packet) -> usize {
+        pkt.flow as usize
+    }
+    fn pick(&mut self, now: Time, heads: &[Option<u32>]) -> usize {
+        self.picks.lock().unwrap().push((now, heads.to_vec()));
+        if heads[1].is_some() {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+#[test]
+fn sub_queues_are_served_in_the_modules_order_when_the_link_falls_free() {
+    // 8 Mb/s: 1000 B take 1 ms. Packets 0..3 (flow 0) arrive at t = 0, then packet 3 (flow 1,
+    // 500 B) at 0.5 ms: packet 0 goes straight onto the idle link, then the module picks at each
+    // free link, and the later packet 3 of sub-queue 1 overtakes packets 1 and 2.
+    let picks = Arc::new(Mutex::new(Vec::new()));
+    let mut p = Port::new(
+        "a->b".into(),
+        PortLink { capacity_bps: 8e6, delay: 5 * MS, limit_pkts: 10, limit_bytes: u64::MAX, mean_pkt_size: 1000 },
+        Box::new(Priority { picks: picks.clone() }),
+        LossProcess::none(),
+    );
+    let mut pkts = slab(&[1000, 1000, 1000, 500]);
+    pkts[3].flow = 1;
+    assert!(matches!(p.enqueue(0, 0, &mut pkts, 0, 0), Accept::Queued { was_empty: true }));
+    for i in 1..3 {
+        assert!(matches!(p.enqueue(0, i, &mut pkts, 0, 0), Accept::Queued { was_empty: false }));
+    }
+    assert!(matches!(p.enqueue(MS / 2, 3, &mut pkts, 0, 0), Accept::Queued { was_empty: false }));
+    assert_eq!(p.queue(), (3, 2500));
+    let mut got = Vec::new();
+    while let Some(t) = p.head_arrival() {
+        let h = p.pop_head(t, &mut pkts);
+        got.push((h.pkt, t));
+    }
+    // Departures at 0, 1 ms (packet 3, 0.5 ms), 1.5 ms, 2.5 ms; arrivals 5 ms after each end.
+    assert_eq!(got, vec![(0, 6 * MS), (3, 6 * MS + MS / 2), (1, 7 * MS + MS / 2), (2, 8 * MS + MS / 2)]);
+    let picks = picks.lock().unwrap();
+    assert_eq!(
+        *picks,
+        vec![
+            (MS, vec![Some(1000), Some(500)]),
+            (MS + MS / 2, vec![Some(1000), None]),
+            (2 * MS + MS / 2, vec![Some(1000), None]),
+        ]
+    );
+    assert_eq!(p.queue(), (0, 0));
+    assert_eq!((p.c.arrivals, p.c.tx_pkts, p.c.tx_bytes), (4, 4, 3500));
+    // Waiting time: packets 1 and 2 from 0 to 1.5 and 2.5 ms, packet 3 from 0.5 to 1 ms:
+    // 1.5 + 2.5 + 0.5 = 4.5 packet-ms.
+    p.settle(10 * MS, &mut pkts);
+    assert_eq!(p.c.queue_pkt_ns, 9 * MS as u128 / 2);
+}
+
+#[test]
+fn a_sub_queued_port_keeps_the_buffer_limit_over_all_sub_queues() {
+    let picks = Arc::new(Mutex::new(Vec::new()));
+    let mut p = Port::new(
+        "a->b".into(),
+        PortLink { capacity_bps: 8e6, delay: 5 * MS, limit_pkts: 2, limit_bytes: u64::MAX, mean_pkt_size: 1000 },
+        Box::new(Priority { picks }),
+        LossProcess::none(),
+    );
+    let mut pkts = slab(&[1000, 1000, 1000, 1000]);
+    pkts[2].flow = 1;
+    pkts[3].flow = 1;
+    let acc: Vec<bool> = (0..4).map(|i| queued(p.enqueue(0, i, &mut pkts, 0, 0))).collect();
+    // One on the wire, two waiting (one per sub-queue), the fourth over the limit of 2.
+    assert_eq!(acc, vec![true, true, true, false]);
+    assert_eq!((p.c.drops, p.held(&pkts)), (1, 3));
+}

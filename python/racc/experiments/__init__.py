@@ -2,6 +2,7 @@
 experiment, named after it."""
 
 from racc.experiments import (  # noqa: F401  (register their experiments)
+    dccp_vcp_subqueues,
     dccp_vcp_t3,
     dcpew_dumbbell_loss,
     dcpew_ipsec,

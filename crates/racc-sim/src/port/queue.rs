@@ -77,6 +77,10 @@ impl Port {
     pub(super) fn catch_up_due(&mut self, now: Time, pkts: &mut Packets) {
         while self.next_departure <= now {
             let t = self.next_departure;
+            if self.sub_queued && self.waiting == NIL {
+                self.start_sub(t, pkts);
+                continue;
+            }
             self.account_queue(t);
             let size = pkts.slots[self.waiting as usize].size;
             self.queue_pkts -= 1;
@@ -171,6 +175,10 @@ impl Port {
             }
             self.c.drops += 1;
             return Accept::Dropped;
+        }
+        if self.sub_queued && !link_idle {
+            self.wait_sub(now, idx, pkts, hop, group, size);
+            return Accept::Queued { was_empty: false };
         }
         let tx_start = if link_idle { now } else { self.busy_until };
         self.busy_until = tx_start + self.tx_time(size);
