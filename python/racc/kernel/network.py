@@ -1,0 +1,171 @@
+"""Build a plan's network: a namespace per node, veth pairs, the egress qdiscs, addresses and
+routes, and per-namespace TCP settings. Torn down by :func:`racc.kernel.machine.teardown`.
+
+The link ``k`` between nodes ``a`` and ``b``: interface ``k<k>`` in each node. With a delay it
+runs through a link namespace ``…-l<k>`` (ends ``a`` and ``b``, no address) where the delay line
+holds each frame for the link's delay; without one the two ``k<k>`` are one veth pair.
+
+Each port (a link direction) is the egress of its sending node's ``k<k>``:
+
+    htb (rate = ceil = the port's capacity; ``stab overhead -14``: the rate counts IP bytes, as
+    the scenario's capacity does, not the veth's Ethernet header)
+      └─ class 1:1 ─ pfifo limit N (DropTail; bfifo for a byte limit)
+
+The buffer is the leaf's limit, so the queue the flows build is the scenario's buffer at the
+scenario's rate; the delay comes after the queue (the simulator's ``arrive = tx_end + delay``).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from racc.kernel.machine import offloads_off, setns, sh
+from racc.kernel.plan import Plan, Port
+from racc.scenario import ScenarioError
+
+#: Bytes per port of the htb class's quantum: at least one full packet, at most htb's ceiling.
+HTB_QUANTUM_MAX = 200_000
+
+
+def node_ns(tag: str, node: int) -> str:
+    return f"{tag}-n{node}"
+
+
+def link_ns(tag: str, link: int) -> str:
+    return f"{tag}-l{link}"
+
+
+def in_ns(ns: str, fn, *args):
+    """``fn(*args)`` in namespace ``ns``, on a thread of its own (``setns`` moves only the calling
+    thread, so the caller's namespace never changes); its exception is raised here."""
+    out: list = []
+    err: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            setns(ns)
+            out.append(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - reported on the calling thread
+            err.append(exc)
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    if err:
+        raise err[0]
+    return out[0]
+
+
+def write_sysctls(ns: str, values: dict[str, str]) -> None:
+    """``/proc/sys/net/...`` of namespace ``ns`` (per-netns: written from a thread moved into it)."""
+
+    def write() -> None:
+        for key, v in values.items():
+            Path("/proc/sys", *key.split(".")).write_text(v)
+
+    in_ns(ns, write)
+
+
+def qdisc_args(port: Port, packet_size: int) -> list[list[str]]:
+    """The ``tc`` argument lists that give ``port`` its rate and buffer (DropTail only: the
+    other router modules are refused before, or are BPF programs attached after)."""
+    dev = port.ifname
+    rate = f"{port.capacity_bps:.0f}bit"
+    quantum = str(max(packet_size + 14, min(HTB_QUANTUM_MAX, int(port.capacity_bps / 8 / 1000))))
+    cmds = [
+        ["qdisc", "add", "dev", dev, "root", "handle", "1:", "stab", "overhead", "-14", "htb", "default", "1"],
+        ["class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", rate, "ceil", rate]
+        + ["quantum", quantum],
+    ]
+    if port.limit_bytes is not None:
+        leaf = ["bfifo", "limit", str(port.limit_bytes)]
+    else:
+        leaf = ["pfifo", "limit", str(port.limit_pkts if port.limit_pkts is not None else 1000)]
+    cmds.append(["qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", *leaf])
+    return cmds
+
+
+def check_routers(plan: Plan, have: dict[str, bool]) -> None:
+    """Refuse a port whose queue discipline this kernel lacks (named by the port and the key)."""
+    for p in plan.ports:
+        if p.router in ("red", "fq_codel") and not have.get(p.router, False):
+            raise ScenarioError(
+                f"links[{p.index // 2}].router = {p.router} (port {p.name}): this kernel has no sch_{p.router} "
+                "(tc says the qdisc kind is unknown)"
+            )
+
+
+def build(plan: Plan, tag: str, mtu: int) -> list[dict]:
+    """Create every namespace, link, qdisc, address and route of ``plan``; returns the delay
+    line's link list (``{"ns", "name", "delay_s"}`` per delayed link)."""
+    delayed = []
+    base = {
+        "net.ipv6.conf.all.disable_ipv6": "1",
+        "net.ipv6.conf.default.disable_ipv6": "1",
+    }
+    for i, _n in enumerate(plan.nodes):
+        ns = node_ns(tag, i)
+        sh("ip", "netns", "add", ns)
+        write_sysctls(ns, base)
+        sh("ip", "-n", ns, "link", "set", "dev", "lo", "up")
+        sh("ip", "-n", ns, "addr", "add", f"{plan.addr(i)}/32", "dev", "lo")
+    for lk in plan.links:
+        na, nb = node_ns(tag, lk.a), node_ns(tag, lk.b)
+        dev = f"k{lk.index}"
+        if lk.delay_s > 0:
+            ln = link_ns(tag, lk.index)
+            sh("ip", "netns", "add", ln)
+            write_sysctls(ln, base)
+            sh("ip", "link", "add", dev, "netns", na, "type", "veth", "peer", "name", "a", "netns", ln)
+            sh("ip", "link", "add", dev, "netns", nb, "type", "veth", "peer", "name", "b", "netns", ln)
+            for end in ("a", "b"):
+                sh("ip", "-n", ln, "link", "set", "dev", end, "mtu", str(mtu), "up")
+            delayed.append(
+                {"ns": ln, "name": f"{plan.nodes[lk.a]['name']}<->{plan.nodes[lk.b]['name']}", "delay_s": lk.delay_s}
+            )
+        else:
+            sh("ip", "link", "add", dev, "netns", na, "type", "veth", "peer", "name", dev, "netns", nb)
+        for ns in (na, nb):
+            # One segment per skb (no TSO/GSO bursts of 64 KB through the shaper), wire size = MTU.
+            sh("ip", "-n", ns, "link", "set", "dev", dev, "mtu", str(mtu), "gso_max_segs", "1", "up")
+            if lk.delay_s > 0:
+                in_ns(ns, offloads_off, dev)
+    for port in plan.ports:
+        ns = node_ns(tag, port.node)
+        for args in qdisc_args(port, plan.packet_size):
+            sh("tc", "-n", ns, *args)
+    for i, table in enumerate(plan.routes):
+        ns = node_ns(tag, i)
+        src = plan.addr(i)
+        for link in sorted(set(table.values())):
+            nb = plan.neighbour(i, link)
+            sh("ip", "-n", ns, "route", "replace", f"{plan.addr(nb)}/32", "dev", f"k{link}", "src", src)
+        for dest, link in sorted(table.items()):
+            nb = plan.neighbour(i, link)
+            if dest != nb:
+                via = ["via", plan.addr(nb), "dev", f"k{link}", "onlink", "src", src]
+                sh("ip", "-n", ns, "route", "replace", f"{plan.addr(dest)}/32", *via)
+    return delayed
+
+
+def host_sysctls(plan: Plan, tag: str) -> None:
+    """Routers forward; hosts send segments of exactly the scenario's packet size (no TCP
+    timestamps: header 40 bytes, so payload = packet size - 40) and ECN/SACK as their flows ask."""
+    senders_ecn = {f.src for f in plan.flows if f.ecn} | {f.dst for f in plan.flows if f.ecn}
+    sack = {f.src for f in plan.flows if f.sack} | {f.dst for f in plan.flows if f.sack}
+    for i, n in enumerate(plan.nodes):
+        ns = node_ns(tag, i)
+        vals = {"net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0"}
+        if n.get("host"):
+            vals.update(
+                {
+                    "net.ipv4.tcp_timestamps": "0",
+                    "net.ipv4.tcp_sack": "1" if i in sack else "0",
+                    "net.ipv4.tcp_ecn": "1" if i in senders_ecn else "0",
+                    "net.ipv4.tcp_no_metrics_save": "1",
+                }
+            )
+        else:
+            vals["net.ipv4.ip_forward"] = "1"
+        write_sysctls(ns, vals)
