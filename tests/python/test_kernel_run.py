@@ -237,3 +237,33 @@ def test_sigkill_leaves_no_namespace_and_no_process(tmp_path):
     mount = machine.cgroup2_mount()
     assert not list(mount.glob(f"{machine.run_tag(p.pid)}*"))
     assert not (tmp_path / "o").exists()
+
+
+def _pcap_records(path: Path) -> list[tuple[int, bytes]]:
+    import struct
+
+    b = path.read_bytes()
+    magic, _maj, _min, _tz, _sig, _snap, link = struct.unpack_from("<IHHiIII", b, 0)
+    assert (magic, link) == (0xA1B23C4D, 1)  # nanosecond pcap, Ethernet
+    out, off = [], 24
+    while off < len(b):
+        _s, _ns, caplen, origlen = struct.unpack_from("<IIII", b, off)
+        out.append((origlen, b[off + 16 : off + 16 + caplen]))
+        off += 16 + caplen
+    return out
+
+
+def test_pcap_holds_the_bottleneck_s_departures_and_is_not_overwritten(tmp_path, capsys):
+    _kernel_or_skip()
+    scen, cap = _scenario(tmp_path, "2s"), tmp_path / "b.pcap"
+    res = krun.run(str(scen), pcap=cap)
+    info = res.summary["kernel"]["pcap"]
+    assert info["port"] == "r0->r1" and info["file"] == str(cap)
+    recs = _pcap_records(cap)
+    assert len(recs) == info["packets"] > 100
+    data = [r for r in recs if r[0] == 14 + 1000]  # Ethernet + a full 1000-byte packet
+    assert len(data) >= 0.9 * len(recs)  # the bottleneck's direction carries data, not ACKs
+    assert res.summary["ports"][[p["name"] for p in res.summary["ports"]].index("r0->r1")]["tx_pkts"] >= len(data)
+    cap.write_bytes(b"mine")
+    assert main(["kernel", "run", str(scen), "--out", str(tmp_path / "o2"), "--pcap", str(cap)]) == 2
+    assert "--pcap" in _one_error_line(capsys) and cap.read_bytes() == b"mine"

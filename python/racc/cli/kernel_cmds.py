@@ -29,7 +29,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also run the simulator on the same scenario: DIR/simulated/, and compare.{txt,json,png} in DIR",
     )
-    r.add_argument("--pcap", metavar="FILE", help="capture the bottleneck's egress to FILE (tcpdump)")
+    r.add_argument("--pcap", metavar="FILE", help="capture the frames the bottleneck sends, as they leave its queue, to FILE (pcap)")
     r.add_argument("--force", action="store_true", help="replace racc's own earlier results in --out and --pcap")
     r.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
     r.add_argument("--quiet", "-q", action="store_true", help="no summary table")

@@ -198,7 +198,9 @@ class Session:
             )
             self._ready(self.delay, "the delay line")
         if pcap is not None:
-            self.pcap = _start_capture(plan, self.tag, Path(pcap))
+            self.pcap, self.pcap_port, self.pcap_tmp = _start_capture(plan, self.tag, Path(pcap), self._spawn)
+            self._ready(self.pcap, "the capture")
+            self.pcap_path = Path(pcap)
         from racc.kernel.qdisc_stats import Reader
 
         self.reader = Reader([(p.index, network.node_ns(self.tag, p.node), p.ifname) for p in plan.ports])
@@ -362,10 +364,26 @@ class Session:
             if f.exists():
                 got = json.loads(f.read_text(encoding="utf-8"))
                 delay_counts = {"links": got.get("links", {}), "late_s": got.get("late_s", {})}
-        pcap_info = _stop_capture(self.pcap) if self.pcap is not None else None
+        pcap_info = self._stop_capture(interrupted) if self.pcap is not None else None
         return self._document(hosts, delay_counts, pcap_info, interrupted)
 
+    def _stop_capture(self, interrupted: bool) -> dict[str, Any]:
+        """End the capture; an interrupted run's capture is removed (nothing that looks whole)."""
+        _signal(self.pcap, signal.SIGTERM)
+        out, _ = self.pcap.communicate()
+        packets = int(out.split()[-1]) if out.split() and out.split()[-1].isdigit() else None
+        if interrupted or packets is None:
+            self.pcap_tmp.unlink(missing_ok=True)
+            return {"file": None, "port": self.pcap_port, "packets": packets}
+        os.replace(self.pcap_tmp, self.pcap_path)
+        return {"file": str(self.pcap_path), "port": self.pcap_port, "packets": packets}
+
     def close(self) -> None:
+        if self.pcap is not None and self.pcap_tmp.exists() and self.pcap.poll() is None:
+            _signal(self.pcap, signal.SIGKILL)
+            self.pcap.wait()
+        if self.pcap is not None:
+            self.pcap_tmp.unlink(missing_ok=True)
         for h in self.handles:
             try:
                 h.close()
@@ -519,31 +537,22 @@ def _signal(p: subprocess.Popen, sig: int) -> None:
         pass
 
 
-def _start_capture(plan: _plan.Plan, tag: str, path: Path) -> subprocess.Popen:
-    """tcpdump at the busiest-rated port's egress (the smallest capacity: the bottleneck)."""
-    tcpdump = shutil.which("tcpdump")
-    if tcpdump is None:
-        raise KernelUnavailable("--pcap needs tcpdump on PATH (not found)")
-    port = min(plan.ports, key=lambda p: (p.capacity_bps, p.index))
-    cmd = ["ip", "netns", "exec", network.node_ns(tag, port.node), tcpdump, "-i", port.ifname, "-Q", "out"]
-    cmd += ["-w", str(path), "-s", "128", "-U", "--immediate-mode"]
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(0.3)
-    if p.poll() is not None:
-        err = (p.stderr.read() or "").strip().splitlines()
-        raise KernelUnavailable(f"--pcap: tcpdump did not start: {err[-1] if err else p.returncode}")
-    p.port_name = port.name  # type: ignore[attr-defined]
-    return p
-
-
-def _stop_capture(p: subprocess.Popen) -> dict[str, Any]:
-    _signal(p, signal.SIGINT)
-    try:
-        _, err = p.communicate(timeout=5)
-    except subprocess.TimeoutExpired:
-        _signal(p, signal.SIGKILL)
-        _, err = p.communicate()
-    return {"port": getattr(p, "port_name", None), "tcpdump": (err or "").strip().splitlines()[-1:]}
+def _start_capture(plan: _plan.Plan, tag: str, path: Path, spawn) -> tuple[subprocess.Popen, str, Path]:
+    """The capture process at the bottleneck's egress: the port of least capacity that a flow
+    crosses (the first such port). Writes a temporary sibling of ``path``, renamed at the end."""
+    used = set()
+    for f in plan.flows:
+        a = f.src
+        while a != f.dst:
+            link = plan.routes[a][f.dst]
+            lk = plan.links[link]
+            used.add(lk.ports[0].index if lk.a == a else lk.ports[1].index)
+            a = plan.neighbour(a, link)
+    port = min((p for p in plan.ports if p.index in used), key=lambda p: (p.capacity_bps, p.index))
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    ns = network.node_ns(tag, port.node)
+    p = spawn([sys.executable, "-m", "racc.kernel.capture", ns, port.ifname, str(tmp), "--parent", str(os.getpid())])
+    return p, port.name, tmp
 
 
 def _results(raw: dict[str, Any], sc: Any, resolved: Any, started: _dt.datetime, wall: float) -> Results:
