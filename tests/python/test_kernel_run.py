@@ -267,3 +267,28 @@ def test_pcap_holds_the_bottleneck_s_departures_and_is_not_overwritten(tmp_path,
     cap.write_bytes(b"mine")
     assert main(["kernel", "run", str(scen), "--out", str(tmp_path / "o2"), "--pcap", str(cap)]) == 2
     assert "--pcap" in _one_error_line(capsys) and cap.read_bytes() == b"mine"
+
+
+def test_ctrl_c_leaves_results_only_in_out_incomplete(tmp_path):
+    _kernel_or_skip()
+    out = tmp_path / "o"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "racc.cli", "kernel", "run", str(_scenario(tmp_path, "30s")), "--out", str(out), "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while len(_children_of(p.pid)) < 5:
+        assert p.poll() is None, p.stderr.read()
+        assert time.monotonic() < deadline, "the run did not start its processes"
+        time.sleep(0.1)
+    time.sleep(1.0)  # some samples into the run
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate()
+    assert p.returncode == 130, err
+    assert "kernel run stopped by SIGINT" in err
+    assert not out.exists()
+    s = json.loads((tmp_path / "o.incomplete" / "summary.json").read_text())
+    assert s["complete"] is False and 0 < s["sim_time_s"] < 30
+    assert _names_of(p.pid) == [] and _children_of(p.pid) == []

@@ -294,7 +294,7 @@ class Session:
             if d > 0:
                 time.sleep(d)
             self._sample(round(t, 9))
-            self.reached = t
+            self.reached = round(t, 9)
             if t >= plan.duration_s:
                 return
             k += 1
