@@ -409,6 +409,7 @@ class Session:
         completions: dict[str, list] = {k: [] for k in ("flow", "size_bytes", "start_s", "end_s", "fct_s")}
         errors = []
         seen: dict[str, str] = {}
+        min_rtt: dict[str, float] = {}
         for h in sorted(hosts):
             r = hosts[h]
             s = r["samples"]
@@ -428,6 +429,7 @@ class Session:
                 last[fid] = (t, acked)
             for fid, info in r["final"].items():
                 goodput_bytes += int(info["acked"])
+                min_rtt[fid] = info["min_rtt_s"]
             for c in r["completions"]:
                 completions["flow"].append(c["flow"])
                 completions["size_bytes"].append(c["size_bytes"])
@@ -479,6 +481,8 @@ class Session:
                 "controllers": {str(f.id): f.cc for f in plan.flows},
                 # TCP_CONGESTION read back from each connected socket.
                 "controllers_seen": dict(sorted(seen.items(), key=lambda kv: int(kv[0]))),
+                # TCP_INFO's min_rtt of each flow at its end: the path's round trip with no queue.
+                "min_rtt_s": dict(sorted(min_rtt.items(), key=lambda kv: int(kv[0]))),
                 "queue": "htb (rate = ceil = capacity, size table: IP bytes) + pfifo/bfifo leaf (the buffer)",
                 "delay": "user-space delay line per link (this kernel has no sch_netem)" if self.delayed else "none",
                 "delay_line": delay_counts,
