@@ -292,3 +292,95 @@ def test_ctrl_c_leaves_results_only_in_out_incomplete(tmp_path):
     s = json.loads((tmp_path / "o.incomplete" / "summary.json").read_text())
     assert s["complete"] is False and 0 < s["sim_time_s"] < 30
     assert _names_of(p.pid) == [] and _children_of(p.pid) == []
+
+
+VCP_DUMBBELL = """
+name = "kernel-vcp"
+duration = "2s"
+seed = 1
+packet_size = 1000
+
+[topology]
+kind = "dumbbell"
+pairs = 2
+access = { capacity = "100Mbps", delay = "1ms" }
+
+[topology.bottleneck]
+capacity = "20Mbps"
+delay = "18ms"
+buffer = "1bdp"
+router = "vcp"
+router_params = { t_p = 0.2 }
+
+[[flows]]
+protocol = "vcp"
+src = "s{i}"
+dst = "d{i}"
+count = 2
+start_spread = "0.2s"
+"""
+
+
+class StandInLoader:
+    """Stands in for kernel36b's ``racc.kernel.bpf`` in this test only: records what the runtime
+    asks of the interface, and hands the sockets a built-in controller."""
+
+    def __init__(self):
+        self.calls: list[tuple] = []
+        self.closed = 0
+
+    def available(self):
+        return None
+
+    def supported(self, protocol):
+        return protocol == "vcp"
+
+    def _handle(self, **kw):
+        loader = self
+
+        class Handle:
+            def counters(self):
+                return {"intervals": 7}
+
+            def close(self):
+                loader.closed += 1
+
+        h = Handle()
+        for k, v in kw.items():
+            setattr(h, k, v)
+        return h
+
+    def attach_router(self, netns, ifname, protocol, params, rate_bps):
+        assert Path("/run/netns", netns).exists()
+        self.calls.append(("router", netns, ifname, protocol, dict(params), rate_bps))
+        return self._handle()
+
+    def attach_hosts(self, cgroup_path, protocol, params):
+        assert Path(cgroup_path, "cgroup.procs").exists()
+        self.calls.append(("hosts", Path(cgroup_path).name, protocol))
+        return self._handle(cc_name="cubic")
+
+
+def test_the_bpf_interface_is_called_as_agreed(tmp_path, monkeypatch):
+    """The router program at each port of the bottleneck link (the simulator runs the module on
+    both directions), at its egress: the sending node's namespace, the link's interface, the
+    port's rate; the host programs on every sending and receiving host's cgroup leaf, the
+    sockets on the handle's controller, its counters in the summary, every handle closed."""
+    _kernel_or_skip()
+    loader = StandInLoader()
+    monkeypatch.setattr(krun, "load_bpf", lambda: loader)
+    scen = tmp_path / "kernel-vcp.toml"
+    scen.write_text(VCP_DUMBBELL)
+    res = krun.run(str(scen))
+    _, _, _, plan = krun.prepare(str(scen), None, None, None)
+    names = [n["name"] for n in plan.nodes]
+    bott = next(p for p in plan.ports if p.name == "r0->r1")
+    routers = sorted((c[1].rsplit("-", 1)[1], c[2], c[3], c[5]) for c in loader.calls if c[0] == "router")
+    want = sorted((f"n{names.index(r)}", bott.ifname, "vcp", 20e6) for r in ("r0", "r1"))
+    assert routers == want
+    assert all(c[4]["t_p"] == 0.2 for c in loader.calls if c[0] == "router")
+    hosts = sorted(c[1] for c in loader.calls if c[0] == "hosts")
+    assert hosts == sorted(f"n{names.index(h)}" for h in ("s0", "s1", "d0", "d1"))
+    assert res.summary["kernel"]["controllers_seen"] == {"0": "cubic", "1": "cubic"}
+    assert res.summary["kernel"]["bpf"] == {"r0->r1": {"intervals": 7}, "r1->r0": {"intervals": 7}}
+    assert loader.closed == len(loader.calls)
