@@ -384,3 +384,26 @@ def test_the_bpf_interface_is_called_as_agreed(tmp_path, monkeypatch):
     assert res.summary["kernel"]["controllers_seen"] == {"0": "cubic", "1": "cubic"}
     assert res.summary["kernel"]["bpf"] == {"r0->r1": {"intervals": 7}, "r1->r0": {"intervals": 7}}
     assert loader.closed == len(loader.calls)
+
+
+def test_red_takes_the_scenario_s_thresholds_weight_and_ecn():
+    """tc's red takes no EWMA weight, only a burst: the burst chosen makes tc's weight
+    2^-round(log2(1/w_q)) (w_q = 0.002 -> 2^-9), thresholds in bytes, ECN for action = mark."""
+    _, _, _, plan = krun.prepare(str(catalog.shipped("crosscheck-red-ecn-dumbbell")), None, None, None)
+    port = next(p for p in plan.ports if p.name == "r0->r1")
+    args = network.red_args(port, plan.packet_size)
+    kv = dict(zip(args[1:-1:2], args[2:-1:2]))
+    assert (kv["min"], kv["max"], kv["avpkt"], kv["probability"]) == ("150000", "700000", "1000", "0.1")
+    assert network.red_wlog(150000, int(kv["burst"]), 1000) == 9
+    assert network.red_wlog(150000, int(kv["burst"]) - 1, 1000) < 9  # the smallest such burst
+    assert args[-1] == "ecn" and int(kv["limit"]) == 1250 * 1000
+    assert "no gentle mode" in krun._departures(plan)[0]
+
+
+def test_red_runs_where_the_kernel_has_sch_red(tmp_path):
+    _kernel_or_skip()
+    if not machine.qdisc_kinds_available({"red"})["red"]:
+        print("skipped: this kernel has no sch_red")
+        pytest.skip("this kernel has no sch_red")
+    res = krun.run(str(catalog.shipped("crosscheck-red-ecn-dumbbell")), overrides=["duration=3s"])
+    assert next(p for p in res.summary["ports"] if p["name"] == "r0->r1")["tx_pkts"] > 0

@@ -78,7 +78,9 @@ def qdisc_args(port: Port, packet_size: int) -> list[list[str]]:
         ["class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", rate, "ceil", rate]
         + ["quantum", quantum],
     ]
-    if port.limit_bytes is not None:
+    if port.router == "red":
+        leaf = red_args(port, packet_size)
+    elif port.limit_bytes is not None:
         leaf = ["bfifo", "limit", str(port.limit_bytes)]
     else:
         leaf = ["pfifo", "limit", str(port.limit_pkts if port.limit_pkts is not None else 1000)]
@@ -86,10 +88,45 @@ def qdisc_args(port: Port, packet_size: int) -> list[list[str]]:
     return cmds
 
 
+def red_wlog(qmin: float, burst: int, avpkt: int) -> int:
+    """The EWMA weight's log2 that tc computes from ``burst`` (iproute2 tc_red_eval_ewma)."""
+    a = burst + 1 - qmin / avpkt
+    w = 0.5
+    for wlog in range(1, 32):
+        if a <= (1 - (1 - w) ** burst) / w:
+            return wlog
+        w /= 2
+    return -1
+
+
+def red_args(port: Port, packet_size: int) -> list[str]:
+    """Linux's red with the scenario's RED: thresholds in bytes (the scenario's are packets of
+    ``packet_size``, or ``mean_pkt_size``), max_p, ECN marking for ``action = "mark"``, and the
+    burst that makes tc's EWMA weight 2^-round(log2(1/w_q)) (tc takes no weight, only a burst).
+    Linux's red has no gentle mode: above max_th it drops (or marks) every packet, where a
+    gentle RED raises p to 1 over max_th..2 max_th (said in summary.json's kernel section)."""
+    import math
+
+    rp = {"min_th": 150.0, "max_th": 700.0, "max_p": 0.1, "w_q": 0.002, "action": "drop"}
+    rp.update({k: v for k, v in (port.router_params or {}).items() if v is not None})
+    avpkt = int(rp.get("mean_pkt_size") or packet_size)
+    qmin, qmax = int(rp["min_th"] * avpkt), int(rp["max_th"] * avpkt)
+    target = max(1, round(math.log2(1 / float(rp["w_q"]))))
+    burst = max(1, math.ceil(qmin / avpkt))
+    while red_wlog(qmin, burst, avpkt) < target and burst < 1_000_000:
+        burst += max(1, burst // 64)
+    limit = (port.limit_pkts or 1000) * packet_size if port.limit_bytes is None else port.limit_bytes
+    args = ["red", "limit", str(max(limit, qmax + avpkt)), "min", str(qmin), "max", str(qmax), "avpkt", str(avpkt)]
+    args += ["burst", str(burst), "probability", f"{float(rp['max_p']):g}", "bandwidth", f"{port.capacity_bps:.0f}bit"]
+    if rp.get("action") == "mark":
+        args.append("ecn")
+    return args
+
+
 def check_routers(plan: Plan, have: dict[str, bool]) -> None:
     """Refuse a port whose queue discipline this kernel lacks (named by the port and the key)."""
     for p in plan.ports:
-        if p.router in ("red", "fq_codel") and not have.get(p.router, False):
+        if p.router == "red" and not have.get("red", False):
             raise ScenarioError(
                 f"links[{p.index // 2}].router = {p.router} (port {p.name}): this kernel has no sch_{p.router} "
                 "(tc says the qdisc kind is unknown)"

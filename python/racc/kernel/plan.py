@@ -17,8 +17,8 @@ from racc.scenario import ScenarioError
 LINUX_CC = {"newreno": "reno", "reno": "reno"}
 #: ``--cc`` values (controllers this kernel builds in; the BPF ones come from ``bpf.attach_hosts``).
 CC_CHOICES = ("reno", "cubic", "bbr")
-#: Router modules the kernel's own qdiscs give.
-QDISC_ROUTERS = {"droptail", "red", "fq_codel"}
+#: Router modules the kernel's own qdiscs give (racc has no fq_codel module to ask for).
+QDISC_ROUTERS = {"droptail", "red"}
 
 
 @dataclass

@@ -116,8 +116,8 @@ def run(
     sc, resolved, doc, plan = prepare(scenario, seed, overrides, cc)
     bpf = check_bpf(_plan.needs_bpf(plan, cc))
     _plan.choose_cc(plan, cc, set(_plan.needs_bpf(plan, cc)))
-    if any(p.router in ("red", "fq_codel") for p in plan.ports):
-        network.check_routers(plan, machine.qdisc_kinds_available({"red", "fq_codel"}))
+    if any(p.router == "red" for p in plan.ports):
+        network.check_routers(plan, machine.qdisc_kinds_available({"red"}))
     if out is not None:
         check_replaceable(Path(out))
         _live.check_writable(Path(out))
@@ -490,6 +490,7 @@ class Session:
                 "errors": errors,
                 "pcap": pcap_info,
                 "tcp": {"timestamps": False, "mss_bytes": plan.packet_size - 40},
+                "departures": _departures(plan),
             },
         }
         if interrupted:
@@ -532,6 +533,17 @@ _PORT_FIELDS = (
     "marks",
     "arrivals",
 )
+
+
+def _departures(plan: _plan.Plan) -> list[str]:
+    """Where the kernel's run differs from the scenario by what the kernel offers."""
+    out = []
+    red = [p.name for p in plan.ports if p.router == "red" and (p.router_params or {}).get("gentle", True)]
+    if red:
+        out.append(
+            f"RED at {', '.join(red)}: Linux's red has no gentle mode (above max_th it drops or marks every packet)"
+        )
+    return out
 
 
 def _signal(p: subprocess.Popen, sig: int) -> None:
