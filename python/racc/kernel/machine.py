@@ -144,7 +144,10 @@ def remove_cgroup_tree(root: Path) -> None:
     """Kill what is left in the per-run cgroup folder ``root`` and remove it, leaves first."""
     if not root.is_dir():
         return
-    for d in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)) + [root]:
+    # os.walk, not Path.rglob: another teardown (the janitor's, the next run's sweep) may be
+    # removing the same folders, and walk passes over what vanishes.
+    dirs = [Path(d) for d, _, _ in os.walk(root, topdown=False)]
+    for d in dirs:
         try:
             for pid in (d / "cgroup.procs").read_text().split():
                 try:
@@ -153,7 +156,7 @@ def remove_cgroup_tree(root: Path) -> None:
                     pass
         except OSError:
             pass
-    for d in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)) + [root]:
+    for d in dirs:
         for _ in range(50):  # a killed process leaves its cgroup a moment later
             try:
                 d.rmdir()

@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 
 from racc.kernel.machine import offloads_off, setns, sh
-from racc.kernel.plan import Plan, Port
+from racc.kernel.plan import Link, Plan, Port
 from racc.scenario import ScenarioError
 
 #: Bytes per port of the htb class's quantum: at least one full packet, at most htb's ceiling.
@@ -133,9 +133,33 @@ def check_routers(plan: Plan, have: dict[str, bool]) -> None:
             )
 
 
-def build(plan: Plan, tag: str, mtu: int) -> list[dict]:
+def netem_args(link: Link, packet_size: int) -> list[str]:
+    """A link's delay as netem, alone on a link-namespace end (no rate, so it holds every frame
+    for the delay and never queues behind another): room for the link's capacity x delay in
+    40-byte frames, twice over."""
+    cap = max(p.capacity_bps for p in link.ports)
+    limit = max(1000, min(10_000_000, int(2 * cap * link.delay_s / (8 * 40))))
+    return ["netem", "delay", f"{round(link.delay_s * 1e6)}us", "limit", str(limit)]
+
+
+def wire_link_ns(ln: str, delay_qdisc: list[str]) -> None:
+    """A link namespace as a wire with a delay in the kernel: what arrives on one end leaves by
+    the other (tc ingress, u32 matching all, mirred redirect), through ``delay_qdisc`` at each
+    end's egress."""
+    for src, dst in (("a", "b"), ("b", "a")):
+        sh("tc", "-n", ln, "qdisc", "add", "dev", dst, "root", *delay_qdisc)
+        sh("tc", "-n", ln, "qdisc", "add", "dev", src, "handle", "ffff:", "ingress")
+        sh(
+            "tc", "-n", ln, "filter", "add", "dev", src, "parent", "ffff:", "protocol", "all", "u32",
+            "match", "u32", "0", "0", "action", "mirred", "egress", "redirect", "dev", dst,
+        )  # fmt: skip
+
+
+def build(plan: Plan, tag: str, mtu: int, delay_qdisc=None) -> list[dict]:
     """Create every namespace, link, qdisc, address and route of ``plan``; returns the delay
-    line's link list (``{"ns", "name", "delay_s"}`` per delayed link)."""
+    line's link list (``{"ns", "name", "delay_s"}`` per delayed link). With ``delay_qdisc``
+    (link -> tc arguments, :func:`netem_args` where the kernel has netem) the delays are the
+    kernel's and the list is empty."""
     delayed = []
     base = {
         "net.ipv6.conf.all.disable_ipv6": "1",
@@ -157,16 +181,18 @@ def build(plan: Plan, tag: str, mtu: int) -> list[dict]:
             sh("ip", "link", "add", dev, "netns", na, "type", "veth", "peer", "name", "a", "netns", ln)
             sh("ip", "link", "add", dev, "netns", nb, "type", "veth", "peer", "name", "b", "netns", ln)
             for end in ("a", "b"):
-                sh("ip", "-n", ln, "link", "set", "dev", end, "mtu", str(mtu), "up")
-            delayed.append(
-                {"ns": ln, "name": f"{plan.nodes[lk.a]['name']}<->{plan.nodes[lk.b]['name']}", "delay_s": lk.delay_s}
-            )
+                sh("ip", "-n", ln, "link", "set", "dev", end, "mtu", str(mtu), "gso_max_segs", "1", "up")
+            if delay_qdisc is not None:
+                wire_link_ns(ln, delay_qdisc(lk))
+            else:
+                name = f"{plan.nodes[lk.a]['name']}<->{plan.nodes[lk.b]['name']}"
+                delayed.append({"ns": ln, "name": name, "delay_s": lk.delay_s})
         else:
             sh("ip", "link", "add", dev, "netns", na, "type", "veth", "peer", "name", dev, "netns", nb)
         for ns in (na, nb):
             # One segment per skb (no TSO/GSO bursts of 64 KB through the shaper), wire size = MTU.
             sh("ip", "-n", ns, "link", "set", "dev", dev, "mtu", str(mtu), "gso_max_segs", "1", "up")
-            if lk.delay_s > 0:
+            if lk.delay_s > 0 and delay_qdisc is None:
                 in_ns(ns, offloads_off, dev)
     for port in plan.ports:
         ns = node_ns(tag, port.node)

@@ -116,8 +116,8 @@ def run(
     sc, resolved, doc, plan = prepare(scenario, seed, overrides, cc)
     bpf = check_bpf(_plan.needs_bpf(plan, cc))
     _plan.choose_cc(plan, cc, set(_plan.needs_bpf(plan, cc)))
-    if any(p.router == "red" for p in plan.ports):
-        network.check_routers(plan, machine.qdisc_kinds_available({"red"}))
+    have = machine.qdisc_kinds_available({"red", "netem"})
+    network.check_routers(plan, have)
     if out is not None:
         check_replaceable(Path(out))
         _live.check_writable(Path(out))
@@ -135,6 +135,8 @@ def run(
     started = _dt.datetime.now(_dt.timezone.utc)
     t_wall = time.perf_counter()
     session = Session(plan, tag, mount / tag, tmp, bpf, echo)
+    if have["netem"]:
+        session.delay_qdisc = lambda link: network.netem_args(link, plan.packet_size)
     stopped = None
     try:
         with _live._signals_as_interrupts():
@@ -179,12 +181,14 @@ class Session:
         self.reached = 0.0
         self.delayed: list[dict] = []
         self.totals: dict[int, dict[str, float]] = {}
+        #: link -> tc arguments of the kernel's delay (netem), or None for the delay line.
+        self.delay_qdisc = None
 
     # -- set-up --------------------------------------------------------------------------------
 
     def start(self, pcap: Any) -> None:
         plan = self.plan
-        self.delayed = network.build(plan, self.tag, plan.packet_size)
+        self.delayed = network.build(plan, self.tag, plan.packet_size, self.delay_qdisc)
         network.host_sysctls(plan, self.tag)
         self.cgroup.mkdir(exist_ok=True)
         for h in plan.hosts():
@@ -484,7 +488,13 @@ class Session:
                 # TCP_INFO's min_rtt of each flow at its end: the path's round trip with no queue.
                 "min_rtt_s": dict(sorted(min_rtt.items(), key=lambda kv: int(kv[0]))),
                 "queue": "htb (rate = ceil = capacity, size table: IP bytes) + pfifo/bfifo leaf (the buffer)",
-                "delay": "user-space delay line per link (this kernel has no sch_netem)" if self.delayed else "none",
+                "delay": (
+                    "netem in a link namespace per link (the kernel's)"
+                    if self.delay_qdisc is not None
+                    else "user-space delay line per link (this kernel has no sch_netem)"
+                    if self.delayed
+                    else "none"
+                ),
                 "delay_line": delay_counts,
                 "bpf": bpf_counters,
                 "errors": errors,
