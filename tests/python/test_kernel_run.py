@@ -362,7 +362,9 @@ class StandInLoader:
     def attach_hosts(self, cgroup_path, protocol, params):
         assert Path(cgroup_path, "cgroup.procs").exists()
         self.calls.append(("hosts", Path(cgroup_path).name, protocol))
-        return self._handle(cc_name="cubic")
+        h = self._handle(cc_name="cubic")
+        h.attach_iface = lambda netns, ifname: self.calls.append(("iface", netns.rsplit("-", 1)[1], ifname))
+        return h
 
 
 def test_the_bpf_interface_is_called_as_agreed(tmp_path, monkeypatch):
@@ -385,9 +387,11 @@ def test_the_bpf_interface_is_called_as_agreed(tmp_path, monkeypatch):
     assert all(c[4]["t_p"] == 0.2 for c in loader.calls if c[0] == "router")
     hosts = sorted(c[1] for c in loader.calls if c[0] == "hosts")
     assert hosts == sorted(f"n{names.index(h)}" for h in ("s0", "s1", "d0", "d1"))
+    ifaces = sorted(c[1:] for c in loader.calls if c[0] == "iface")  # each sender's egress, once
+    assert ifaces == sorted((f"n{names.index(h)}", f"k{plan.routes[names.index(h)][names.index(d)]}") for h, d in (("s0", "d0"), ("s1", "d1")))
     assert res.summary["kernel"]["controllers_seen"] == {"0": "cubic", "1": "cubic"}
     assert res.summary["kernel"]["bpf"] == {"r0->r1": {"intervals": 7}, "r1->r0": {"intervals": 7}}
-    assert loader.closed == len(loader.calls)
+    assert loader.closed == len([c for c in loader.calls if c[0] != "iface"])
 
 
 def test_red_takes_the_scenario_s_thresholds_weight_and_ecn():

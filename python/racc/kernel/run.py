@@ -233,19 +233,29 @@ class Session:
                 self.handles.append(h)
                 self.router_handles[p.index] = h
         by_host: dict[tuple[int, str], Any] = {}
-        for f in plan.flows:
-            if f.cc:
-                continue
-            key = (f.src, f.protocol)
+
+        def attach(host: int, f: _plan.Flow) -> Any:
+            key = (host, f.protocol)
             if key not in by_host:
-                by_host[key] = self.bpf.attach_hosts(str(self.cgroup / f"n{f.src}"), f.protocol, f.params or {})
+                try:
+                    by_host[key] = self.bpf.attach_hosts(str(self.cgroup / f"n{host}"), f.protocol, f.params or {})
+                except ValueError as exc:  # the loader's word on the flows' parameters
+                    raise _scenario.ScenarioError(f"flows (group {f.group}): {exc}") from None
                 self.handles.append(by_host[key])
-            f.cc = by_host[key].cc_name
-        for f in plan.flows:  # the receiver's echo runs in the receiving host's cgroup
-            key = (f.dst, f.protocol)
-            if f.protocol not in _plan.LINUX_CC and key not in by_host:
-                by_host[key] = self.bpf.attach_hosts(str(self.cgroup / f"n{f.dst}"), f.protocol, f.params or {})
-                self.handles.append(by_host[key])
+            return by_host[key]
+
+        bpf_flows = [f for f in plan.flows if not f.cc]
+        for f in bpf_flows:
+            h = attach(f.src, f)
+            f.cc = h.cc_name
+            # The sender's egress (where the loader marks its data ECN-capable), once per host.
+            if hasattr(h, "attach_iface") and not getattr(h, "_racc_ifaces", False):
+                for lk in plan.links:
+                    if f.src in (lk.a, lk.b):
+                        h.attach_iface(network.node_ns(self.tag, f.src), f"k{lk.index}")
+                h._racc_ifaces = True
+        for f in bpf_flows:  # the receiver's echo runs in the receiving host's cgroup
+            attach(f.dst, f)
 
     def _host_spec(self, h: int) -> dict[str, Any]:
         plan = self.plan
