@@ -143,6 +143,9 @@ def test_the_plan_routes_by_destination_and_takes_the_engine_s_buffers(tmp_path)
     assert bott.delay_s == pytest.approx(0.018)
     r0, r1, d0 = names.index("r0"), names.index("r1"), names.index("d0")
     assert plan.neighbour(r0, plan.routes[r0][d0]) == r1
+    s0, d0 = names.index("s0"), names.index("d0")
+    assert plan.initcwnd(s0, d0) == 4  # RFC 5681 for a 960-byte MSS, as racc's TCP (Linux: 10)
+    assert plan.initcwnd(d0, s0) is None
     kplan.choose_cc(plan, None, set())
     assert {f.cc for f in plan.flows} == {"reno"}
     kplan.choose_cc(plan, "bbr", set())

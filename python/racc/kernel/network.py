@@ -206,9 +206,13 @@ def build(plan: Plan, tag: str, mtu: int, delay_qdisc=None) -> list[dict]:
             sh("ip", "-n", ns, "route", "replace", f"{plan.addr(nb)}/32", "dev", f"k{link}", "src", src)
         for dest, link in sorted(table.items()):
             nb = plan.neighbour(i, link)
+            iw = plan.initcwnd(i, dest)
+            extra = ["initcwnd", str(iw)] if iw is not None else []
             if dest != nb:
                 via = ["via", plan.addr(nb), "dev", f"k{link}", "onlink", "src", src]
-                sh("ip", "-n", ns, "route", "replace", f"{plan.addr(dest)}/32", *via)
+                sh("ip", "-n", ns, "route", "replace", f"{plan.addr(dest)}/32", *via, *extra)
+            elif extra:
+                sh("ip", "-n", ns, "route", "replace", f"{plan.addr(nb)}/32", "dev", f"k{link}", "src", src, *extra)
     return delayed
 
 

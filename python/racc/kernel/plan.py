@@ -59,6 +59,7 @@ class Flow:
     ecn: bool
     sack: bool
     params: dict[str, Any] | None
+    initial_window: int | None = None
     cc: str = ""  # the TCP_CONGESTION name, set when the controllers are chosen
 
 
@@ -88,6 +89,19 @@ class Plan:
         """Hosts that run a flow end, in node order."""
         used = {f.src for f in self.flows} | {f.dst for f in self.flows}
         return sorted(used)
+
+    def initcwnd(self, src: int, dst: int) -> int | None:
+        """The initial window (segments) of flows from ``src`` to ``dst``: the scenario's
+        ``initial_window``, else RFC 5681's IW for this MSS, as racc's TCP starts (newreno.rs);
+        Linux would start with 10. None if no flow goes that way. Set per route (``initcwnd``),
+        so the first such flow's value holds for all."""
+        for f in self.flows:
+            if f.src == src and f.dst == dst:
+                if f.initial_window:
+                    return max(1, int(f.initial_window))
+                smss = self.packet_size - 40
+                return 2 if smss > 2190 else 3 if smss > 1095 else 4
+        return None
 
     def neighbour(self, node: int, link: int) -> int:
         lk = self.links[link]
@@ -144,6 +158,7 @@ def build(resolved: dict[str, Any], doc: dict[str, Any]) -> Plan:
                 ecn=bool(f.get("ecn")),
                 sack=bool(f.get("sack")),
                 params=f.get("params"),
+                initial_window=f.get("initial_window"),
             )
         )
     plan = Plan(
