@@ -206,8 +206,7 @@ def build(plan: Plan, tag: str, mtu: int, delay_qdisc=None) -> list[dict]:
             sh("ip", "-n", ns, "route", "replace", f"{plan.addr(nb)}/32", "dev", f"k{link}", "src", src)
         for dest, link in sorted(table.items()):
             nb = plan.neighbour(i, link)
-            iw = plan.initcwnd(i, dest)
-            extra = ["initcwnd", str(iw)] if iw is not None else []
+            extra = plan.route_options(i, dest)
             if dest != nb:
                 via = ["via", plan.addr(nb), "dev", f"k{link}", "onlink", "src", src]
                 sh("ip", "-n", ns, "route", "replace", f"{plan.addr(dest)}/32", *via, *extra)

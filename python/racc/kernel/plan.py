@@ -60,6 +60,7 @@ class Flow:
     sack: bool
     params: dict[str, Any] | None
     initial_window: int | None = None
+    delayed_ack: bool = False
     cc: str = ""  # the TCP_CONGESTION name, set when the controllers are chosen
 
 
@@ -102,6 +103,18 @@ class Plan:
                 smss = self.packet_size - 40
                 return 2 if smss > 2190 else 3 if smss > 1095 else 4
         return None
+
+    def route_options(self, node: int, dest: int) -> list[str]:
+        """``ip route`` options on ``node``'s route to ``dest``: the initial window of the flows
+        it sends there, and ``quickack 1`` (an ACK for every segment, as racc's receivers send
+        unless a flow asks for ``delayed_ack``) if it receives a flow from there that does not."""
+        opts = []
+        iw = self.initcwnd(node, dest)
+        if iw is not None:
+            opts += ["initcwnd", str(iw)]
+        if any(f.src == dest and f.dst == node and not f.delayed_ack for f in self.flows):
+            opts += ["quickack", "1"]
+        return opts
 
     def neighbour(self, node: int, link: int) -> int:
         lk = self.links[link]
@@ -159,6 +172,7 @@ def build(resolved: dict[str, Any], doc: dict[str, Any]) -> Plan:
                 sack=bool(f.get("sack")),
                 params=f.get("params"),
                 initial_window=f.get("initial_window"),
+                delayed_ack=bool(f.get("delayed_ack")),
             )
         )
     plan = Plan(
