@@ -146,7 +146,7 @@ def test_the_plan_routes_by_destination_and_takes_the_engine_s_buffers(tmp_path)
     s0, d0 = names.index("s0"), names.index("d0")
     assert plan.initcwnd(s0, d0) == 4  # RFC 5681 for a 960-byte MSS, as racc's TCP (Linux: 10)
     assert plan.initcwnd(d0, s0) is None
-    assert plan.route_options(s0, d0) == ["initcwnd", "4"]
+    assert plan.route_options(s0, d0) == ["initcwnd", "4", "rto_min", "200ms"]
     assert plan.route_options(d0, s0) == ["quickack", "1"]  # racc's receivers ACK every segment
     kplan.choose_cc(plan, None, set())
     assert {f.cc for f in plan.flows} == {"reno"}

@@ -77,6 +77,7 @@ class Plan:
     routes: list[dict[int, int]] = field(default_factory=list)
     record_ports: list[int] = field(default_factory=list)
     record_flows: bool = True
+    min_rto_s: float | None = None
 
     @property
     def ports(self) -> list[Port]:
@@ -105,13 +106,15 @@ class Plan:
         return None
 
     def route_options(self, node: int, dest: int) -> list[str]:
-        """``ip route`` options on ``node``'s route to ``dest``: the initial window of the flows
-        it sends there, and ``quickack 1`` (an ACK for every segment, as racc's receivers send
+        """``ip route`` options on ``node``'s route to ``dest``: the initial window and minimum
+        RTO of the flows it sends there, and ``quickack 1`` (an ACK for every segment, as racc's receivers send
         unless a flow asks for ``delayed_ack``) if it receives a flow from there that does not."""
         opts = []
         iw = self.initcwnd(node, dest)
         if iw is not None:
             opts += ["initcwnd", str(iw)]
+            if self.min_rto_s is not None:  # the scenario's floor on the RTO (Linux's is 200 ms)
+                opts += ["rto_min", f"{max(1, round(self.min_rto_s * 1000))}ms"]
         if any(f.src == dest and f.dst == node and not f.delayed_ack for f in self.flows):
             opts += ["quickack", "1"]
         return opts
@@ -185,6 +188,7 @@ def build(resolved: dict[str, Any], doc: dict[str, Any]) -> Plan:
         flows=flows,
         record_ports=list(resolved.get("record_ports") or []),
         record_flows=bool(resolved.get("record_flows", True)),
+        min_rto_s=None if resolved.get("min_rto") is None else resolved["min_rto"] / 1e9,
     )
     plan.routes = _routes(resolved, plan)
     return plan
