@@ -17,10 +17,11 @@ scenario's rate; the delay comes after the queue (the simulator's ``arrive = tx_
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from pathlib import Path
 
-from racc.kernel.machine import offloads_off, setns, sh
+from racc.kernel.machine import KernelUnavailable, offloads_off, setns
 from racc.kernel.plan import Link, Plan, Port
 from racc.scenario import ScenarioError
 
@@ -142,17 +143,40 @@ def netem_args(link: Link, packet_size: int) -> list[str]:
     return ["netem", "delay", f"{round(link.delay_s * 1e6)}us", "limit", str(limit)]
 
 
-def wire_link_ns(ln: str, delay_qdisc: list[str]) -> None:
+def wire_link_ns(tc, ln: str, delay_qdisc: list[str]) -> None:
     """A link namespace as a wire with a delay in the kernel: what arrives on one end leaves by
     the other (tc ingress, u32 matching all, mirred redirect), through ``delay_qdisc`` at each
-    end's egress."""
+    end's egress. ``tc(ns, *args)`` queues one tc command."""
     for src, dst in (("a", "b"), ("b", "a")):
-        sh("tc", "-n", ln, "qdisc", "add", "dev", dst, "root", *delay_qdisc)
-        sh("tc", "-n", ln, "qdisc", "add", "dev", src, "handle", "ffff:", "ingress")
-        sh(
-            "tc", "-n", ln, "filter", "add", "dev", src, "parent", "ffff:", "protocol", "all", "u32",
+        tc(ln, "qdisc", "add", "dev", dst, "root", *delay_qdisc)
+        tc(ln, "qdisc", "add", "dev", src, "handle", "ffff:", "ingress")
+        tc(
+            ln, "filter", "add", "dev", src, "parent", "ffff:", "protocol", "all", "u32",
             "match", "u32", "0", "0", "action", "mirred", "egress", "redirect", "dev", dst,
         )  # fmt: skip
+
+
+class Batch:
+    """``ip``/``tc`` commands grouped by tool and namespace and run as one ``-batch`` each: a
+    process per namespace instead of one per command (83 namespaces: 8.6 s of set-up before)."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str | None], list[str]] = {}
+
+    def ip(self, ns: str | None, *args: str) -> None:
+        self.groups.setdefault(("ip", ns), []).append(" ".join(args))
+
+    def tc(self, ns: str | None, *args: str) -> None:
+        self.groups.setdefault(("tc", ns), []).append(" ".join(args))
+
+    def run(self) -> None:
+        for (tool, ns), lines in self.groups.items():
+            cmd = [tool, *(["-n", ns] if ns else []), "-batch", "-"]
+            p = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, check=False)
+            if p.returncode != 0:
+                err = (p.stderr or p.stdout).strip().splitlines()
+                raise KernelUnavailable(f"`{tool}{' -n ' + ns if ns else ''} -batch` failed: {' / '.join(err[-2:])}")
+        self.groups.clear()
 
 
 def build(plan: Plan, tag: str, mtu: int, delay_qdisc=None) -> list[dict]:
@@ -165,53 +189,59 @@ def build(plan: Plan, tag: str, mtu: int, delay_qdisc=None) -> list[dict]:
         "net.ipv6.conf.all.disable_ipv6": "1",
         "net.ipv6.conf.default.disable_ipv6": "1",
     }
-    for i, _n in enumerate(plan.nodes):
-        ns = node_ns(tag, i)
-        sh("ip", "netns", "add", ns)
-        write_sysctls(ns, base)
-        sh("ip", "-n", ns, "link", "set", "dev", "lo", "up")
-        sh("ip", "-n", ns, "addr", "add", f"{plan.addr(i)}/32", "dev", "lo")
+    b = Batch()
+    names = [node_ns(tag, i) for i in range(len(plan.nodes))]
+    links = {lk.index: link_ns(tag, lk.index) for lk in plan.links if lk.delay_s > 0}
+    for ns in [*names, *links.values()]:
+        b.ip(None, "netns", "add", ns)
     for lk in plan.links:
-        na, nb = node_ns(tag, lk.a), node_ns(tag, lk.b)
+        na, nb, dev = names[lk.a], names[lk.b], f"k{lk.index}"
+        if lk.index in links:
+            b.ip(None, "link", "add", dev, "netns", na, "type", "veth", "peer", "name", "a", "netns", links[lk.index])
+            b.ip(None, "link", "add", dev, "netns", nb, "type", "veth", "peer", "name", "b", "netns", links[lk.index])
+        else:
+            b.ip(None, "link", "add", dev, "netns", na, "type", "veth", "peer", "name", dev, "netns", nb)
+    b.run()
+    for ns in [*names, *links.values()]:
+        write_sysctls(ns, base)
+    for i, ns in enumerate(names):
+        b.ip(ns, "link", "set", "dev", "lo", "up")
+        b.ip(ns, "addr", "add", f"{plan.addr(i)}/32", "dev", "lo")
+    offload = []
+    for lk in plan.links:
         dev = f"k{lk.index}"
-        if lk.delay_s > 0:
-            ln = link_ns(tag, lk.index)
-            sh("ip", "netns", "add", ln)
-            write_sysctls(ln, base)
-            sh("ip", "link", "add", dev, "netns", na, "type", "veth", "peer", "name", "a", "netns", ln)
-            sh("ip", "link", "add", dev, "netns", nb, "type", "veth", "peer", "name", "b", "netns", ln)
+        if lk.index in links:
+            ln = links[lk.index]
             for end in ("a", "b"):
-                sh("ip", "-n", ln, "link", "set", "dev", end, "mtu", str(mtu), "gso_max_segs", "1", "up")
+                b.ip(ln, "link", "set", "dev", end, "mtu", str(mtu), "gso_max_segs", "1", "up")
             if delay_qdisc is not None:
-                wire_link_ns(ln, delay_qdisc(lk))
+                wire_link_ns(b.tc, ln, delay_qdisc(lk))
             else:
                 name = f"{plan.nodes[lk.a]['name']}<->{plan.nodes[lk.b]['name']}"
                 delayed.append({"ns": ln, "name": name, "delay_s": lk.delay_s})
-        else:
-            sh("ip", "link", "add", dev, "netns", na, "type", "veth", "peer", "name", dev, "netns", nb)
-        for ns in (na, nb):
+                offload += [(names[lk.a], dev), (names[lk.b], dev)]
+        for ns in (names[lk.a], names[lk.b]):
             # One segment per skb (no TSO/GSO bursts of 64 KB through the shaper), wire size = MTU.
-            sh("ip", "-n", ns, "link", "set", "dev", dev, "mtu", str(mtu), "gso_max_segs", "1", "up")
-            if lk.delay_s > 0 and delay_qdisc is None:
-                in_ns(ns, offloads_off, dev)
+            b.ip(ns, "link", "set", "dev", dev, "mtu", str(mtu), "gso_max_segs", "1", "up")
     for port in plan.ports:
-        ns = node_ns(tag, port.node)
         for args in qdisc_args(port, plan.packet_size):
-            sh("tc", "-n", ns, *args)
+            b.tc(names[port.node], *args)
     for i, table in enumerate(plan.routes):
-        ns = node_ns(tag, i)
-        src = plan.addr(i)
+        ns, src = names[i], plan.addr(i)
         for link in sorted(set(table.values())):
             nb = plan.neighbour(i, link)
-            sh("ip", "-n", ns, "route", "replace", f"{plan.addr(nb)}/32", "dev", f"k{link}", "src", src)
+            b.ip(ns, "route", "replace", f"{plan.addr(nb)}/32", "dev", f"k{link}", "src", src)
         for dest, link in sorted(table.items()):
             nb = plan.neighbour(i, link)
             extra = plan.route_options(i, dest)
             if dest != nb:
                 via = ["via", plan.addr(nb), "dev", f"k{link}", "onlink", "src", src]
-                sh("ip", "-n", ns, "route", "replace", f"{plan.addr(dest)}/32", *via, *extra)
+                b.ip(ns, "route", "replace", f"{plan.addr(dest)}/32", *via, *extra)
             elif extra:
-                sh("ip", "-n", ns, "route", "replace", f"{plan.addr(nb)}/32", "dev", f"k{link}", "src", src, *extra)
+                b.ip(ns, "route", "replace", f"{plan.addr(nb)}/32", "dev", f"k{link}", "src", src, *extra)
+    b.run()
+    for ns, dev in offload:
+        in_ns(ns, offloads_off, dev)
     return delayed
 
 
