@@ -183,6 +183,7 @@ def test_two_reno_flows_fill_the_shaped_link(tmp_path):
     rate = busy["throughput_bps"].mean()
     assert abs(rate / 20e6 - 1) <= 0.05, rate
     assert res.summary["kernel"]["controllers_seen"] == {"0": "reno", "1": "reno"}
+    assert res.summary["kernel"]["warnings"] == []  # the delay line kept up
     assert res.summary["run"]["engine"] == "kernel"
     assert res.flows.height > 0 and set(res.flows["flow"].unique()) == {0, 1}
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["flows"]["count"] == 2
@@ -398,6 +399,14 @@ def test_the_bpf_interface_is_called_as_agreed(tmp_path, monkeypatch):
     assert res.summary["kernel"]["controllers_seen"] == {"0": "cubic", "1": "cubic"}
     assert res.summary["kernel"]["bpf"] == {"r0->r1": {"intervals": 7}, "r1->r0": {"intervals": 7}}
     assert loader.closed == len([c for c in loader.calls if c[0] != "iface"])
+
+
+def test_a_delay_line_that_fell_behind_is_said():
+    _, _, _, plan = krun.prepare(str(catalog.shipped("crosscheck-rtt-dumbbell")), None, None, None)
+    assert krun._delay_warnings(plan, {"late_s": {"p99": 0.0004}, "links": {}}) == []
+    (w,) = krun._delay_warnings(plan, {"late_s": {"p99": 0.19}, "links": {}})
+    assert "190.0 ms late at p99 (shortest link delay 1.0 ms)" in w
+    assert "lost 3 frames" in krun._delay_warnings(plan, {"links": {"x": {"dropped": 3}}})[0]
 
 
 def test_red_takes_the_scenario_s_thresholds_weight_and_ecn():

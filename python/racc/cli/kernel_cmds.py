@@ -62,6 +62,10 @@ def cmd_kernel_run(args: argparse.Namespace) -> int:
         )
     except kernel.KernelUnavailable as exc:
         return fail(str(exc), EXIT_ENV)
+    import sys
+
+    for w in res.summary.get("kernel", {}).get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     from racc.display import console as make_console
 
     console = make_console()

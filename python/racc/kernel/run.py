@@ -513,6 +513,7 @@ class Session:
                 "departures": _departures(plan),
             },
         }
+        summary["kernel"]["warnings"] = _delay_warnings(plan, delay_counts)
         if interrupted:
             summary["kernel"]["reached_s"] = reached
         return {
@@ -553,6 +554,25 @@ _PORT_FIELDS = (
     "marks",
     "arrivals",
 )
+
+
+def _delay_warnings(plan: _plan.Plan, delay_counts: dict) -> list[str]:
+    """A delay line that fell behind (p99 lateness above a tenth of the shortest delayed link's
+    delay, and above 1 ms) or dropped frames has changed the scenario's round trips: said, so
+    that nobody reads such a run as the scenario's."""
+    out = []
+    late = (delay_counts or {}).get("late_s") or {}
+    delays = [lk.delay_s for lk in plan.links if lk.delay_s > 0]
+    p99 = late.get("p99")
+    if p99 is not None and delays and p99 > max(1e-3, 0.1 * min(delays)):
+        out.append(
+            f"the delay line fell behind: frames {p99 * 1e3:.1f} ms late at p99 (shortest link delay "
+            f"{min(delays) * 1e3:.1f} ms); the run's round trips are not the scenario's (this machine's CPU)"
+        )
+    lost = sum(v.get("dropped", 0) for v in ((delay_counts or {}).get("links") or {}).values())
+    if lost:
+        out.append(f"the delay line lost {lost} frames for want of buffer (this machine's CPU)")
+    return out
 
 
 def _departures(plan: _plan.Plan) -> list[str]:
