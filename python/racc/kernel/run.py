@@ -68,8 +68,7 @@ def check_bpf(need: list[str]) -> Any:
     what = f"protocol {need[0]}" if len(need) == 1 else f"protocols {', '.join(need)}"
     if bpf is None:
         raise KernelUnavailable(
-            f"kernel run: {what} needs the BPF programs (racc.kernel.bpf is not part of this build); "
-            "Linux's own controllers run with --cc reno|cubic|bbr"
+            f"kernel run: {what} needs the BPF programs (racc.kernel.bpf is not part of this build)"
         )
     reason = bpf.available()
     if reason is not None:
