@@ -1,0 +1,279 @@
+"""racc's BPF programs on the kernel's own TCP (docs/KERNEL-BPF.md): build, check, attach.
+
+The C sources are ``kernel/bpf/`` (the BPF objects) and ``kernel/loader/`` (a small loader linked
+with libbpf); they are built on first use into ``target/bpf/`` (``RACC_BPF_BUILD`` overrides it)
+against a ``vmlinux.h`` dumped from the running kernel's BTF. Each ``attach_*`` starts one loader
+process that holds its BPF links and dies with this process, so nothing outlives a run.
+
+- ``available()``: ``None`` when usable, else the one-line reason.
+- ``supported(protocol)``: whether the kernel has this protocol (``"vcp"``).
+- ``attach_router(netns, ifname, protocol, params, rate_bps)``: the router module as a TCX egress
+  program on ``ifname`` inside ``netns``.
+- ``attach_hosts(cgroup_path, protocol, params, host_ifaces=())``: the controller (struct_ops,
+  ``.cc_name`` for ``TCP_CONGESTION``), sockops and the receivers' ingress on a cgroup v2 path;
+  ``host_ifaces`` are the ``(netns, ifname)`` egresses of the sending hosts, where data of
+  ``racc_vcp`` sockets gets the VCP-capable codepoint 01.
+
+Every handle has ``counters() -> dict[str, int]`` and ``close()``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from typing_extensions import Self
+
+CC_NAME = "racc_vcp"
+_PROTOCOLS = ("vcp",)
+_ROOT = Path(__file__).resolve().parents[3]
+_SOURCES = _ROOT / "kernel"
+_BTF = Path("/sys/kernel/btf/vmlinux")
+
+
+def build_dir() -> Path:
+    return Path(os.environ.get("RACC_BPF_BUILD") or _ROOT / "target" / "bpf")
+
+
+def _tools() -> str | None:
+    for tool in ("clang", "bpftool", "cc"):
+        if shutil.which(tool) is None:
+            return f"{tool} not found (scripts/setup.sh installs clang, llvm, libbpf-dev and bpftool)"
+    if not Path("/usr/include/bpf/libbpf.h").exists():
+        return "libbpf headers not found (scripts/setup.sh installs libbpf-dev)"
+    return None
+
+
+def _stale(target: Path, sources: list[Path]) -> bool:
+    return not target.exists() or any(s.stat().st_mtime > target.stat().st_mtime for s in sources)
+
+
+def _run(cmd: list[str], what: str) -> None:
+    r = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    if r.returncode != 0:
+        last = (r.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"building {what} failed: {last}")
+
+
+def build() -> dict[str, Path]:
+    """Build what is stale; the paths of the BPF objects, the loader and the law library."""
+    out = build_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    bpf, loader = _SOURCES / "bpf", _SOURCES / "loader"
+    headers = sorted(bpf.glob("*.h"))
+    vmlinux = out / "vmlinux.h"
+    if not vmlinux.exists():
+        r = subprocess.run(
+            ["bpftool", "btf", "dump", "file", str(_BTF), "format", "c"], check=False, capture_output=True, text=True
+        )
+        if r.returncode != 0:
+            raise RuntimeError("bpftool could not dump the kernel's BTF")
+        vmlinux.write_text(r.stdout)
+    paths = {}
+    for name in ("vcp_host", "vcp_router"):
+        src, obj = bpf / f"{name}.bpf.c", out / f"{name}.bpf.o"
+        if _stale(obj, [src, vmlinux, *headers]):
+            _run(
+                ["clang", "-O2", "-g", "-target", "bpf", "-mcpu=v3", "-D__TARGET_ARCH_x86",
+                 f"-I{out}", "-c", str(src), "-o", str(obj)],
+                obj.name,
+            )  # fmt: skip
+        paths[name] = obj
+    exe = out / "racc-bpf-loader"
+    src = loader / "racc_bpf_loader.c"
+    if _stale(exe, [src]):
+        _run(["cc", "-O2", "-Wall", "-o", str(exe), str(src), "-lbpf"], exe.name)
+    paths["loader"] = exe
+    lib = out / "libracc_laws.so"
+    src = _SOURCES / "laws" / "laws_lib.c"
+    if _stale(lib, [src, *headers]):
+        _run(["cc", "-O2", "-shared", "-fPIC", f"-I{bpf}", "-o", str(lib), str(src)], lib.name)
+    paths["laws"] = lib
+    return paths
+
+
+def laws_library() -> Path:
+    """The user-space build of the very headers the BPF objects use (the differential tests);
+    needs only a C compiler, no BTF and no root."""
+    out = build_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    bpf = _SOURCES / "bpf"
+    lib = out / "libracc_laws.so"
+    src = _SOURCES / "laws" / "laws_lib.c"
+    if _stale(lib, [src, *bpf.glob("*.h")]):
+        _run(["cc", "-O2", "-shared", "-fPIC", f"-I{bpf}", "-o", str(lib), str(src)], lib.name)
+    return lib
+
+
+def available() -> str | None:
+    """None when the kernel programs can run here, else the one-line reason."""
+    if os.geteuid() != 0:
+        return "not root (BPF programs, namespaces and cgroups need root)"
+    if not _BTF.exists():
+        return f"no BTF at {_BTF} (the kernel needs CONFIG_DEBUG_INFO_BTF)"
+    reason = _tools()
+    if reason:
+        return reason
+    try:
+        paths = build()
+    except (RuntimeError, OSError) as e:
+        return str(e)
+    if "bpf_struct_ops_tcp_congestion_ops" not in (paths["vcp_host"].parent / "vmlinux.h").read_text():
+        return "the kernel has no struct_ops for tcp_congestion_ops (CONFIG_BPF_JIT, 5.6 or later)"
+    return None
+
+
+def supported(protocol: str) -> bool:
+    return protocol in _PROTOCOLS
+
+
+def _check(protocol: str) -> None:
+    if not supported(protocol):
+        raise ValueError(f"protocol {protocol!r}: not available in the kernel (have: {', '.join(_PROTOCOLS)})")
+
+
+_FLOW_KEYS = {"t_p", "h", "mu", "alpha", "beta", "sigma_mi", "sigma_ai", "ai_law", "ai_ns2", "md_hold", "iw"}
+_ROUTER_KEYS = {"t_p", "t_q", "k_q", "a", "gamma", "queue_term", "ns2_queue_shift"}
+
+
+def _q(x: float, shift: int) -> int:
+    return round(x * (1 << shift))
+
+
+def _refuse_unknown(params: dict, keys: set[str], what: str) -> None:
+    for k in params:
+        if k not in keys:
+            raise ValueError(f"{what}.{k}: not supported by the kernel programs (have: {', '.join(sorted(keys))})")
+
+
+def law_config(params: dict | None) -> list[int]:
+    """A VCP flow's ``params`` as ``struct vcp_law_params`` (kernel/bpf/vcp_law.h), the constants
+    racc-proto's ``VcpParams`` defaults to (docs/VCP-CONSTANTS.md)."""
+    p = dict(params or {})
+    _refuse_unknown(p, _FLOW_KEYS, "params")
+    t_p = float(p.get("t_p", 0.2))
+    mu = float(p["mu"]) if p.get("mu") is not None else float(p.get("h", 0.25)) * (1 / 0.8 - 1)
+    law = p.get("ai_law", "seed001")
+    if law not in ("seed001", "ns2"):
+        raise ValueError(f'params.ai_law: must be "seed001" or "ns2", got {law!r}')
+    ns2 = {"t_d": 0.1, "rtt_low": 0.02, "rtt_high": 0.5, "w": 1.0, "tick": 0.0, **(p.get("ai_ns2") or {})}
+    _refuse_unknown(ns2, {"t_d", "rtt_low", "rtt_high", "w", "tick"}, "params.ai_ns2")
+    alpha = float(p.get("alpha", 1.0)) * (float(ns2["w"]) if law == "ns2" else 1.0)
+    hold = p.get("md_hold", "t_p")
+    kinds = {"t_p": 0, "rtt": 1, "2t_p+rtt": 2}
+    if isinstance(hold, (int, float)) and not isinstance(hold, bool):
+        hold_kind, hold_us = 3, round(float(hold) * 1e6)
+    elif hold in kinds:
+        hold_kind, hold_us = kinds[hold], 0
+    else:
+        raise ValueError(f'params.md_hold: must be "t_p", "rtt", "2t_p+rtt" or a number of seconds, got {hold!r}')
+    return [
+        round(t_p * 1e6),
+        _q(math.log2(1 + mu), 30),
+        _q(float(p.get("sigma_mi", 2.5)), 24),
+        _q(alpha, 24),
+        _q(float(p.get("beta", 0.875)), 24),
+        1 if law == "ns2" else 0,
+        _q(math.sqrt(float(p.get("sigma_ai", 10.0))), 24),
+        round(float(ns2["t_d"]) * 1e6),
+        _q(float(ns2["rtt_low"]) / float(ns2["t_d"]), 24),
+        _q(float(ns2["rtt_high"]) / float(ns2["t_d"]), 24),
+        round(float(ns2["tick"]) * 1e6),
+        hold_kind,
+        hold_us,
+        max(1, int(float(p.get("iw", 2.0)))),
+    ]
+
+
+def router_config(params: dict | None, rate_bps: float) -> list[int]:
+    """A VCP router's ``router_params`` as ``struct lf_params`` (kernel/bpf/load_factor.h)."""
+    p = dict(params or {})
+    _refuse_unknown(p, _ROUTER_KEYS, "router_params")
+    term = p.get("queue_term", "a2")
+    if term not in ("a2", "ns2"):
+        raise ValueError(f'router_params.queue_term: must be "a2" or "ns2", got {term!r}')
+    if not rate_bps > 0:
+        raise ValueError(f"rate: must be > 0 bit/s, got {rate_bps}")
+    t_p = float(p.get("t_p", 0.2))
+    gamma = float(p.get("gamma", 0.98))
+    return [
+        round(t_p * 1e9),
+        round(float(p.get("t_q", 0.01)) * 1e9),
+        _q(float(p.get("k_q", 0.5)), 16),
+        _q(float(p.get("a", 0.875)), 16),
+        _q(gamma * rate_bps / 8 * t_p, 8),
+        1 if term == "ns2" else 0,
+        int(p.get("ns2_queue_shift", 4)),
+        round(rate_bps / 8),
+    ]
+
+
+class Handle:
+    """One loader process and what it attached; ``close()`` (or this process's end) detaches."""
+
+    def __init__(self, args: list[str], what: str, cc_name: str | None = None):
+        self.cc_name = cc_name
+        self._what = what
+        self._proc = subprocess.Popen(
+            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        line = self._proc.stdout.readline().strip() if self._proc.stdout else ""
+        if line != "ready":
+            self._proc.wait(timeout=10)
+            err = [ln for ln in (self._proc.stderr.read() if self._proc.stderr else "").splitlines() if ln.strip()]
+            reason = next((ln for ln in err if ln.startswith("error:")), err[-1] if err else "no output")
+            raise RuntimeError(f"{what}: {reason.removeprefix('error: ')}")
+
+    def counters(self) -> dict[str, int]:
+        if self._proc.poll() is not None or not self._proc.stdin or not self._proc.stdout:
+            raise RuntimeError(f"{self._what}: the loader has exited")
+        self._proc.stdin.write("counters\n")
+        self._proc.stdin.flush()
+        return {k: int(v) for k, v in json.loads(self._proc.stdout.readline()).items()}
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            try:
+                if self._proc.stdin:
+                    self._proc.stdin.close()
+                self._proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+                self._proc.wait()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _csv(values: list[int]) -> str:
+    return ",".join(str(v) for v in values)
+
+
+def attach_router(netns: str, ifname: str, protocol: str, params: dict | None, rate_bps: float) -> Handle:
+    """The router module of ``protocol`` at the egress of ``ifname`` in ``netns``, for a port of
+    ``rate_bps`` (the virtual queue drains at it; ρ's denominator γ·C·t_p)."""
+    _check(protocol)
+    paths = build()
+    cfg = router_config(params, rate_bps)
+    args = [str(paths["loader"]), "router", str(paths["vcp_router"]), netns, ifname, _csv(cfg)]
+    return Handle(args, f"router on {netns}/{ifname}")
+
+
+def attach_hosts(
+    cgroup_path: str, protocol: str, params: dict | None, host_ifaces: list[tuple[str, str]] | tuple = ()
+) -> Handle:
+    """The end hosts of ``protocol``: the controller (``.cc_name``), sockops and the receivers'
+    ingress on ``cgroup_path``, and the senders' egress on each ``(netns, ifname)``."""
+    _check(protocol)
+    paths = build()
+    cfg = law_config(params)
+    ifaces = [f"{ns}:{ifn}" for ns, ifn in host_ifaces]
+    args = [str(paths["loader"]), "hosts", str(paths["vcp_host"]), cgroup_path, _csv(cfg), *ifaces]
+    return Handle(args, f"hosts on {cgroup_path}", cc_name=CC_NAME)
