@@ -8,6 +8,7 @@
  *
  *   racc-bpf-loader router OBJ NETNS IFNAME CONFIG
  *   racc-bpf-loader hosts OBJ CGROUP CONFIG [NETNS:IFNAME ...]
+ *   racc-bpf-loader sockops OBJ CGROUP PROG       (any one sockops program; the tests' forger)
  *
  * CONFIG is the configuration struct as comma-separated unsigned 64-bit integers. Output: one
  * line "ready" (or "error: ..." on stderr and exit 1), then one JSON object per "counters". */
@@ -233,6 +234,24 @@ static int run_hosts(int argc, char **argv)
 	return 0;
 }
 
+static int run_sockops(char **argv)
+{
+	struct bpf_object *obj = open_obj(argv[0]);
+	struct bpf_program *p;
+	int cg;
+
+	if (bpf_object__load(obj))
+		die("loading %s: the verifier refused it (log above)", argv[0]);
+	cg = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg < 0)
+		die("cgroup %s: %s", argv[1], strerror(errno));
+	p = bpf_object__find_program_by_name(obj, argv[2]);
+	if (!p || libbpf_get_error(bpf_program__attach_cgroup(p, cg)))
+		die("attaching %s to %s: %s", argv[2], argv[1], strerror(errno));
+	serve(obj, NULL, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -243,6 +262,8 @@ int main(int argc, char **argv)
 		return run_router(argv + 2);
 	if (argc >= 5 && !strcmp(argv[1], "hosts"))
 		return run_hosts(argc - 2, argv + 2);
-	fprintf(stderr, "usage: racc-bpf-loader router OBJ NETNS IFNAME CONFIG | hosts OBJ CGROUP CONFIG [NETNS:IFNAME ...]\n");
+	if (argc == 5 && !strcmp(argv[1], "sockops"))
+		return run_sockops(argv + 2);
+	fprintf(stderr, "usage: racc-bpf-loader router OBJ NETNS IFNAME CONFIG | hosts OBJ CGROUP CONFIG [NETNS:IFNAME ...] | sockops OBJ CGROUP PROG\n");
 	return 2;
 }

@@ -200,18 +200,21 @@ def in_cgroup(cg: Path, ns: str, script: str, *args: str) -> subprocess.Popen:
 
 
 def bulk(cg_send: Path, cg_recv: Path, cc: str, secs: float, measure_from: float) -> dict:
-    """One bulk flow for `secs`; the bottleneck's utilisation and drops from `measure_from` on,
-    the sender's TCP_INFO trace [t, cwnd, rtt µs, total retransmits]."""
+    """One bulk flow for `secs`; the bottleneck's utilisation over [measure_from, secs − 0.5] of
+    the sender's time (the window ends before the sender stops), its drops over the whole run,
+    and the sender's TCP_INFO trace [t, cwnd, rtt µs, total retransmits]."""
     recv = in_cgroup(cg_recv, NS_D, RECEIVER)
     assert recv.stdout and recv.stdout.readline().strip() == "listening", recv.stderr.read() if recv.stderr else ""
     send = in_cgroup(cg_send, NS_S, SENDER, cc, DST, str(secs))
+    t0 = time.monotonic()
     time.sleep(measure_from)
     a, ta = bottleneck(), time.monotonic()
-    out, err = send.communicate(timeout=secs + 30)
+    time.sleep(max(0.0, t0 + secs - 0.5 - time.monotonic()))
     b, tb = bottleneck(), time.monotonic()
+    out, err = send.communicate(timeout=secs + 30)
     if send.returncode != 0:
         recv.kill()
         recv.communicate()
         raise RuntimeError(f"sender failed: {err.strip().splitlines()[-1] if err.strip() else send.returncode}")
     recv.communicate(timeout=30)
-    return {"bytes": b["bytes"] - a["bytes"], "secs": tb - ta, "drops": b["drops"], "trace": json.loads(out)}
+    return {"bytes": b["bytes"] - a["bytes"], "secs": tb - ta, "drops": bottleneck()["drops"], "trace": json.loads(out)}

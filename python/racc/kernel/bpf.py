@@ -73,16 +73,7 @@ def build() -> dict[str, Path]:
         if r.returncode != 0:
             raise RuntimeError("bpftool could not dump the kernel's BTF")
         vmlinux.write_text(r.stdout)
-    paths = {}
-    for name in ("vcp_host", "vcp_router"):
-        src, obj = bpf / f"{name}.bpf.c", out / f"{name}.bpf.o"
-        if _stale(obj, [src, vmlinux, *headers]):
-            _run(
-                ["clang", "-O2", "-g", "-target", "bpf", "-mcpu=v3", "-D__TARGET_ARCH_x86",
-                 f"-I{out}", "-c", str(src), "-o", str(obj)],
-                obj.name,
-            )  # fmt: skip
-        paths[name] = obj
+    paths = {name: build_object(name, vmlinux) for name in ("vcp_host", "vcp_router")}
     exe = out / "racc-bpf-loader"
     src = loader / "racc_bpf_loader.c"
     if _stale(exe, [src]):
@@ -94,6 +85,20 @@ def build() -> dict[str, Path]:
         _run(["cc", "-O2", "-shared", "-fPIC", f"-I{bpf}", "-o", str(lib), str(src)], lib.name)
     paths["laws"] = lib
     return paths
+
+
+def build_object(name: str, vmlinux: Path | None = None) -> Path:
+    """kernel/bpf/NAME.bpf.c compiled for BPF (if stale) into the build tree."""
+    out = build_dir()
+    vmlinux = vmlinux or out / "vmlinux.h"
+    src, obj = _SOURCES / "bpf" / f"{name}.bpf.c", out / f"{name}.bpf.o"
+    if _stale(obj, [src, vmlinux, *(_SOURCES / "bpf").glob("*.h")]):
+        _run(
+            ["clang", "-O2", "-g", "-target", "bpf", "-mcpu=v3", "-D__TARGET_ARCH_x86",
+             f"-I{out}", "-c", str(src), "-o", str(obj)],
+            obj.name,
+        )  # fmt: skip
+    return obj
 
 
 def laws_library() -> Path:
@@ -250,6 +255,13 @@ class Handle:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def attach_sockops(cgroup_path: str, name: str, prog: str) -> Handle:
+    """One sockops program `prog` of kernel/bpf/NAME.bpf.c on a cgroup (the tests' echo forger)."""
+    paths = build()
+    args = [str(paths["loader"]), "sockops", str(build_object(name)), cgroup_path, prog]
+    return Handle(args, f"{prog} on {cgroup_path}")
 
 
 def _csv(values: list[int]) -> str:
