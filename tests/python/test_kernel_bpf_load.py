@@ -64,6 +64,16 @@ def test_router_attaches_to_an_interface_in_a_namespace():
 def test_parameters_are_checked_with_one_line_errors():
     with pytest.raises(ValueError, match=r"params\.pacing_gain: not supported"):
         bpf.law_config({"pacing_gain": 1.2})
+    with pytest.raises(ValueError, match=r"params\.initial_slow_start: not supported"):
+        bpf.law_config({"initial_slow_start": True})
+    with pytest.raises(ValueError, match="beta"):
+        bpf.law_config({"beta": 2.0})  # racc-proto's range check
+    with pytest.raises(ValueError, match="gamma"):
+        bpf.router_config({"gamma": 1.5}, 10e6)
+    # A shipped scenario's VCP tables are accepted as they are.
+    bpf.law_config({"t_p": 0.2, "mu": 0.0625, "alpha": 1.0, "beta": 0.875, "sigma_mi": 2.5, "sigma_ai": 10.0,
+                    "md_hold": "t_p", "iw": 2, "initial_slow_start": False})  # fmt: skip
+    bpf.router_config({"t_p": 0.2, "t_q": 0.01, "k_q": 0.5, "a": 0.875, "gamma": 0.98}, 10e6)
     with pytest.raises(ValueError, match=r"params\.ai_law"):
         bpf.law_config({"ai_law": "ns3"})
     with pytest.raises(ValueError, match=r"params\.ai_ns2\.td"):

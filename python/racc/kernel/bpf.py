@@ -155,11 +155,28 @@ def _refuse_unknown(params: dict, keys: set[str], what: str) -> None:
             raise ValueError(f"{what}.{k}: not supported by the kernel programs (have: {', '.join(sorted(keys))})")
 
 
+def _racc_checks(what: str, check: str, params: dict, *args: object) -> None:
+    """racc-proto's own checks of the table (ranges, types), when the engine is built."""
+    try:
+        from racc import _core
+    except ImportError:
+        return
+    try:
+        getattr(_core, check)(json.dumps(params), *args, [])
+    except ValueError as e:
+        raise ValueError(f"{what}.{str(e).splitlines()[0]}") from None
+
+
 def law_config(params: dict | None) -> list[int]:
     """A VCP flow's ``params`` as ``struct vcp_law_params`` (kernel/bpf/vcp_law.h), the constants
     racc-proto's ``VcpParams`` defaults to (docs/VCP-CONSTANTS.md)."""
     p = dict(params or {})
+    # What the kernel controller does not do, unless set to its default.
+    for key, default in (("initial_slow_start", False), ("pacing_gain", None), ("tcp", {})):
+        if key in p and p.pop(key) not in (default, None):
+            raise ValueError(f"params.{key}: not supported by the kernel controller (the kernel's TCP does this)")
     _refuse_unknown(p, _FLOW_KEYS, "params")
+    _racc_checks("params", "vcp_laws_trace", p, 2.0)
     t_p = float(p.get("t_p", 0.2))
     mu = float(p["mu"]) if p.get("mu") is not None else float(p.get("h", 0.25)) * (1 / 0.8 - 1)
     law = p.get("ai_law", "seed001")
@@ -198,6 +215,7 @@ def router_config(params: dict | None, rate_bps: float) -> list[int]:
     """A VCP router's ``router_params`` as ``struct lf_params`` (kernel/bpf/load_factor.h)."""
     p = dict(params or {})
     _refuse_unknown(p, _ROUTER_KEYS, "router_params")
+    _racc_checks("router_params", "vcp_load_factor_trace", p, float(rate_bps))
     term = p.get("queue_term", "a2")
     if term not in ("a2", "ns2"):
         raise ValueError(f'router_params.queue_term: must be "a2" or "ns2", got {term!r}')
