@@ -37,6 +37,35 @@ def test_controller_registers_and_unregisters_with_its_loader():
 
 
 @needs_kernel
+def test_nothing_outlives_a_killed_parent():
+    """The loader dies with the process that started it (PR_SET_PDEATHSIG), and its links with it."""
+    import signal
+    import sys
+    import time
+
+    import kernel_path
+
+    cg = kernel_path.new_cgroup("orphan")
+    child = (
+        "import sys\nfrom racc.kernel import bpf\n"
+        f"h = bpf.attach_hosts({str(cg)!r}, 'vcp', {{}})\nprint('attached', flush=True)\nsys.stdin.read()\n"
+    )
+    try:
+        p = subprocess.Popen([sys.executable, "-c", child], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert p.stdout and p.stdout.readline().strip() == "attached"
+        assert "racc_vcp" in CC_LIST.read_text().split()
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        for _ in range(100):  # the loader's death and the links' release are asynchronous
+            if "racc_vcp" not in CC_LIST.read_text().split():
+                break
+            time.sleep(0.05)
+        assert "racc_vcp" not in CC_LIST.read_text().split(), "the controller outlived its parent"
+    finally:
+        kernel_path.sweep()
+
+
+@needs_kernel
 def test_router_attaches_to_an_interface_in_a_namespace():
     import kernel_path
 
