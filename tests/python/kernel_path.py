@@ -12,16 +12,29 @@ removes what a killed run left."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 TAG = "kernel36b"
 NS_S, NS_R, NS_W, NS_D = f"{TAG}-s", f"{TAG}-r", f"{TAG}-w", f"{TAG}-d"
 DST = "10.36.2.2"
+
+
+@contextmanager
+def exclusive() -> Iterator[None]:
+    """One kernel test at a time on this machine: pytest -n 2 runs two files at once, and the
+    namespaces, the cgroups and the controller's name `racc_vcp` are machine-wide."""
+    with open(Path(tempfile.gettempdir()) / "racc-kernel-tests.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def cgroup_root() -> Path:

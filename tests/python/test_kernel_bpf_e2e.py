@@ -24,11 +24,12 @@ RATE = 10e6
 def path():
     import kernel_path
 
-    kernel_path.build(rate="10mbit", buffer=50, delay=0.02)
-    try:
-        yield kernel_path
-    finally:
-        kernel_path.sweep()
+    with kernel_path.exclusive():
+        kernel_path.build(rate="10mbit", buffer=50, delay=0.02)
+        try:
+            yield kernel_path
+        finally:
+            kernel_path.sweep()
 
 
 def summary(trace: list) -> str:

@@ -15,7 +15,16 @@ needs_kernel = pytest.mark.skipif(REASON is not None, reason=f"kernel BPF unavai
 CC_LIST = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 
 
+@pytest.fixture
+def exclusive():
+    import kernel_path
+
+    with kernel_path.exclusive():
+        yield
+
+
 @needs_kernel
+@pytest.mark.usefixtures("exclusive")
 def test_controller_registers_and_unregisters_with_its_loader():
     import kernel_path
 
@@ -37,6 +46,7 @@ def test_controller_registers_and_unregisters_with_its_loader():
 
 
 @needs_kernel
+@pytest.mark.usefixtures("exclusive")
 def test_nothing_outlives_a_killed_parent():
     """The loader dies with the process that started it (PR_SET_PDEATHSIG), and its links with it."""
     import signal
@@ -66,6 +76,7 @@ def test_nothing_outlives_a_killed_parent():
 
 
 @needs_kernel
+@pytest.mark.usefixtures("exclusive")
 def test_router_attaches_to_an_interface_in_a_namespace():
     import kernel_path
 
