@@ -123,6 +123,8 @@ def available() -> str | None:
     reason = _tools()
     if reason:
         return reason
+    if not (_SOURCES / "bpf").is_dir():
+        return "the kernel programs' sources (kernel/) are not beside this racc: install it from a source checkout"
     try:
         paths = build()
     except (RuntimeError, OSError) as e:
