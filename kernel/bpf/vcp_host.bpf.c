@@ -326,6 +326,7 @@ int vcp_sockops(struct bpf_sock_ops *skops)
 	struct bpf_sock *sk = skops->sk;
 	struct vcp_sk *st;
 	struct echo_opt opt;
+	__u32 mask;
 
 	switch (skops->op) {
 	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
@@ -351,9 +352,12 @@ int vcp_sockops(struct bpf_sock_ops *skops)
 		opt.kind = ECHO_OPT_KIND;
 		opt.len = ECHO_OPT_LEN;
 		opt.exid = bpf_htons(ECHO_OPT_EXID);
-		opt.code = highest_code(__sync_lock_test_and_set(&st->seen_mask, 0));
+		mask = __sync_lock_test_and_set(&st->seen_mask, 0);
+		opt.code = highest_code(mask);
 		if (bpf_store_hdr_opt(skops, &opt, ECHO_OPT_LEN, 0) == 0)
 			count(HC_ECHO_WRITTEN);
+		else
+			__sync_fetch_and_or(&st->seen_mask, mask); /* no room (SACK blocks): the next ACK */
 		break;
 	case BPF_SOCK_OPS_PARSE_HDR_OPT_CB:
 		parse_echo(skops);
