@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /* racc's BPF loader (docs/KERNEL-BPF.md): loads one object, writes its configuration, attaches
  * its programs through BPF links, then holds them until its standard input closes (or its
- * parent dies), answering "counters" with one JSON line. Every attachment is a link whose last
- * fd this process holds, so whatever way it ends, the kernel detaches everything: TCX links on
- * interfaces, cgroup links for sockops and cgroup_skb, and a struct_ops link for the controller
- * (registered with BPF_F_LINK, so that the name disappears with the process).
+ * parent dies). Every attachment is a link whose only fd this process holds, so however it ends
+ * the kernel detaches everything: TCX links on interfaces, cgroup links for sockops and
+ * cgroup_skb, and a struct_ops link for the controller (registered with BPF_F_LINK, so that its
+ * name disappears with the process).
  *
  *   racc-bpf-loader router OBJ NETNS IFNAME CONFIG
- *   racc-bpf-loader hosts OBJ CGROUP CONFIG [NETNS:IFNAME ...]
+ *   racc-bpf-loader hosts OBJ CONFIG
  *   racc-bpf-loader sockops OBJ CGROUP PROG       (any one sockops program; the tests' forger)
  *
- * CONFIG is the configuration struct as comma-separated unsigned 64-bit integers. Output: one
- * line "ready" (or "error: ..." on stderr and exit 1), then one JSON object per "counters". */
+ * CONFIG is the configuration struct as comma-separated unsigned 64-bit integers. The loader
+ * prints "ready" (or "error: ..." on stderr and exits 1), then answers one line per command:
+ *   counters               one JSON object
+ *   cgroup ID PATH         (hosts) sockops and the receivers' ingress on a cgroup v2 path: "ok"
+ *   iface ID NETNS:IFNAME  (hosts) the senders' egress on an interface: "ok"
+ *   detach ID              (hosts) drop what ID attached: "ok"
+ * A failed command answers "error: ..." and changes nothing else. */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -35,14 +40,24 @@
 #endif
 /* The kernel's enum values (linux/bpf.h); this Debian's headers predate TCX. */
 #define ATTACH_STRUCT_OPS 44
-#define ATTACH_TCX_INGRESS 46
 #define ATTACH_TCX_EGRESS 47
+#define MAX_ATTACH 256
 
 static const char *router_counters[] = { "packets", "bytes", "marked", "codes_low", "codes_high",
 					  "codes_overload", "not_ect" };
 static const char *host_counters[] = { "acks", "mi", "ai", "md_events", "md_held", "bleached",
 					"echo_absent", "echo_malformed", "echo_written", "data_coded",
 					"sent_ect1", "loss_halvings" };
+
+/* What each command ID attached: a libbpf link or a raw link fd. */
+static struct {
+	long id;
+	struct bpf_link *link;
+	int fd;
+} attached[MAX_ATTACH];
+static int n_attached;
+
+static char err[512];
 
 static void die(const char *fmt, ...)
 {
@@ -54,6 +69,49 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n");
 	exit(1);
+}
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, sizeof(err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int remember(long id, struct bpf_link *link, int fd)
+{
+	if (n_attached == MAX_ATTACH) {
+		if (link)
+			bpf_link__destroy(link);
+		if (fd >= 0)
+			close(fd);
+		return fail("too many attachments");
+	}
+	attached[n_attached].id = id;
+	attached[n_attached].link = link;
+	attached[n_attached].fd = fd;
+	n_attached++;
+	return 0;
+}
+
+static void forget(long id)
+{
+	int i, j = 0;
+
+	for (i = 0; i < n_attached; i++) {
+		if (attached[i].id == id) {
+			if (attached[i].link)
+				bpf_link__destroy(attached[i].link);
+			if (attached[i].fd >= 0)
+				close(attached[i].fd);
+		} else {
+			attached[j++] = attached[i];
+		}
+	}
+	n_attached = j;
 }
 
 /* BPF_LINK_CREATE by hand: this libbpf (1.1) knows neither TCX nor struct_ops links; the
@@ -89,38 +147,62 @@ static void write_config(struct bpf_object *obj, const char *map_name, const cha
 		die("writing %s: %s", map_name, strerror(errno));
 }
 
-/* Enter network namespace NAME (/run/netns/NAME), keeping `home` to come back. */
-static void enter_netns(const char *name)
+/* A TCX egress link for `prog` on IFNAME inside network namespace NETNS (/run/netns/NETNS). */
+static int tcx_attach(struct bpf_program *prog, const char *netns, const char *ifname)
 {
 	char path[256];
-	int fd;
+	int home, ns, ifindex, fd, e;
 
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/run/netns/%s", netns);
+	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	ns = open(path, O_RDONLY | O_CLOEXEC);
+	if (home < 0 || ns < 0 || setns(ns, CLONE_NEWNET)) {
+		e = errno;
+		if (home >= 0)
+			close(home);
+		if (ns >= 0)
+			close(ns);
+		return fail("netns %s: %s", netns, strerror(e));
+	}
+	close(ns);
+	ifindex = if_nametoindex(ifname);
+	fd = ifindex ? link_create(bpf_program__fd(prog), ifindex, ATTACH_TCX_EGRESS) : -1;
+	e = errno;
+	if (setns(home, CLONE_NEWNET))
+		die("back to the loader's netns: %s", strerror(errno));
+	close(home);
+	if (!ifindex)
+		return fail("interface %s in netns %s: %s", ifname, netns, strerror(e));
 	if (fd < 0)
-		die("netns %s: %s", name, strerror(errno));
-	if (setns(fd, CLONE_NEWNET))
-		die("entering netns %s: %s", name, strerror(errno));
-	close(fd);
+		return fail("attaching %s to %s egress in %s: %s", bpf_program__name(prog), ifname, netns, strerror(e));
+	return fd;
 }
 
-static int tcx_attach(struct bpf_program *prog, const char *netns, const char *ifname, unsigned type)
+static int cgroup_attach(long id, struct bpf_object *obj, const char *path, const char **progs, int n)
 {
-	int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), ifindex, fd;
+	int cg = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), i;
 
-	if (home < 0)
-		die("own netns: %s", strerror(errno));
-	enter_netns(netns);
-	ifindex = if_nametoindex(ifname);
-	if (!ifindex)
-		die("interface %s in netns %s: %s", ifname, netns, strerror(errno));
-	fd = link_create(bpf_program__fd(prog), ifindex, type);
-	if (fd < 0)
-		die("attaching %s to %s egress in %s: %s", bpf_program__name(prog), ifname, netns, strerror(errno));
-	if (setns(home, CLONE_NEWNET))
-		die("back to own netns: %s", strerror(errno));
-	close(home);
-	return fd;
+	if (cg < 0)
+		return fail("cgroup %s: %s", path, strerror(errno));
+	for (i = 0; i < n; i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(obj, progs[i]);
+		struct bpf_link *l = p ? bpf_program__attach_cgroup(p, cg) : NULL;
+
+		if (!l || libbpf_get_error(l)) {
+			int e = errno;
+
+			close(cg);
+			forget(id);
+			return fail("attaching %s to %s: %s", progs[i], path, strerror(e));
+		}
+		if (remember(id, l, -1)) {
+			close(cg);
+			forget(id);
+			return -1;
+		}
+	}
+	close(cg);
+	return 0;
 }
 
 static void print_counters(struct bpf_object *obj, const char **names, int n)
@@ -140,21 +222,52 @@ static void print_counters(struct bpf_object *obj, const char **names, int n)
 		printf("%s\"%s\": %llu", i ? ", " : "", names[i], sum);
 	}
 	printf("}\n");
-	fflush(stdout);
 	free(vals);
 }
 
-static void serve(struct bpf_object *obj, const char **names, int n)
+/* The command loop; `hosts` enables the cgroup/iface/detach commands. */
+static void serve(struct bpf_object *obj, const char **names, int n, int hosts)
 {
-	char line[64];
+	static const char *host_progs[] = { "vcp_sockops", "vcp_host_ingress" };
+	char line[1024], arg[1000];
+	long id;
+	int rc;
 
 	printf("ready\n");
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
-		if (!strncmp(line, "counters", 8))
+		line[strcspn(line, "\n")] = 0;
+		rc = 1; /* unknown */
+		if (!strcmp(line, "counters")) {
 			print_counters(obj, names, n);
-		else if (!strncmp(line, "close", 5))
+			fflush(stdout);
+			continue;
+		} else if (!strcmp(line, "close")) {
 			break;
+		} else if (hosts && sscanf(line, "cgroup %ld %999[^\n]", &id, arg) == 2) {
+			rc = cgroup_attach(id, obj, arg, host_progs, 2);
+		} else if (hosts && sscanf(line, "iface %ld %999[^\n]", &id, arg) == 2) {
+			char *colon = strchr(arg, ':');
+			int fd;
+
+			if (!colon) {
+				rc = fail("host interface %s: want NETNS:IFNAME", arg);
+			} else {
+				*colon = 0;
+				fd = tcx_attach(bpf_object__find_program_by_name(obj, "vcp_host_egress"), arg, colon + 1);
+				rc = fd < 0 ? -1 : remember(id, NULL, fd);
+			}
+		} else if (hosts && sscanf(line, "detach %ld", &id) == 1) {
+			forget(id);
+			rc = 0;
+		}
+		if (rc == 0)
+			printf("ok\n");
+		else if (rc < 0)
+			printf("error: %s\n", err);
+		else
+			printf("error: unknown command\n");
+		fflush(stdout);
 	}
 }
 
@@ -177,6 +290,7 @@ static int run_router(char **argv)
 {
 	struct bpf_object *obj = open_obj(argv[0]);
 	struct bpf_program *prog;
+	int fd;
 
 	if (bpf_object__load(obj))
 		die("loading %s: the verifier refused it (log above)", argv[0]);
@@ -184,71 +298,48 @@ static int run_router(char **argv)
 	prog = bpf_object__find_program_by_name(obj, "vcp_router_egress");
 	if (!prog)
 		die("object has no program vcp_router_egress");
-	tcx_attach(prog, argv[1], argv[2], ATTACH_TCX_EGRESS);
-	serve(obj, router_counters, sizeof(router_counters) / sizeof(*router_counters));
+	fd = tcx_attach(prog, argv[1], argv[2]);
+	if (fd < 0)
+		die("%s", err);
+	serve(obj, router_counters, sizeof(router_counters) / sizeof(*router_counters), 0);
 	return 0;
 }
 
-static int run_hosts(int argc, char **argv)
+static int run_hosts(char **argv)
 {
 	struct bpf_object *obj = open_obj(argv[0]);
 	struct bpf_map *ops = bpf_object__find_map_by_name(obj, "racc_vcp");
-	struct bpf_program *p;
 	struct bpf_link *l;
-	int cg, i, zero = 0;
 
 	if (!ops)
 		die("object has no struct_ops racc_vcp");
 	bpf_map__set_map_flags(ops, BPF_F_LINK);
 	if (bpf_object__load(obj))
 		die("loading %s: the verifier refused it (log above)", argv[0]);
-	write_config(obj, "law_config", argv[2]);
+	write_config(obj, "law_config", argv[1]);
 	/* libbpf 1.1 fills the struct_ops value in bpf_map__attach_struct_ops (an update that, on a
 	 * BPF_F_LINK map, only stores it); the link then registers it. */
 	l = bpf_map__attach_struct_ops(ops);
-	if (!l && errno)
+	if (!l || libbpf_get_error(l))
 		die("preparing struct_ops racc_vcp: %s", strerror(errno));
 	if (link_create(bpf_map__fd(ops), 0, ATTACH_STRUCT_OPS) < 0)
 		die("registering tcp_congestion_ops racc_vcp: %s%s", strerror(errno),
 		    errno == EEXIST ? " (another racc run holds the name)" : "");
-	(void)zero;
-	cg = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cg < 0)
-		die("cgroup %s: %s", argv[1], strerror(errno));
-	p = bpf_object__find_program_by_name(obj, "vcp_sockops");
-	if (!p || libbpf_get_error(bpf_program__attach_cgroup(p, cg)))
-		die("attaching sockops to %s: %s", argv[1], strerror(errno));
-	p = bpf_object__find_program_by_name(obj, "vcp_host_ingress");
-	if (!p || libbpf_get_error(bpf_program__attach_cgroup(p, cg)))
-		die("attaching cgroup_skb ingress to %s: %s", argv[1], strerror(errno));
-	p = bpf_object__find_program_by_name(obj, "vcp_host_egress");
-	for (i = 3; i < argc; i++) {
-		char *colon = strchr(argv[i], ':');
-
-		if (!colon)
-			die("host interface %s: want NETNS:IFNAME", argv[i]);
-		*colon = 0;
-		tcx_attach(p, argv[i], colon + 1, ATTACH_TCX_EGRESS);
-	}
-	serve(obj, host_counters, sizeof(host_counters) / sizeof(*host_counters));
+	serve(obj, host_counters, sizeof(host_counters) / sizeof(*host_counters), 1);
 	return 0;
 }
 
 static int run_sockops(char **argv)
 {
+	static const char *progs[1];
 	struct bpf_object *obj = open_obj(argv[0]);
-	struct bpf_program *p;
-	int cg;
 
 	if (bpf_object__load(obj))
 		die("loading %s: the verifier refused it (log above)", argv[0]);
-	cg = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cg < 0)
-		die("cgroup %s: %s", argv[1], strerror(errno));
-	p = bpf_object__find_program_by_name(obj, argv[2]);
-	if (!p || libbpf_get_error(bpf_program__attach_cgroup(p, cg)))
-		die("attaching %s to %s: %s", argv[2], argv[1], strerror(errno));
-	serve(obj, NULL, 0);
+	progs[0] = argv[2];
+	if (cgroup_attach(0, obj, argv[1], progs, 1))
+		die("%s", err);
+	serve(obj, NULL, 0, 0);
 	return 0;
 }
 
@@ -260,10 +351,11 @@ int main(int argc, char **argv)
 	libbpf_set_print(libbpf_quiet);
 	if (argc == 6 && !strcmp(argv[1], "router"))
 		return run_router(argv + 2);
-	if (argc >= 5 && !strcmp(argv[1], "hosts"))
-		return run_hosts(argc - 2, argv + 2);
+	if (argc == 4 && !strcmp(argv[1], "hosts"))
+		return run_hosts(argv + 2);
 	if (argc == 5 && !strcmp(argv[1], "sockops"))
 		return run_sockops(argv + 2);
-	fprintf(stderr, "usage: racc-bpf-loader router OBJ NETNS IFNAME CONFIG | hosts OBJ CGROUP CONFIG [NETNS:IFNAME ...] | sockops OBJ CGROUP PROG\n");
+	fprintf(stderr, "usage: racc-bpf-loader router OBJ NETNS IFNAME CONFIG | hosts OBJ CONFIG | "
+			"sockops OBJ CGROUP PROG\n");
 	return 2;
 }

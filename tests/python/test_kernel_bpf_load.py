@@ -38,10 +38,43 @@ def test_controller_registers_and_unregisters_with_its_loader():
         assert "racc_vcp" not in CC_LIST.read_text().split(), "closing the handle unregisters the controller"
         # A SIGKILLed loader leaves nothing either: every attachment is a link it holds.
         h = bpf.attach_hosts(str(cg), "vcp", {})
-        h._proc.kill()
-        h._proc.wait()
+        h._loader._proc.kill()
+        h._loader._proc.wait()
+        assert "racc_vcp" not in CC_LIST.read_text().split()
+        h.close()
+    finally:
+        kernel_path.sweep()
+
+
+@needs_kernel
+@pytest.mark.usefixtures("exclusive")
+def test_hosts_share_one_controller():
+    """A run attaches each host's cgroup: one controller for all of them (one socket storage),
+    the same parameters required, gone with the last handle."""
+    import kernel_path
+
+    a, b = kernel_path.new_cgroup("host-a"), kernel_path.new_cgroup("host-b")
+    handles = []
+    try:
+        ha = bpf.attach_hosts(str(a), "vcp", {"iw": 4})
+        handles.append(ha)
+        hb = bpf.attach_hosts(str(b), "vcp", {"iw": 4})
+        handles.append(hb)
+        assert ha.cc_name == hb.cc_name == "racc_vcp" and ha._loader is hb._loader
+        with pytest.raises(ValueError, match="one vcp parameter table at a time"):
+            bpf.attach_hosts(str(b), "vcp", {"iw": 5})
+        with pytest.raises(RuntimeError, match="cgroup /nonexistent"):
+            bpf.attach_hosts("/nonexistent", "vcp", {"iw": 4})
+        with pytest.raises(RuntimeError, match="netns nosuch-ns"):
+            ha.attach_iface("nosuch-ns", "nosuch")
+        ha.close()
+        assert "racc_vcp" in CC_LIST.read_text().split(), "b still uses it"
+        hb.close()
+        hb.close()  # twice is harmless
         assert "racc_vcp" not in CC_LIST.read_text().split()
     finally:
+        for h in handles:
+            h.close()
         kernel_path.sweep()
 
 

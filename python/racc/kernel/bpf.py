@@ -10,20 +10,23 @@ process that holds its BPF links and dies with this process, so nothing outlives
 - ``attach_router(netns, ifname, protocol, params, rate_bps)``: the router module as a TCX egress
   program on ``ifname`` inside ``netns``.
 - ``attach_hosts(cgroup_path, protocol, params, host_ifaces=())``: the controller (struct_ops,
-  ``.cc_name`` for ``TCP_CONGESTION``), sockops and the receivers' ingress on a cgroup v2 path;
-  ``host_ifaces`` are the ``(netns, ifname)`` egresses of the sending hosts, where data of
-  ``racc_vcp`` sockets gets the VCP-capable codepoint 01.
+  ``.cc_name`` for ``TCP_CONGESTION``, one per protocol and process, shared by every call),
+  sockops and the receivers' ingress on a cgroup v2 path; ``host_ifaces`` (or
+  ``.attach_iface(netns, ifname)``) are the sending hosts' egresses, where data of ``racc_vcp``
+  sockets gets the VCP-capable codepoint 01: without them no code travels.
 
 Every handle has ``counters() -> dict[str, int]`` and ``close()``.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 from typing_extensions import Self
@@ -237,12 +240,13 @@ def router_config(params: dict | None, rate_bps: float) -> list[int]:
     ]
 
 
-class Handle:
-    """One loader process and what it attached; ``close()`` (or this process's end) detaches."""
+class _Loader:
+    """One loader process (kernel/loader/racc_bpf_loader.c): line commands on its stdin, one
+    answer line each on its stdout."""
 
-    def __init__(self, args: list[str], what: str, cc_name: str | None = None):
-        self.cc_name = cc_name
-        self._what = what
+    def __init__(self, args: list[str], what: str):
+        self.what = what
+        self._lock = threading.Lock()
         self._proc = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
@@ -253,12 +257,19 @@ class Handle:
             reason = next((ln for ln in err if ln.startswith("error:")), err[-1] if err else "no output")
             raise RuntimeError(f"{what}: {reason.removeprefix('error: ')}")
 
+    def ask(self, command: str) -> str:
+        with self._lock:
+            if self._proc.poll() is not None or not self._proc.stdin or not self._proc.stdout:
+                raise RuntimeError(f"{self.what}: the loader has exited")
+            self._proc.stdin.write(command + "\n")
+            self._proc.stdin.flush()
+            answer = self._proc.stdout.readline().strip()
+        if answer.startswith("error:") or not answer:
+            raise RuntimeError(f"{self.what}: {answer.removeprefix('error: ') or 'the loader has exited'}")
+        return answer
+
     def counters(self) -> dict[str, int]:
-        if self._proc.poll() is not None or not self._proc.stdin or not self._proc.stdout:
-            raise RuntimeError(f"{self._what}: the loader has exited")
-        self._proc.stdin.write("counters\n")
-        self._proc.stdin.flush()
-        return {k: int(v) for k, v in json.loads(self._proc.stdout.readline()).items()}
+        return {k: int(v) for k, v in json.loads(self.ask("counters")).items()}
 
     def close(self) -> None:
         if self._proc.poll() is None:
@@ -270,6 +281,21 @@ class Handle:
                 self._proc.kill()
                 self._proc.wait()
 
+
+class Handle:
+    """What one ``attach_*`` attached; ``close()`` (or this process's end) detaches it."""
+
+    cc_name: str | None = None
+
+    def __init__(self, loader: _Loader):
+        self._loader = loader
+
+    def counters(self) -> dict[str, int]:
+        return self._loader.counters()
+
+    def close(self) -> None:
+        self._loader.close()
+
     def __enter__(self) -> Self:
         return self
 
@@ -277,11 +303,53 @@ class Handle:
         self.close()
 
 
+class _Controller:
+    """The registered controller of a protocol in this process, shared by every host attached
+    to it (the socket storage it reads must be the one all their sockops write)."""
+
+    def __init__(self, loader: _Loader, config: list[int]):
+        self.loader, self.config, self.users = loader, config, 0
+
+
+_controllers: dict[str, _Controller] = {}
+_controllers_lock = threading.Lock()
+_next_id = itertools.count(1)
+
+
+class HostsHandle(Handle):
+    """End hosts on one cgroup, sharing their protocol's controller with every other
+    ``attach_hosts`` of this process; ``counters()`` are the controller's (all its hosts)."""
+
+    def __init__(self, protocol: str, controller: _Controller):
+        super().__init__(controller.loader)
+        self.cc_name = CC_NAME
+        self._protocol, self._controller, self._id = protocol, controller, next(_next_id)
+        self._closed = False
+
+    def attach_iface(self, netns: str, ifname: str) -> None:
+        """The senders' egress (ECN 01 on racc_vcp data) on ``ifname`` in ``netns``."""
+        self._loader.ask(f"iface {self._id} {netns}:{ifname}")
+
+    def close(self) -> None:
+        with _controllers_lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._loader.ask(f"detach {self._id}")
+            except RuntimeError:
+                pass
+            self._controller.users -= 1
+            if self._controller.users == 0:
+                _controllers.pop(self._protocol, None)
+                self._loader.close()
+
+
 def attach_sockops(cgroup_path: str, name: str, prog: str) -> Handle:
     """One sockops program `prog` of kernel/bpf/NAME.bpf.c on a cgroup (the tests' echo forger)."""
     paths = build()
     args = [str(paths["loader"]), "sockops", str(build_object(name)), cgroup_path, prog]
-    return Handle(args, f"{prog} on {cgroup_path}")
+    return Handle(_Loader(args, f"{prog} on {cgroup_path}"))
 
 
 def _csv(values: list[int]) -> str:
@@ -295,17 +363,38 @@ def attach_router(netns: str, ifname: str, protocol: str, params: dict | None, r
     paths = build()
     cfg = router_config(params, rate_bps)
     args = [str(paths["loader"]), "router", str(paths["vcp_router"]), netns, ifname, _csv(cfg)]
-    return Handle(args, f"router on {netns}/{ifname}")
+    return Handle(_Loader(args, f"router on {netns}/{ifname}"))
 
 
 def attach_hosts(
     cgroup_path: str, protocol: str, params: dict | None, host_ifaces: list[tuple[str, str]] | tuple = ()
-) -> Handle:
-    """The end hosts of ``protocol``: the controller (``.cc_name``), sockops and the receivers'
-    ingress on ``cgroup_path``, and the senders' egress on each ``(netns, ifname)``."""
+) -> HostsHandle:
+    """The end hosts of ``protocol`` on ``cgroup_path``: sockops (the echo written and parsed)
+    and the receivers' ingress; and the senders' egress on each ``(netns, ifname)`` of
+    ``host_ifaces`` (or later ``attach_iface``), without which data leaves Not-ECT and no code
+    comes back. The controller (``.cc_name``) is registered by this process's first call for the
+    protocol and shared by the next ones, which must bring the same parameters; it goes when the
+    last handle closes."""
     _check(protocol)
-    paths = build()
     cfg = law_config(params)
-    ifaces = [f"{ns}:{ifn}" for ns, ifn in host_ifaces]
-    args = [str(paths["loader"]), "hosts", str(paths["vcp_host"]), cgroup_path, _csv(cfg), *ifaces]
-    return Handle(args, f"hosts on {cgroup_path}", cc_name=CC_NAME)
+    with _controllers_lock:
+        ctl = _controllers.get(protocol)
+        if ctl is not None and ctl.config != cfg:
+            raise ValueError(
+                f"params: the kernel runs one {protocol} parameter table at a time, "
+                "and another one is attached in this process"
+            )
+        if ctl is None:
+            paths = build()
+            args = [str(paths["loader"]), "hosts", str(paths["vcp_host"]), _csv(cfg)]
+            ctl = _controllers[protocol] = _Controller(_Loader(args, f"{protocol} controller"), cfg)
+        ctl.users += 1
+        h = HostsHandle(protocol, ctl)
+    try:
+        h._loader.ask(f"cgroup {h._id} {cgroup_path}")
+        for netns, ifname in host_ifaces:
+            h.attach_iface(netns, ifname)
+    except RuntimeError:
+        h.close()
+        raise
+    return h
