@@ -8,7 +8,8 @@
  * configured rate C drained since (exact for a FIFO at C that drops nothing; between two
  * arrivals it only drains, so a t_q sample falling between them is exact too). The qdisc's
  * backlog is not used: with netem under htb it includes the delay line. docs/KERNEL-BPF.md.
- * Bytes are skb->len at tc egress (Ethernet header included), what htb meters. */
+ * Bytes are skb->len at tc egress (Ethernet header included), plus the headers of the further
+ * segments of a GSO packet: what the qdisc meters. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -18,6 +19,8 @@
 #define TC_ACT_OK 0
 #define ETH_P_IP 0x0800
 #define ETH_HLEN 14
+#define IPPROTO_TCP_ 6
+#define IPPROTO_UDP_ 17
 /* Timers rolled over per packet at most; behind by more than this many, the rest waits for the
  * next packets (an idle link catches up within a few). */
 #define LF_MAX_STEPS 48
@@ -79,14 +82,35 @@ int vcp_router_egress(struct __sk_buff *skb)
 	void *data, *data_end;
 	struct ethhdr *eth;
 	struct iphdr *iph;
-	__u64 now = bpf_ktime_get_ns(), code, t;
+	__u64 now = bpf_ktime_get_ns(), code, t, wire;
+	__u32 segs;
 	__u8 tos, cur, next;
 	int i;
 
 	if (!p || !r)
 		return TC_ACT_OK;
-	count(RC_PACKETS, 1);
-	count(RC_BYTES, skb->len);
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	eth = data;
+	iph = (void *)(eth + 1);
+	if ((void *)(iph + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
+		iph = NULL;
+	wire = skb->len;
+	segs = *(volatile __u32 *)&skb->gso_segs; /* one plain context load (the verifier wants it so) */
+	if (iph && segs > 1) {
+		/* A GSO packet is gso_segs frames on the wire, each with its own headers, as the qdisc
+		 * counts it (qdisc_pkt_len_init). */
+		__u32 hdr = ETH_HLEN + iph->ihl * 4;
+		__u8 doff = 0;
+
+		if (iph->protocol == IPPROTO_TCP_ && !bpf_skb_load_bytes(skb, hdr + 12, &doff, 1))
+			hdr += (doff >> 4) * 4;
+		else if (iph->protocol == IPPROTO_UDP_)
+			hdr += 8;
+		wire += (__u64)(segs - 1) * hdr;
+	}
+	count(RC_PACKETS, segs > 1 ? segs : 1);
+	count(RC_BYTES, wire);
 
 	bpf_spin_lock(&r->lock);
 	if (!r->started) {
@@ -103,19 +127,13 @@ int vcp_router_egress(struct __sk_buff *skb)
 			break;
 		lf_step(&r->lf, p, now, vq_at(r->vq_bytes, p->rate_Bps, t > r->vq_stamp_ns ? t - r->vq_stamp_ns : 0));
 	}
-	r->vq_bytes = vq_at(r->vq_bytes, p->rate_Bps, now > r->vq_stamp_ns ? now - r->vq_stamp_ns : 0) + skb->len;
+	r->vq_bytes = vq_at(r->vq_bytes, p->rate_Bps, now > r->vq_stamp_ns ? now - r->vq_stamp_ns : 0) + wire;
 	r->vq_stamp_ns = now;
-	r->lf.lambda += skb->len; /* every packet, before any buffer check (reference code) */
+	r->lf.lambda += wire; /* every packet, before any buffer check (reference code) */
 	code = r->lf.code;
 	bpf_spin_unlock(&r->lock);
 
-	data = (void *)(long)skb->data;
-	data_end = (void *)(long)skb->data_end;
-	eth = data;
-	if ((void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
-		return TC_ACT_OK;
-	iph = (void *)(eth + 1);
-	if ((void *)(iph + 1) > data_end)
+	if (!iph)
 		return TC_ACT_OK;
 	tos = iph->tos;
 	cur = tos & 3;
