@@ -55,19 +55,22 @@ def _stale(target: Path, sources: list[Path]) -> bool:
     return not target.exists() or any(s.stat().st_mtime > target.stat().st_mtime for s in sources)
 
 
-def _run(cmd: list[str], what: str) -> None:
-    r = subprocess.run(cmd, check=False, capture_output=True, text=True)
+def _compile(cmd: list[str], out: Path) -> None:
+    """Run a compiler with ``-o`` a temporary file, then move it to ``out``: two processes
+    building at once (pytest's workers) never read a half-written file."""
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    r = subprocess.run([*cmd, "-o", str(tmp)], check=False, capture_output=True, text=True)
     if r.returncode != 0:
+        tmp.unlink(missing_ok=True)
         last = (r.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"building {what} failed: {last}")
+        raise RuntimeError(f"building {out.name} failed: {last}")
+    os.replace(tmp, out)
 
 
 def build() -> dict[str, Path]:
     """Build what is stale; the paths of the BPF objects, the loader and the law library."""
     out = build_dir()
     out.mkdir(parents=True, exist_ok=True)
-    bpf, loader = _SOURCES / "bpf", _SOURCES / "loader"
-    headers = sorted(bpf.glob("*.h"))
     vmlinux = out / "vmlinux.h"
     if not vmlinux.exists():
         r = subprocess.run(
@@ -75,18 +78,15 @@ def build() -> dict[str, Path]:
         )
         if r.returncode != 0:
             raise RuntimeError("bpftool could not dump the kernel's BTF")
-        vmlinux.write_text(r.stdout)
+        tmp = out / f".vmlinux.h.{os.getpid()}.tmp"
+        tmp.write_text(r.stdout)
+        os.replace(tmp, vmlinux)
     paths = {name: build_object(name, vmlinux) for name in ("vcp_host", "vcp_router")}
-    exe = out / "racc-bpf-loader"
-    src = loader / "racc_bpf_loader.c"
+    exe, src = out / "racc-bpf-loader", _SOURCES / "loader" / "racc_bpf_loader.c"
     if _stale(exe, [src]):
-        _run(["cc", "-O2", "-Wall", "-o", str(exe), str(src), "-lbpf"], exe.name)
+        _compile(["cc", "-O2", "-Wall", str(src), "-lbpf"], exe)
     paths["loader"] = exe
-    lib = out / "libracc_laws.so"
-    src = _SOURCES / "laws" / "laws_lib.c"
-    if _stale(lib, [src, *headers]):
-        _run(["cc", "-O2", "-shared", "-fPIC", f"-I{bpf}", "-o", str(lib), str(src)], lib.name)
-    paths["laws"] = lib
+    paths["laws"] = laws_library()
     return paths
 
 
@@ -96,11 +96,9 @@ def build_object(name: str, vmlinux: Path | None = None) -> Path:
     vmlinux = vmlinux or out / "vmlinux.h"
     src, obj = _SOURCES / "bpf" / f"{name}.bpf.c", out / f"{name}.bpf.o"
     if _stale(obj, [src, vmlinux, *(_SOURCES / "bpf").glob("*.h")]):
-        _run(
-            ["clang", "-O2", "-g", "-target", "bpf", "-mcpu=v3", "-D__TARGET_ARCH_x86",
-             f"-I{out}", "-c", str(src), "-o", str(obj)],
-            obj.name,
-        )  # fmt: skip
+        _compile(
+            ["clang", "-O2", "-g", "-target", "bpf", "-mcpu=v3", "-D__TARGET_ARCH_x86", f"-I{out}", "-c", str(src)], obj
+        )
     return obj
 
 
@@ -110,10 +108,9 @@ def laws_library() -> Path:
     out = build_dir()
     out.mkdir(parents=True, exist_ok=True)
     bpf = _SOURCES / "bpf"
-    lib = out / "libracc_laws.so"
-    src = _SOURCES / "laws" / "laws_lib.c"
+    lib, src = out / "libracc_laws.so", _SOURCES / "laws" / "laws_lib.c"
     if _stale(lib, [src, *bpf.glob("*.h")]):
-        _run(["cc", "-O2", "-shared", "-fPIC", f"-I{bpf}", "-o", str(lib), str(src)], lib.name)
+        _compile(["cc", "-O2", "-shared", "-fPIC", f"-I{bpf}", str(src)], lib)
     return lib
 
 
