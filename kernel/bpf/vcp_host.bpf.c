@@ -97,8 +97,10 @@ static __always_inline void set_cwnd(struct tcp_sock *tp, struct vcp_ca *ca)
 
 	if (w < 1)
 		w = 1;
-	if (w > tp->snd_cwnd_clamp)
+	if (w > tp->snd_cwnd_clamp) {
 		w = tp->snd_cwnd_clamp;
+		ca->law.cwnd = w << FX_CWND_SHIFT; /* the law state stops at the clamp too */
+	}
 	tp->snd_cwnd = (__u32)w;
 	ca->last_set = (__u32)w;
 }
