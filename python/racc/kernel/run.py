@@ -173,6 +173,8 @@ class Session:
         self.pcap: subprocess.Popen | None = None
         self.handles: list[Any] = []
         self.router_handles: dict[int, Any] = {}
+        #: protocol -> a hosts handle (its counters are the protocol's controller's, all hosts').
+        self.host_handles: dict[str, Any] = {}
         self.reader = None
         self.rows: dict[str, list] = {k: [] for k in ("time_s", "port", *_PORT_FIELDS)}
         self.prev: dict[int, dict[str, int]] = {}
@@ -241,6 +243,7 @@ class Session:
                 except ValueError as exc:  # the loader's word on the flows' parameters
                     raise _scenario.ScenarioError(f"flows (group {f.group}): {exc}") from None
                 self.handles.append(by_host[key])
+                self.host_handles.setdefault(f.protocol, by_host[key])
             return by_host[key]
 
         bpf_flows = [f for f in plan.flows if not f.cc]
@@ -480,6 +483,12 @@ class Session:
                 bpf_counters[plan.ports[port].name] = dict(h.counters())
             except Exception as exc:  # noqa: BLE001 - counters are a report, not the run
                 bpf_counters[plan.ports[port].name] = {"error": str(exc)}
+        bpf_hosts = {}
+        for protocol, h in self.host_handles.items():
+            try:
+                bpf_hosts[protocol] = dict(h.counters())
+            except Exception as exc:  # noqa: BLE001 - counters are a report, not the run
+                bpf_hosts[protocol] = {"error": str(exc)}
         summary = {
             "scenario": plan.name,
             "sim_time_s": reached,
@@ -505,7 +514,9 @@ class Session:
                     else "none"
                 ),
                 "delay_line": delay_counts,
+                # The router modules' counters per port, and the controllers' (echoes, MI/AI/MD).
                 "bpf": bpf_counters,
+                "bpf_hosts": bpf_hosts,
                 "errors": errors,
                 "pcap": pcap_info,
                 "tcp": {"timestamps": False, "mss_bytes": plan.packet_size - 40},
