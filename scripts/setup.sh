@@ -108,4 +108,15 @@ if cargo build --release -q -p racc-net --bin racc-live; then
 else
   say "racc-live did not build: \`racc live run\` will not be available"
 fi
+# 5. The kernel programs' toolchain (`racc kernel run`, docs/KERNEL-BPF.md): clang and llvm for the
+# BPF objects, libbpf-dev for the loader, bpftool for the kernel's BTF. The objects themselves are
+# built on first use into target/bpf/. Not fatal: the simulator and the live runtime need none.
+missing=()
+command -v clang >/dev/null 2>&1 || missing+=(clang)
+command -v llvm-strip >/dev/null 2>&1 || command -v llvm-objdump >/dev/null 2>&1 || missing+=(llvm)
+[ -e /usr/include/bpf/libbpf.h ] || missing+=(libbpf-dev)
+command -v bpftool >/dev/null 2>&1 || missing+=(bpftool)
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt_install "${missing[@]}" || say "could not install ${missing[*]}: \`racc kernel run\` will not be available"
+fi
 say "done: $("$VENV/bin/python" -m racc --version) in $VENV (run $VENV/bin/racc, or . $VENV/bin/activate)"

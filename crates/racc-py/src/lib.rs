@@ -5,12 +5,14 @@ mod bench;
 mod catalogue;
 mod checking;
 mod columns;
+mod laws;
 mod resolved;
 mod simulation;
 
 use bench::run_bench;
 use catalogue::{list_loss_models, list_protocols, list_router_modules};
 use checking::{check, validate, ScenarioError};
+use laws::{vcp_laws_trace, vcp_load_factor_trace};
 use pyo3::prelude::*;
 use resolved::ResolvedScenario;
 use simulation::Simulation;
@@ -24,6 +26,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_router_modules, m)?)?;
     m.add_function(wrap_pyfunction!(list_loss_models, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(vcp_laws_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(vcp_load_factor_trace, m)?)?;
     m.add_class::<Simulation>()?;
     m.add_class::<ResolvedScenario>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,7 +1,7 @@
 """The ``racc`` command: run, list, plot, reproduce, sweep, crosscheck, bench.
 
 Each group of subcommands lives in its own module (``run_cmds``: run, arrivals, live;
-``catalog_cmds``: list, scenario; ``reproduce_cmds``: reproduce, plot; ``batch_cmds``: sweep,
+``catalog_cmds``: list, scenario; ``kernel_cmds``: kernel run; ``reproduce_cmds``: reproduce, plot; ``batch_cmds``: sweep,
 crosscheck, bench). Bad input (scenario errors, a missing file, a bad ``--set``, a results folder
 that must not be overwritten) prints one ``error: ...`` line on stderr and exits with status 2;
 an environment failure (a full disk, a read-only folder, an unreachable scheduler) one line and
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from racc.cli import batch_cmds, catalog_cmds, reproduce_cmds, run_cmds
+from racc.cli import batch_cmds, catalog_cmds, kernel_cmds, reproduce_cmds, run_cmds
 from racc.cli.batch_cmds import parse_seeds
 from racc.cli.common import EXIT_ENV, EXIT_INPUT, EXIT_INTERRUPT, Parser, apply_allow, version
 
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     catalog_cmds.add(sub)
     reproduce_cmds.add(sub)
     batch_cmds.add(sub)
+    kernel_cmds.add(sub)
     return p
 
 

@@ -1,0 +1,91 @@
+"""``racc kernel run``: a scenario on the Linux kernel's own TCP and queues (root; docs/KERNEL.md)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from racc.cli.common import EXIT_ENV, Parser, add_scenario_options, check_new_file, fail, scenario_path
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    k = sub.add_parser(
+        "kernel", help="run a scenario on the Linux kernel's own TCP and qdiscs (root): racc kernel run FILE"
+    )
+    ks = k.add_subparsers(dest="kernel_command", required=True, metavar="ACTION", parser_class=Parser)
+    r = ks.add_parser(
+        "run", help="run a scenario in network namespaces on kernel TCP; the same results folder as `racc run`"
+    )
+    r.add_argument("file", metavar="FILE", help="scenario TOML file (or the name of one under scenarios/)")
+    r.add_argument("--out", metavar="DIR", help="results folder (default: results/<scenario-stem>-kernel)")
+    add_scenario_options(r)
+    r.add_argument(
+        "--cc",
+        choices=("reno", "cubic", "bbr"),
+        help="run every flow with this Linux controller (default: reno for the scenario's newreno/reno flows)",
+    )
+    r.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run the simulator on the same scenario: DIR/simulated/, and compare.{txt,json,png} in DIR",
+    )
+    r.add_argument("--pcap", metavar="FILE", help="capture the frames the bottleneck sends, as they leave its queue, to FILE (pcap)")
+    r.add_argument("--force", action="store_true", help="replace racc's own earlier results in --out and --pcap")
+    r.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
+    r.add_argument("--quiet", "-q", action="store_true", help="no summary table")
+    r.set_defaults(func=cmd_kernel_run)
+
+
+def cmd_kernel_run(args: argparse.Namespace) -> int:
+    from racc import live
+    from racc.cli.run_cmds import check_out
+    from racc.kernel import run as kernel
+
+    try:
+        kernel.check_environment()  # before anything else, in one line
+    except kernel.KernelUnavailable as exc:
+        return fail(str(exc), EXIT_ENV)
+    path = scenario_path(args.file)
+    out = Path(args.out) if args.out else Path("results") / f"{path.stem}-kernel"
+    check_out(out, args.force or not args.out)
+    if args.pcap:
+        check_new_file(Path(args.pcap), args.force, "--pcap")
+    try:
+        res = kernel.run(
+            str(path),
+            seed=args.seed,
+            overrides=args.overrides,
+            out=out,
+            plots=not args.no_plots,
+            cc=args.cc,
+            pcap=args.pcap,
+        )
+    except kernel.KernelUnavailable as exc:
+        return fail(str(exc), EXIT_ENV)
+    import sys
+
+    for w in res.summary.get("kernel", {}).get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
+    from racc.display import console as make_console
+
+    console = make_console()
+    if not args.quiet:
+        from racc.display import print_summary
+
+        print_summary(res, console)
+    if args.compare:
+        from racc.runner import run
+
+        sim = run(path, seed=args.seed, overrides=args.overrides, out=out / "simulated", plots=not args.no_plots)
+        table = live.compare(res, sim)
+        live.write_compare(out, table, res, sim)
+        console.print("kernel (live column) against simulated (the same scenario):")
+        for line in live.compare_lines(table):
+            console.print(line, highlight=False, markup=False)
+    console.print(
+        f"results: [bold]{out}[/bold]"
+        + ("" if args.no_plots else f"  report: {out / 'report.html'}")
+        + (f"  simulated: {out / 'simulated'}  comparison: {out / 'compare.txt'}" if args.compare else "")
+        + (f"  pcap: {args.pcap}" if args.pcap else "")
+    )
+    return 0
