@@ -29,7 +29,7 @@ pub mod router;
 pub use drr::Drr;
 pub use router::{sub_queue_of, SubQueues, RED, VCP};
 
-use crate::aqm::{Red, RedParams};
+use crate::aqm::{Red, RedConfig};
 use crate::params::{parse, ParamError};
 use crate::protocol::{ContractValue, PortIdentity, RouterFactory};
 use crate::rng::SimRng;
@@ -49,13 +49,14 @@ pub struct CoexistParams {
     pub quantum: u32,
     /// The VCP sub-queue's load-factor router (A1, A2; the `vcp` module's keys).
     pub vcp: VcpRouterParams,
-    /// The RED sub-queue's parameters (the `red` module's keys).
-    pub red: RedParams,
+    /// The RED sub-queue's parameters (the `red` module's keys; what they leave out is set from
+    /// the sub-queue's share of the port, as the `red` module sets it from a whole port).
+    pub red: RedConfig,
 }
 
 impl Default for CoexistParams {
     fn default() -> CoexistParams {
-        CoexistParams { vcp_share: 0.5, quantum: 1500, vcp: VcpRouterParams::default(), red: RedParams::default() }
+        CoexistParams { vcp_share: 0.5, quantum: 1500, vcp: VcpRouterParams::default(), red: RedConfig::default() }
     }
 }
 
@@ -72,12 +73,27 @@ impl CoexistParams {
         self.red.validate().map_err(|e| ParamError::new(format!("red.{}", e.key), e.reason))
     }
 
-    /// The module for one port, its timers' phase and RED's draws from `rng` (the port's stream).
-    pub fn build(&self, mut rng: SimRng) -> SubQueues {
+    /// The module for `port`, its timers' phase and RED's draws from `rng` (the port's stream).
+    pub fn build(&self, port: &PortIdentity<'_>, mut rng: SimRng) -> SubQueues {
         let vcp = VcpRouter::new(&self.vcp, SimRng::for_component(rng.next_u64(), "vcp-red/vcp"))
             .expect("checked when parsed");
-        let red = Red::new(self.red.clone(), rng).expect("checked when parsed");
+        let red = Red::new(self.red.for_port(&self.red_share(port)), rng).expect("checked when parsed");
         SubQueues::new(self, vcp, red)
+    }
+}
+
+impl CoexistParams {
+    /// The port as the RED sub-queue sees it: its share 1 − w of the rate and of the buffer.
+    fn red_share<'a>(&self, port: &PortIdentity<'a>) -> PortIdentity<'a> {
+        let w = 1.0 - self.vcp_share;
+        let scale_pkts = |n: u32| if n == u32::MAX { n } else { ((n as f64 * w) as u32).max(1) };
+        let scale_bytes = |n: u64| if n == u64::MAX { n } else { (n as f64 * w) as u64 };
+        PortIdentity {
+            capacity_bps: port.capacity_bps * w,
+            limit_pkts: scale_pkts(port.limit_pkts),
+            limit_bytes: scale_bytes(port.limit_bytes),
+            ..*port
+        }
     }
 }
 
@@ -85,8 +101,14 @@ impl CoexistParams {
 struct CoexistFactory(CoexistParams);
 
 impl RouterFactory for CoexistFactory {
-    fn build(&self, _port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
-        Box::new(self.0.build(rng))
+    fn build(&self, port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(self.0.build(port, rng))
+    }
+    fn warnings(&self, port: &PortIdentity<'_>) -> Vec<String> {
+        self.0.red.warnings(&self.0.red_share(port)).into_iter().map(|w| format!("the RED sub-queue: {w}")).collect()
+    }
+    fn settings(&self, port: &PortIdentity<'_>) -> Vec<(&'static str, f64)> {
+        self.0.red.settings(&self.0.red_share(port))
     }
 
     /// VCP flows through it find a load-factor router, as through `vcp`.

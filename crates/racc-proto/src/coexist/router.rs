@@ -260,7 +260,7 @@ mod tests {
     fn module(w: f64) -> SubQueues {
         let lf = LoadFactorParams { t_p: 0.1, t_q: 0.05, gamma: 1.0, ..Default::default() };
         let red = RedParams { min_th: 5.0, max_th: 15.0, w_q: 0.5, ..Default::default() };
-        let p = CoexistParams { vcp_share: w, vcp: lf.clone(), red: red.clone(), ..Default::default() };
+        let p = CoexistParams { vcp_share: w, vcp: lf.clone(), ..Default::default() };
         let vcp = VcpRouter::with_estimator(LoadFactor::with_phase(&lf, 0, 0));
         SubQueues::new(&p, vcp, Red::new(red, crate::rng::SimRng::for_component(1, "t")).unwrap())
     }
@@ -393,7 +393,7 @@ mod tests {
         assert_eq!((m.queue(VCP).0, m.drops(VCP), m.drops(RED)), (6, 1, 0));
         let red_params = RedParams { min_th: 100.0, max_th: 200.0, ..Default::default() };
         let mut m = SubQueues::new(
-            &CoexistParams { vcp_share: 0.3, red: red_params.clone(), ..Default::default() },
+            &CoexistParams { vcp_share: 0.3, ..Default::default() },
             VcpRouter::with_estimator(LoadFactor::with_phase(&LoadFactorParams::default(), 0, 0)),
             Red::new(red_params, crate::rng::SimRng::for_component(1, "t")).unwrap(),
         );
