@@ -109,9 +109,16 @@ def test_claim(claim, rep):
 WLAN_CLAIMS = [
     ("QFCP achieves good fairness on the throughput once its probe finds the bandwidth", None),
     ("QFCP's probe finds the wireless bandwidth shortly after 2-3 seconds", None),
-    # Held since the timeout's go-back-N is paced (`pace_go_back_n`, issue 39): flows 0.25-0.28 Mb/s, worst 7.5 %
+    # Held once the timeout's go-back-N was paced (`pace_go_back_n`, issue 39): flows 0.25-0.28 Mb/s, worst 7.5 %
     # from the mean 0.265 (before: 0.24-0.28, worst 10.2 %, the 40 ms download's whole-packet window).
-    ("QFCP allocates the bandwidth equally among the flows, downloads and uploads alike", None),
+    (
+        "QFCP allocates the bandwidth equally among the flows, downloads and uploads alike",
+        (
+            "with the router's joins counted (count_joins, issue 39; the twelve flows all start at 0) the worst flow "
+            "is 10.9 % from the mean 0.265 Mb/s (flows 0.24-0.28, the 40 ms download lowest, its whole-packet window), just "
+            "outside the fair rule's 10 %; mean 1 s Jain 0.996 (docs/PROTOCOLS.md §9, 'Starts')"
+        ),
+    ),
     ("under TCP the downloading flows are unable to gain their fair share and keep sending at very low rates", None),
     ("TCP's fairness index is low in this scenario: its performance degrades significantly", None),
 ]

@@ -256,7 +256,10 @@ def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool) -> None
         claims,
         lambda name: name.startswith("QFCP"),
         "racc's QFCP shares the WLAN less evenly than QFCP Fig. 2 shows",
-        lambda c: f"no cause search done yet; measured in this run: {c.measured}",
+        lambda c: (
+            "tried: the first windows paced (pace_first_window) and the probe from 1 Mb/s; with the "
+            f"router's joins counted (count_joins, issue 39) the worst flow moved from 7.5 % to 10.9 %; measured: {c.measured}"
+        ),
     )
 
 

@@ -25,13 +25,24 @@
 //! stream counts in N = y/R as the fraction of a flow its rate is of R: the share of C it
 //! takes. Only data-path packets carry a request to lower.
 //!
+//! Joins [racc; QFCP §II is silent on what a SYN gets]: N = y/R counts a flow only once its
+//! traffic arrives, a round trip after its SYN, so on a quiet port every SYN of an interval read
+//! R = C and n simultaneous first windows were n BDPs (docs/PROTOCOLS.md §9, "Starts"). A SYN
+//! beyond the interval's usual number (a moving average of the joins per interval, which y
+//! already carries in steady arrivals) counts as a flow at once: R = (C − β·q_v/T)/(y/R + k) for
+//! every packet for the rest of the interval, k the excess joins, and the k flows join the next
+//! interval's N (eq. 1), whose y does not hold them yet. The excess joins' grants together come
+//! out of a headroom, C − y plus half the free buffer per T, as Quick-Start's routers grant only
+//! what is spare (RFC 4782, whose framework QFCP §II extends); a SYN past it gets R_min and
+//! learns its rate from its first ACK.
+//!
 //! Per-packet arithmetic: 1 addition per arrival (y), 2 more per data-path packet with an RTT
 //! (Σrtt, the RTT count); 1 more per departure (output bytes) for the probe. The rate stamp is a
 //! comparison, the minimum queue comparisons.
 
 use super::params::{QfcpRouterParams, T_MAX, T_MIN};
 use crate::metrics::{MetricSink, MetricValue};
-use crate::packet::{CongHeader, Direction, Packet};
+use crate::packet::{CongHeader, Direction, Kind, Packet};
 use crate::rcp::router::header_rate;
 use crate::rng::SimRng;
 use crate::router::{PortView, RouterModule, Verdict};
@@ -53,6 +64,8 @@ pub struct Interval {
     pub drop_bytes: f64,
     /// Minimum queue seen, bytes.
     pub q_min_bytes: u64,
+    /// SYNs (new flows) seen, data path.
+    pub joins: f64,
 }
 
 /// One control decision (QFCP eqs. 1, 2, 6), SI units.
@@ -68,6 +81,10 @@ pub struct Control {
     pub rate: f64,
     /// The new control interval T, s.
     pub t: f64,
+    /// The flows y/R counted, unfloored (0 on an idle port), with the last interval's joins.
+    pub n_seen: f64,
+    /// The numerator of eq. (2), C − β·q_v/T (B/s), which joins share.
+    pub share: f64,
 }
 
 /// The end of an interval of `elapsed` s: `rate` the R in force during it (R(t − T)), `c` the
@@ -75,18 +92,31 @@ pub struct Control {
 /// floored at 1 [reconstructed: an idle or application-limited port would give R > C];
 /// eq. (6): q_v = q_min + drops; eq. (2): R = (C − β·q_v/T)/N within [r_min, C]; T follows
 /// the mean RTT seen with gain `p.t_gain` within [1 ms, 1 s].
-pub fn control(p: &QfcpRouterParams, iv: &Interval, elapsed: f64, rate: f64, c: f64, t: f64, r_min: f64) -> Control {
+#[allow(clippy::too_many_arguments)]
+pub fn control(
+    p: &QfcpRouterParams,
+    iv: &Interval,
+    elapsed: f64,
+    rate: f64,
+    c: f64,
+    t: f64,
+    r_min: f64,
+    joins: f64,
+) -> Control {
     let y = if elapsed > 0.0 { iv.in_bytes / elapsed } else { 0.0 };
-    let n = if rate > 0.0 { (y / rate).max(1.0) } else { 1.0 };
+    let seen = if rate > 0.0 { y / rate } else { 0.0 };
+    let n_seen = seen + if p.count_joins { joins } else { 0.0 };
+    let n = n_seen.max(1.0);
     let q_virtual = iv.q_min_bytes as f64 + iv.drop_bytes;
-    let next = ((c - p.beta * q_virtual / t) / n).max(r_min).min(c.max(r_min));
+    let share = c - p.beta * q_virtual / t;
+    let next = (share / n).max(r_min).min(c.max(r_min));
     let t_next = if iv.rtt_n > 0.0 {
         let mean = iv.rtt_sum_us / iv.rtt_n * 1e-6;
         (t + p.t_gain * (mean - t)).clamp(T_MIN, T_MAX)
     } else {
         t
     };
-    Control { y, n, q_virtual, rate: next, t: t_next }
+    Control { y, n, q_virtual, rate: next, t: t_next, n_seen, share }
 }
 
 /// The QFCP router module.
@@ -96,6 +126,13 @@ pub struct QfcpRouter {
     iv: Interval,
     /// The decision in force (R, T, N, ...).
     ctrl: Control,
+    /// The rate stamped now: R, lowered by the joins seen in this interval.
+    granted: f64,
+    r_min: f64,
+    /// Joins per interval, moving average (the usual arrivals, already in y).
+    join_avg: f64,
+    /// What this interval's excess joins may still be granted together, B/s.
+    headroom: f64,
     probe: CapacityProbe,
     last_tick: Time,
     next_tick: Time,
@@ -125,12 +162,24 @@ impl QfcpRouter {
             // The port starts empty: the first interval's minimum queue starts at 0.
             iv: Interval::default(),
             // Initial R = C [reconstructed].
-            ctrl: Control { y: 0.0, n: 1.0, q_virtual: 0.0, rate: probe.capacity(), t: p.initial_t },
+            ctrl: Control {
+                y: 0.0,
+                n: 1.0,
+                q_virtual: 0.0,
+                rate: probe.capacity(),
+                t: p.initial_t,
+                n_seen: 0.0,
+                share: probe.capacity(),
+            },
+            granted: probe.capacity(),
             probe,
             last_tick: 0,
             next_tick: first_tick,
             lowered: 0,
             drops: 0,
+            r_min: p.r_min_pkts * DEFAULT_PKT / p.initial_t,
+            join_avg: 0.0,
+            headroom: f64::NAN,
         }
     }
 
@@ -138,6 +187,8 @@ impl QfcpRouter {
         if self.probe.capacity() <= 0.0 {
             self.probe.learn(port.capacity_bps);
             self.ctrl.rate = self.probe.capacity();
+            self.ctrl.share = self.ctrl.rate;
+            self.granted = self.ctrl.rate;
         }
     }
 
@@ -149,6 +200,11 @@ impl QfcpRouter {
     /// R, B/s.
     pub fn rate(&self) -> f64 {
         self.ctrl.rate
+    }
+
+    /// The rate stamped now: R lowered by this interval's joins, B/s.
+    pub fn granted(&self) -> f64 {
+        self.granted
     }
 
     /// The capacity in force (told or probed), B/s.
@@ -165,6 +221,36 @@ impl QfcpRouter {
         self.iv.q_min_bytes = self.iv.q_min_bytes.min(port.queue_bytes);
         self.probe.see_queue(port.queue_pkts);
     }
+
+    /// A SYN: the rate its flow starts at. Joins beyond the usual number per interval are
+    /// counted as flows for the rest of the interval (R lowered for every packet), and their
+    /// grants come out of the interval's headroom.
+    fn join(&mut self) -> f64 {
+        self.iv.joins += 1.0;
+        let excess = self.iv.joins - self.join_avg;
+        if !self.p.count_joins || excess <= 0.0 {
+            return self.granted;
+        }
+        let n = (self.ctrl.n_seen + excess).max(1.0);
+        let c = self.probe.capacity();
+        self.granted = self.granted.min((self.ctrl.share / n).max(self.r_min).min(c.max(self.r_min)));
+        let g = self.granted.min(self.headroom).max(self.r_min);
+        self.headroom = (self.headroom - g).max(0.0);
+        g
+    }
+
+    /// The rate new flows may take together in the interval starting now: what the last one
+    /// left unused plus the free buffer drained over T, B/s.
+    fn open_headroom(&mut self, port: &PortView) {
+        let limit = if port.limit_bytes != u64::MAX {
+            port.limit_bytes as f64
+        } else {
+            let s = if port.mean_pkt_size > 0 { port.mean_pkt_size as f64 } else { DEFAULT_PKT };
+            port.limit_pkts as f64 * s
+        };
+        let free = (limit - port.queue_bytes as f64).max(0.0);
+        self.headroom = (self.ctrl.share - self.ctrl.y).max(0.0) + self.p.join_buffer * free / self.ctrl.t;
+    }
 }
 
 impl RouterModule for QfcpRouter {
@@ -175,6 +261,9 @@ impl RouterModule for QfcpRouter {
     #[inline]
     fn on_arrival(&mut self, _now: Time, pkt: &mut Packet, port: &PortView) -> Verdict {
         self.learn(port);
+        if self.headroom.is_nan() {
+            self.open_headroom(port);
+        }
         self.see_queue(port);
         self.iv.in_bytes += pkt.size as f64;
         if pkt.dir != Direction::Forward {
@@ -185,7 +274,8 @@ impl RouterModule for QfcpRouter {
                 self.iv.rtt_sum_us += *rtt_us as f64;
                 self.iv.rtt_n += 1.0;
             }
-            let r = header_rate(self.ctrl.rate);
+            let grant = if pkt.kind == Kind::Syn { self.join() } else { self.granted };
+            let r = header_rate(grant);
             if *rate_request > r {
                 *rate_request = r;
                 self.lowered += 1;
@@ -222,8 +312,13 @@ impl RouterModule for QfcpRouter {
         if elapsed > 0.0 && c > 0.0 {
             let s = if port.mean_pkt_size > 0 { port.mean_pkt_size as f64 } else { DEFAULT_PKT };
             let r_min = self.p.r_min_pkts * s / self.ctrl.t;
-            self.ctrl = control(&self.p, &self.iv, elapsed, self.ctrl.rate, c, self.ctrl.t, r_min);
+            let excess = (self.iv.joins - self.join_avg).max(0.0);
+            self.ctrl = control(&self.p, &self.iv, elapsed, self.ctrl.rate, c, self.ctrl.t, r_min, excess);
+            self.r_min = r_min;
         }
+        self.join_avg += self.p.t_gain * (self.iv.joins - self.join_avg);
+        self.granted = self.ctrl.rate;
+        self.open_headroom(port);
         self.iv = Interval { q_min_bytes: port.queue_bytes, ..Interval::default() };
         self.last_tick = now;
         self.next_tick = now + secs(self.ctrl.t).max(1);
@@ -232,6 +327,7 @@ impl RouterModule for QfcpRouter {
     fn metrics(&self, out: &mut dyn MetricSink) {
         out.put("fair_rate_bps", "bit/s", MetricValue::Gauge(self.ctrl.rate * 8.0));
         out.put("flow_estimate", "flows", MetricValue::Gauge(self.ctrl.n));
+        out.put("granted_rate_bps", "bit/s", MetricValue::Gauge(self.granted * 8.0));
         out.put("input_rate_bps", "bit/s", MetricValue::Gauge(self.ctrl.y * 8.0));
         out.put("control_interval_s", "s", MetricValue::Gauge(self.ctrl.t));
         out.put("virtual_queue_bytes", "bytes", MetricValue::Gauge(self.ctrl.q_virtual));

@@ -104,14 +104,53 @@ fn interval_arithmetic_against_hand_values() {
 }
 
 /// The pure update: N floored at 1, R within [R_min, C], T unchanged without RTTs.
+/// Joins (docs/PROTOCOLS.md §9, "Starts"), by hand: C = 10⁶ B/s, a 100-packet buffer, empty,
+/// T0 = 100 ms, so the headroom of the first interval is (C − y) + 0.5·free/T = 10⁶ + 0.5·10⁵/0.1
+/// = 1.5·10⁶ B/s. Three SYNs on the idle port: the 1st is alone (N = 0 + 1: C), the 2nd makes
+/// two (C/2, which spends the headroom), the 3rd three (C/3), granted R_min = 1 packet per T0
+/// (10⁴ B/s) as the headroom is spent; R for every other packet is C/3 from the 3rd SYN on. At
+/// the tick the three flows not yet in y count into N: R ≈ C/3 for the interval their first
+/// windows arrive in. With `count_joins = false`, every SYN gets C (the rule before).
+#[test]
+fn joins_share_the_interval_and_count_into_the_next() {
+    let syn = || {
+        let mut p = Packet::tcp(1, Kind::Syn, 56, 0, TcpHeader::default());
+        p.cong = CongHeader::Qfcp { rtt_us: 0, rate_request: NO_LIMIT, rate_feedback: 0 };
+        p
+    };
+    let small = PortView { limit_pkts: 100, ..port(0) };
+    let mut r = router(&QfcpRouterParams { count_joins: true, ..QfcpRouterParams::default() });
+    let grants: Vec<u32> = (0..3)
+        .map(|_| {
+            let mut p = syn();
+            r.on_arrival(MS, &mut p, &small);
+            request(&p)
+        })
+        .collect();
+    assert_eq!(grants, vec![1_000_000, 500_000, 10_000]);
+    let mut d = data(1000, 0);
+    r.on_arrival(2 * MS, &mut d, &small);
+    assert_eq!(request(&d), 333_333, "R for the rest of the interval: C/3");
+    r.on_tick(100 * MS, &small);
+    let c = *r.control();
+    // y = (3·56 + 1000) B / 0.1 s = 11 680 B/s, y/R = 0.01168, plus the 3 joins.
+    assert!(close(c.n, 3.01168) && close(c.rate, 1e6 / 3.01168), "{c:?}");
+    let mut off = router(&QfcpRouterParams { count_joins: false, ..QfcpRouterParams::default() });
+    for _ in 0..3 {
+        let mut p = syn();
+        off.on_arrival(MS, &mut p, &small);
+        assert_eq!(request(&p), 1_000_000);
+    }
+}
+
 #[test]
 fn control_floors_and_clamps() {
     let p = QfcpRouterParams::default();
     let idle = Interval::default();
-    let c = control(&p, &idle, 0.1, 500.0, 1e6, 0.1, 10_000.0);
+    let c = control(&p, &idle, 0.1, 500.0, 1e6, 0.1, 10_000.0, 0.0);
     assert_eq!((c.n, c.rate, c.t), (1.0, 1e6, 0.1), "idle: N = 1, R = C, T kept");
     let flooded = Interval { in_bytes: 1e6, q_min_bytes: 1_000_000, ..Interval::default() };
-    let c = control(&p, &flooded, 0.1, 1e6, 1e6, 0.1, 10_000.0);
+    let c = control(&p, &flooded, 0.1, 1e6, 1e6, 0.1, 10_000.0, 0.0);
     assert_eq!(c.rate, 10_000.0, "C − β·q/T < 0: R_min");
 }
 
@@ -317,7 +356,7 @@ fn the_first_window_is_paced_until_the_first_new_ack() {
         a
     };
     let start = |pace: bool| {
-        let p = QfcpParams { pace_first_window: pace, ..QfcpParams::default() };
+        let p = QfcpParams { pace_first_window: Some(pace), ..QfcpParams::default() };
         let w = QfcpWindow::new(&c, MSS, &p);
         let mut s = TcpSender::with_controller(&c, Recovery::NewReno, &TcpParams::default(), Box::new(w));
         s.start(0);

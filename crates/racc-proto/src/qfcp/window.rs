@@ -15,9 +15,9 @@
 //!   (NewReno's full ACK); partial ACKs retransmit the next hole and deflate by what they
 //!   cover [reconstructed: the seed leaves "complicated situations" open].
 //! - Timeout: **cwnd = 1 MSS**; the next ACK's feedback restores it (eq. 3).
-//! - `pace_first_window` (off by default): the first window leaves at cwnd/rtt instead of in one
+//! - `pace_first_window` (on by default without SACK): the first window leaves at cwnd/rtt instead of in one
 //!   burst, until the first new ACK, as ns-2's Quick-Start sender paces its approved window
-//!   (QFCP §II builds on "a similar framework of Quick-Start"; docs/PROTOCOLS.md §9 weighs it).
+//!   (QFCP §II builds on "a similar framework of Quick-Start"; docs/PROTOCOLS.md §9, "Starts").
 //!
 //! Units: the routers' rates are wire bytes per second, so the controller keeps cwnd in wire
 //! bytes (feedback·rtt, floor s = the flow's packet size) and gives the transport the same
@@ -77,7 +77,7 @@ impl QfcpWindow {
             rtt: None,
             before_rto: None,
             feedback_updates: 0,
-            pace_first: p.pace_first_window,
+            pace_first: p.pace_first_window.unwrap_or(!cfg.sack),
             first_paced: false,
             regain: None,
             pace_go_back_n: p.pace_go_back_n && !cfg.sack,
