@@ -78,6 +78,13 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         parse: tcp::parse_reno,
     },
     ProtocolEntry {
+        name: "cubic",
+        aliases: &["tcp-cubic"],
+        regulation: Regulation::Window,
+        description: "TCP CUBIC (RFC 9438): W = C(t-K)^3 + W_max, beta 0.7, Reno-friendly region, fast convergence",
+        parse: tcp::cubic::parse_cubic,
+    },
+    ProtocolEntry {
         name: "vcp",
         aliases: &["tcp-vcp"],
         regulation: Regulation::Window,
@@ -347,8 +354,8 @@ mod tests {
         let r = Registry::standard();
         assert_eq!(r.protocol("tcp").map(|p| p.name), Some("newreno"));
         assert_eq!(canonical_protocol("dcp-ew"), Some("dcpew"));
-        let e = r.parse_protocol("cubic", &serde_json::Value::Null).unwrap_err();
-        assert!(e.key.is_empty() && e.reason.contains("unknown protocol 'cubic'") && e.reason.contains("newreno"));
+        let e = r.parse_protocol("vegas", &serde_json::Value::Null).unwrap_err();
+        assert!(e.key.is_empty() && e.reason.contains("unknown protocol 'vegas'") && e.reason.contains("newreno"));
         let e = r.parse_router("fq", &serde_json::Value::Null).unwrap_err();
         assert!(e.reason.contains("unknown router module 'fq'") && e.reason.contains("droptail"), "{e}");
         assert!(check_router("droptail", &json!({"limit": 3})).unwrap_err().reason.contains("limit"));
