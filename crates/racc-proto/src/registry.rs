@@ -85,6 +85,13 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         parse: tcp::cubic::parse_cubic,
     },
     ProtocolEntry {
+        name: "dctcp",
+        aliases: &["tcp-dctcp"],
+        regulation: Regulation::Window,
+        description: "DCTCP (RFC 8257): cwnd x (1 - alpha/2) once per window of ECN marks, alpha by g = 1/16; use with step routers",
+        parse: tcp::dctcp::parse_dctcp,
+    },
+    ProtocolEntry {
         name: "vcp",
         aliases: &["tcp-vcp"],
         regulation: Regulation::Window,
@@ -181,6 +188,11 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "red",
         description: "Random Early Detection (Floyd & Jacobson 1993), gentle mode, packet or byte mode, drop or ECN mark",
         parse: aqm::parse_red,
+    },
+    RouterEntry {
+        name: "step",
+        description: "Step marking (RFC 8257 §3.1, DCTCP): CE on ECN-capable arrivals while the instantaneous queue exceeds K packets or bytes",
+        parse: aqm::parse_step,
     },
     RouterEntry {
         name: "vcp",

@@ -4,6 +4,7 @@
 //! - [`rtt`]: RFC 6298 estimator
 //! - [`newreno`]: NewReno's congestion controller (a `cc::CongestionControl`, as VCP's, DPCP's, ...)
 //! - [`cubic`]: CUBIC's (RFC 9438), the registry's "cubic"
+//! - [`dctcp`]: DCTCP's (RFC 8257) and its exact ECN echo, the registry's "dctcp"
 //! - [`recovery`]: the transport's fast-recovery window (inflation, deflation, exit)
 //! - [`ranges`]: sorted byte ranges above a cumulative point (out-of-order data, SACKed data)
 //! - [`scoreboard`]: RFC 6675's SACK scoreboard (IsLost, NextSeg, pipe)
@@ -14,6 +15,7 @@
 //! header, if any; data packets are payload + 40 (+ header) bytes on the wire, ACK/SYN 40.
 
 pub mod cubic;
+pub mod dctcp;
 pub mod newreno;
 pub mod ranges;
 pub mod receiver;
