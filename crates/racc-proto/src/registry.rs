@@ -79,6 +79,20 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         parse: tcp::parse_reno,
     },
     ProtocolEntry {
+        name: "cubic",
+        aliases: &["tcp-cubic"],
+        regulation: Regulation::Window,
+        description: "TCP CUBIC (RFC 9438): W = C(t-K)^3 + W_max, beta 0.7, Reno-friendly region, fast convergence",
+        parse: tcp::cubic::parse_cubic,
+    },
+    ProtocolEntry {
+        name: "dctcp",
+        aliases: &["tcp-dctcp"],
+        regulation: Regulation::Window,
+        description: "DCTCP (RFC 8257): cwnd x (1 - alpha/2) once per window of ECN marks, alpha by g = 1/16; use with step routers",
+        parse: tcp::dctcp::parse_dctcp,
+    },
+    ProtocolEntry {
         name: "vcp",
         aliases: &["tcp-vcp"],
         regulation: Regulation::Window,
@@ -175,6 +189,11 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "red",
         description: "Random Early Detection (Floyd & Jacobson 1993), gentle mode, packet or byte mode, drop or ECN mark",
         parse: aqm::parse_red,
+    },
+    RouterEntry {
+        name: "step",
+        description: "Step marking (RFC 8257 §3.1, DCTCP): CE on ECN-capable arrivals while the instantaneous queue exceeds K packets or bytes",
+        parse: aqm::parse_step,
     },
     RouterEntry {
         name: "vcp",
@@ -353,8 +372,8 @@ mod tests {
         let r = Registry::standard();
         assert_eq!(r.protocol("tcp").map(|p| p.name), Some("newreno"));
         assert_eq!(canonical_protocol("dcp-ew"), Some("dcpew"));
-        let e = r.parse_protocol("cubic", &serde_json::Value::Null).unwrap_err();
-        assert!(e.key.is_empty() && e.reason.contains("unknown protocol 'cubic'") && e.reason.contains("newreno"));
+        let e = r.parse_protocol("vegas", &serde_json::Value::Null).unwrap_err();
+        assert!(e.key.is_empty() && e.reason.contains("unknown protocol 'vegas'") && e.reason.contains("newreno"));
         let e = r.parse_router("fq", &serde_json::Value::Null).unwrap_err();
         assert!(e.reason.contains("unknown router module 'fq'") && e.reason.contains("droptail"), "{e}");
         assert!(check_router("droptail", &json!({"limit": 3})).unwrap_err().reason.contains("limit"));

@@ -4,14 +4,17 @@
 //!   module's verdict, so a DropTail module only gives the port a name and its counters.
 //! - [`Red`]: Random Early Detection (Floyd & Jacobson 1993) with ns-2's gentle mode, packet or
 //!   byte mode, drop or ECN mark (RFC 3168).
+//! - [`Step`]: DCTCP's step marking above K on the instantaneous queue (RFC 8257 §3.1).
 
 pub mod droptail;
 pub mod red;
 pub mod red_config;
+pub mod step;
 
 pub use droptail::DropTail;
 pub use red::{red_byte_scale, red_ewma, red_idle_decay, red_pa, red_pb, Red, RedAction, RedMode, RedParams};
 pub use red_config::RedConfig;
+pub use step::{Step, StepParams};
 
 use crate::params::{parse, ParamError};
 use crate::protocol::{PortIdentity, RouterFactory};
@@ -60,4 +63,20 @@ impl RouterFactory for DropTailFactory {
 pub fn parse_droptail(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
     let _: NoParams = parse(params)?;
     Ok(Arc::new(DropTailFactory))
+}
+
+#[derive(Debug)]
+struct StepFactory(StepParams);
+
+impl RouterFactory for StepFactory {
+    fn build(&self, _port: &PortIdentity<'_>, _rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(Step::new(self.0.clone()).expect("checked when parsed"))
+    }
+}
+
+/// The registry's "step": parse and validate `router_params` (K in packets or bytes).
+pub fn parse_step(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    let p: StepParams = parse(params)?;
+    p.validate()?;
+    Ok(Arc::new(StepFactory(p)))
 }

@@ -3,6 +3,8 @@
 //! - [`seq`]: u64 byte offsets inside, wrapping u32 on the wire
 //! - [`rtt`]: RFC 6298 estimator
 //! - [`newreno`]: NewReno's congestion controller (a `cc::CongestionControl`, as VCP's, DPCP's, ...)
+//! - [`cubic`]: CUBIC's (RFC 9438), the registry's "cubic"
+//! - [`dctcp`]: DCTCP's (RFC 8257) and its exact ECN echo, the registry's "dctcp"
 //! - [`recovery`]: the transport's fast-recovery window (inflation, deflation, exit)
 //! - [`ranges`]: sorted byte ranges above a cumulative point (out-of-order data, SACKed data)
 //! - [`scoreboard`]: RFC 6675's SACK scoreboard (IsLost, NextSeg, pipe)
@@ -12,6 +14,8 @@
 //! Units: cwnd and ssthresh in bytes; MSS = packet_size − 40 (IPv4 + TCP) − the congestion
 //! header, if any; data packets are payload + 40 (+ header) bytes on the wire, ACK/SYN 40.
 
+pub mod cubic;
+pub mod dctcp;
 pub mod newreno;
 pub mod ranges;
 pub mod receiver;
