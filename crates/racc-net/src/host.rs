@@ -11,6 +11,8 @@
 
 use crate::auth::{self, Key, Window};
 use crate::clock::Clock;
+use crate::config::LoopConfig;
+use crate::schedule::{sample_count, sample_time};
 use crate::sys;
 use crate::udp::{RawSender, RecvBatch, SendBatch, UdpEnd};
 use racc_proto::endpoint::{Endpoint, EndpointStats};
@@ -101,16 +103,6 @@ pub struct Snapshot {
     pub metrics: MetricList,
 }
 
-/// Sample `k`'s time: `k` intervals, the last one cut at the end of the run (as the simulator).
-pub fn sample_time(spec: &Spec, k: u32) -> Time {
-    (k as Time * spec.sample_interval).min(spec.duration)
-}
-
-/// How many samples a run of `spec` takes.
-pub fn sample_count(spec: &Spec) -> u32 {
-    spec.duration.div_ceil(spec.sample_interval.max(1)) as u32
-}
-
 struct End {
     plan: EndPlan,
     sock: UdpEnd,
@@ -149,7 +141,7 @@ pub fn run(
     ready: &Barrier,
     clock: &std::sync::OnceLock<Clock>,
     stop: &AtomicBool,
-    loop_cfg: &crate::router::LoopConfig,
+    loop_cfg: &LoopConfig,
 ) -> io::Result<(Vec<EndReport>, HostStats)> {
     let (batch, hold_ns) = (loop_cfg.host_batch, loop_cfg.host_hold_ns);
     let cpu0 = sys::thread_cpu_ns();

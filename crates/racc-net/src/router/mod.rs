@@ -13,8 +13,10 @@
 
 use crate::auth::{Key, Window};
 use crate::clock::Clock;
-use crate::device::Device;
+use crate::config::LoopConfig;
+use crate::device::{Device, MAX_PKT};
 use crate::frame::{self, Frame, Reject};
+use crate::schedule::sample_count;
 use crate::sys;
 use crate::uring::Uring;
 use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
@@ -25,8 +27,9 @@ use racc_sim::port::{Accept, Packets, Port, Tapped};
 use racc_sim::Spec;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Largest packet the router takes (the devices' MTU is 1500).
-pub const MAX_PKT: usize = 2048;
+pub mod stats;
+pub use stats::RouterStats;
+
 /// The longest the router sleeps without looking at the stop flag.
 const MAX_WAIT: Time = 20_000_000;
 /// The most packets read from one device in one pass of the loop.
@@ -37,115 +40,6 @@ const TRY_ALL: usize = 8;
 /// The fewest reads an io_uring pass asks of a readable device: an empty one answers each at
 /// once, in the same system call, and asking too few makes the loop go round again.
 const URING_MIN_READS: usize = 8;
-
-/// How the router's loop waits. The defaults are what measured best on the 2-core KVM machine
-/// (`examples/ceiling.rs`; figures in docs/LIVE.md): slept-through
-/// short waits and a pinned router cut the CPU per packet and the delivery lateness p99;
-/// polling and IFF_NAPI did not help, and stay off.
-#[derive(Clone, Copy, Debug)]
-pub struct LoopConfig {
-    /// Waits up to this long are spent polling (epoll with no timeout) instead of sleeping.
-    /// Off: on a busy machine a real-time thread that polls starves the ordinary ones, and the
-    /// kernel's share for them then stalls it for tens of milliseconds.
-    pub spin_ns: Time,
-    /// Waits up to this long (and longer than `spin_ns`) sleep until the timer without
-    /// waking for the devices, which are read when it fires: packets from the hosts wait up to
-    /// this long in their device, for one wake-up instead of two.
-    pub coalesce_ns: Time,
-    /// The router thread's timer slack, ns (`PR_SET_TIMERSLACK`).
-    pub timer_slack_ns: u64,
-    /// Pin the router thread to the last CPU the process may use, and keep the host threads
-    /// off it (when there are at least two).
-    pub pin: bool,
-    /// Create the TUN devices with IFF_NAPI (the kernel's receive path of a packet the router
-    /// writes runs in NAPI context).
-    pub napi: bool,
-    /// The most datagrams a host reads with one `recvmmsg` and sends with one `sendmmsg`
-    /// (1: a system call per packet).
-    pub host_batch: usize,
-    /// After a pass that received packets, a host sleeps this long (or to its next timer)
-    /// without watching its sockets, then reads what queued (0: it waits in `ppoll`). Costs
-    /// up to this much delay at the receiving end of a busy path (the one-way delays measured
-    /// there and the ACK clock), none on an idle one.
-    pub host_hold_ns: Time,
-    /// The router sleeps to its next event plus this, so that events this close to it run in
-    /// the same wake-up (each up to this much later than due: the delivery lateness). At
-    /// 600 Mb/s 20 µs halved the wake-ups and cut the router's CPU per packet by 1-2 µs.
-    pub gather_ns: Time,
-    /// The devices' reads and writes of a pass go to the kernel in one `io_uring_enter`
-    /// ([`crate::uring`]) instead of a system call each.
-    pub uring: bool,
-    /// Veth pairs instead of TUN devices, the router reading its ends through AF_PACKET
-    /// receive rings (no system call per packet read; [`crate::packet`]).
-    pub veth: bool,
-}
-
-impl Default for LoopConfig {
-    fn default() -> LoopConfig {
-        LoopConfig {
-            spin_ns: 0,
-            coalesce_ns: 50_000,
-            timer_slack_ns: 1,
-            pin: true,
-            napi: false,
-            host_batch: 32,
-            host_hold_ns: 100_000,
-            gather_ns: 20_000,
-            uring: false,
-            veth: false,
-        }
-    }
-}
-
-/// What the router saw, beyond the ports' own counters.
-#[derive(Clone, Debug, Default)]
-pub struct RouterStats {
-    /// Packets read from the TUN devices.
-    pub rx_pkts: u64,
-    pub not_ipv4: u64,
-    pub not_udp: u64,
-    pub not_racc: u64,
-    /// racc datagrams of another wire format version than this build's (`shim::VERSION`).
-    pub bad_version: u64,
-    /// racc datagrams of no flow of the run, or not from and to that flow's hosts.
-    pub misrouted: u64,
-    /// racc datagrams whose tag is not this run's (`auth.rs`): forged, bit-flipped, or of
-    /// another run. Dropped before any port sees them.
-    pub forged: u64,
-    /// Datagrams with this run's tag whose counter the flow direction's window has seen or left
-    /// behind: replays. Dropped before any port sees them.
-    pub replayed: u64,
-    /// Written to the destination host's device.
-    pub delivered: u64,
-    pub write_errors: u64,
-    /// A module's rewrite could not be put back into the bytes (never expected).
-    pub write_back_errors: u64,
-    /// How late each delivery was written, after the time the emulated link delivers it, ns.
-    pub lateness_ns: Vec<u32>,
-    /// The router thread's CPU time, ns.
-    pub cpu_ns: u64,
-    /// How long the router thread waited runnable but not running, ns: pinned alone on its
-    /// CPU at SCHED_FIFO, this is the kernel's RT throttling (`sched_rt_runtime_us`).
-    pub run_delay_ns: u64,
-    /// Passes of the router's loop (each one wait at most).
-    pub loops: u64,
-    /// Waits spent polling rather than sleeping (`LoopConfig::spin_ns`).
-    pub spins: u64,
-    /// Waits slept through without watching the devices (`LoopConfig::coalesce_ns`).
-    pub coalesced: u64,
-    /// Wall time spent inside the writes to the hosts' devices (the kernel's receive path
-    /// for the packet runs there), and inside the reads, ns.
-    pub write_ns: u64,
-    pub read_ns: u64,
-    /// Packets a veth's receive ring had no room for (lost before the router saw them).
-    pub ring_drops: u64,
-}
-
-impl RouterStats {
-    pub fn foreign(&self) -> u64 {
-        self.not_ipv4 + self.not_udp + self.not_racc + self.bad_version + self.misrouted
-    }
-}
 
 pub struct Router {
     pub ports: Vec<Port>,
@@ -219,7 +113,7 @@ impl Router {
             prev: vec![PortMark::default(); ports.len()],
             interval: spec.sample_interval.max(1),
             duration: spec.duration,
-            samples: crate::host::sample_count(spec),
+            samples: sample_count(spec),
             next_k: 1,
             last_sample: 0,
             capture: None,
@@ -715,7 +609,6 @@ impl Router {
 }
 
 #[cfg(test)]
-#[path = "router_tests.rs"]
 mod tests;
 
 /// What an unused slot holds.
