@@ -22,12 +22,14 @@ use crate::uring::Uring;
 use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
 use racc_proto::time::{Time, NEVER};
 use racc_sim::metrics::{PortMark, PortSeries};
-use racc_sim::pcap::Capture;
-use racc_sim::port::{Accept, Packets, Port, Tapped};
+use racc_sim::port::{Accept, Packets, Port};
 use racc_sim::Spec;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod capture;
+mod samples;
 pub mod stats;
+pub use capture::LiveCapture;
 pub use stats::RouterStats;
 
 /// The longest the router sleeps without looking at the stop flag.
@@ -85,13 +87,6 @@ pub struct Router {
     io_scratch: Vec<usize>,
 }
 
-pub struct LiveCapture {
-    pub file: Capture,
-    batch: Vec<(u32, Tapped)>,
-    buf: Vec<u8>,
-    pub error: Option<String>,
-}
-
 impl Router {
     /// `flow_hosts[f]` = (sender's host, receiver's host), indices into `addrs`.
     pub fn new(
@@ -140,57 +135,6 @@ impl Router {
     /// The run's key, which the hosts seal their packets with (until set, all zero).
     pub fn set_key(&mut self, key: Key) {
         self.key = key;
-    }
-
-    /// Capture the packets that start serialisation on `ports` (every port if `None`) into a
-    /// pcapng file at `path`: the bytes the router holds for each, with the router modules'
-    /// rewrites as they stand when it departs, at the run's clock (plus the wall time it
-    /// started, `epoch_ns`).
-    pub fn capture(&mut self, path: &std::path::Path, ports: Option<&[usize]>, epoch_ns: u64) -> std::io::Result<()> {
-        let all: Vec<usize> = (0..self.ports.len()).collect();
-        let ports = ports.unwrap_or(&all);
-        let named: Vec<(usize, &str)> = ports.iter().map(|&p| (p, self.ports[p].name.as_str())).collect();
-        let file = Capture::create(path, &named, self.ports.len(), epoch_ns)?;
-        for &p in ports {
-            self.ports[p].start_tap();
-        }
-        self.capture = Some(Box::new(LiveCapture { file, batch: Vec::new(), buf: vec![0; MAX_PKT], error: None }));
-        Ok(())
-    }
-
-    pub fn capture_status(&self) -> Option<&LiveCapture> {
-        self.capture.as_deref()
-    }
-
-    /// Write what the captured ports sent since the last call. Called before any slot a tapped
-    /// packet held can be reused (slots are taken only when reading the devices).
-    fn write_capture(&mut self) {
-        let Some(cap) = self.capture.as_mut() else { return };
-        for (p, port) in self.ports.iter_mut().enumerate() {
-            if let Some(tap) = port.tap_mut() {
-                cap.batch.extend(tap.drain(..).map(|t| (p as u32, t)));
-            }
-        }
-        cap.batch.sort_by_key(|&(p, t)| (t.t, p));
-        for (p, t) in cap.batch.drain(..) {
-            if cap.error.is_some() {
-                continue;
-            }
-            let i = t.slot as usize;
-            let (n, fr) = (self.lens[i] as usize, self.frames[i]);
-            let b = &mut cap.buf[..n];
-            b.copy_from_slice(&self.bytes[i * MAX_PKT..i * MAX_PKT + n]);
-            // The packet as it left this port: every field a module may change is written
-            // (delivery may already have put a later state into the router's copy).
-            if let Err(e) = frame::write_tapped(b, &fr, &t.pkt) {
-                cap.error = Some(e.to_string());
-                continue;
-            }
-            let keep = (fr.ihl as usize + frame::UDP_LEN + fr.racc_len as usize).min(n);
-            if let Err(e) = cap.file.write(p as usize, t.t, &b[..keep], n) {
-                cap.error = Some(e.to_string());
-            }
-        }
     }
 
     fn alloc(&mut self) -> u32 {
@@ -396,54 +340,6 @@ impl Router {
         self.io_scratch = slots;
         self.io = Some(io);
         more
-    }
-
-    fn next_sample(&self) -> Time {
-        if self.next_k <= self.samples {
-            (self.next_k as Time * self.interval).min(self.duration)
-        } else {
-            NEVER
-        }
-    }
-
-    /// Every sample due by `now`: the events before it first, then the recorded ports' rows.
-    fn sample_due(&mut self, now: Time, tuns: &[&Device], clock: &Clock) {
-        loop {
-            let t = self.next_sample();
-            if t > now || t == NEVER {
-                return;
-            }
-            self.run_due(t, tuns, clock);
-            self.sample(t);
-            self.next_k += 1;
-        }
-    }
-
-    /// One row per recorded port at `t`, computed as the simulator's sample does (the same
-    /// columns from the same `Port` counters): what started serialisation in the interval,
-    /// the bytes on the wire in it, the queue now, drops, losses, marks, arrivals, and the
-    /// router module's own metrics.
-    fn sample(&mut self, t: Time) {
-        let dt = (t - self.last_sample) as f64 * 1e-9;
-        for k in 0..self.record_ports.len() {
-            let i = self.record_ports[k];
-            // A port's time never goes back: a packet read after the sample time may already
-            // be in it (by microseconds).
-            let now = self.port_now(i, t);
-            let p = &mut self.ports[i];
-            p.settle(now, &mut self.pkts);
-            self.prev[i] = self.series.push_port(t as f64 * 1e-9, i as u32, p, &self.pkts, self.prev[i], now, dt);
-            self.series.named.end_row();
-        }
-        self.last_sample = t;
-    }
-
-    /// Every port's departures due by `end` carried out and its queue integral brought there.
-    fn settle_all(&mut self, end: Time) {
-        for p in 0..self.ports.len() {
-            let t = self.port_now(p, end);
-            self.ports[p].settle(t, &mut self.pkts);
-        }
     }
 
     /// Port `p`'s clock at a call meant for `t`: never behind its last call.
