@@ -29,7 +29,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 mod capture;
 mod samples;
 pub mod stats;
-pub use capture::LiveCapture;
 pub use stats::RouterStats;
 
 /// The longest the router sleeps without looking at the stop flag.
@@ -77,7 +76,7 @@ pub struct Router {
     last_sample: Time,
     /// `--pcap`: the capture file, the tapped packets being put in time order, a scratch
     /// buffer, and the first write error (the capture stops there, the run goes on).
-    capture: Option<Box<LiveCapture>>,
+    capture: Option<Box<racc_sim::pcap::PortCapture>>,
     /// The devices' I/O through io_uring (`LoopConfig::uring`), for the length of a run.
     io: Option<Box<Uring>>,
     /// Per device: how many reads the next io_uring pass asks for (twice what came last time,
@@ -273,9 +272,7 @@ impl Router {
         }
         self.write_capture();
         if let Some(cap) = self.capture.as_mut() {
-            if let Err(e) = cap.file.flush() {
-                cap.error.get_or_insert(e.to_string());
-            }
+            cap.flush();
         }
         self.stats.cpu_ns = sys::thread_cpu_ns() - cpu0;
         self.stats.run_delay_ns = sys::thread_run_delay_ns().saturating_sub(delay0);
