@@ -178,18 +178,20 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
     // The router's CPU, kept free of host threads (only with two CPUs or more).
     let cpus = sys::cpus();
     let router_cpu = if opts.loop_cfg.pin && cpus.len() >= 2 { cpus.last().copied() } else { None };
+    let host_run =
+        host::HostRun { spec, key, ready: &ready, clock: &clock_cell, stop: &STOP, loop_cfg: &opts.loop_cfg };
     let (host_results, wall, routed) = std::thread::scope(|s| {
         let handles: Vec<_> = plans
             .into_iter()
             .enumerate()
             .map(|(h, p)| {
                 let ns = net.hosts[h].ns.clone();
-                let (ready, clock_cell) = (&ready, &clock_cell);
+                let host_run = &host_run;
                 s.spawn(move || {
                     if let Some(c) = router_cpu {
                         sys::avoid_cpu(c);
                     }
-                    host::run(&ns, p, spec, key, ready, clock_cell, &STOP, &opts.loop_cfg)
+                    host::run(&ns, p, host_run)
                 })
             })
             .collect();

@@ -6,7 +6,7 @@
 
 use crate::event::{EventQueue, Timer, What};
 use crate::medium::Medium;
-use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries};
+use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries, RowTime};
 use crate::pcap::PortCapture;
 use crate::plan::flow_config_for;
 use crate::port::{Accept, Packets, Port, PortCounters, PortRole};

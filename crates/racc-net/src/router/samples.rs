@@ -4,6 +4,7 @@ use super::Router;
 use crate::clock::Clock;
 use crate::device::Device;
 use racc_proto::time::{Time, NEVER};
+use racc_sim::metrics::RowTime;
 
 impl Router {
     pub(super) fn next_sample(&self) -> Time {
@@ -40,7 +41,13 @@ impl Router {
             let now = self.port_now(i, t);
             let p = &mut self.ports[i];
             p.settle(now, &mut self.pkts);
-            self.prev[i] = self.series.push_port(t as f64 * 1e-9, i as u32, p, &self.pkts, self.prev[i], now, dt);
+            self.prev[i] = self.series.push_port(
+                RowTime { t_s: t as f64 * 1e-9, now, dt_s: dt },
+                i as u32,
+                p,
+                &self.pkts,
+                self.prev[i],
+            );
             self.series.named.end_row();
         }
         self.last_sample = t;
