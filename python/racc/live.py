@@ -132,13 +132,7 @@ def run(
 def _results(raw: dict[str, Any], sc: Any, resolved: Any, started: _dt.datetime, wall: float) -> Results:
     """The runtime's document as a :class:`Results` with the summary ``racc run`` writes."""
     res = Results.from_core(raw, resolved=resolved, scenario_text=sc.text, name=sc.name)
-    res.summary = _summary.build(
-        res.summary,
-        links=res.links,
-        flows=res.flows,
-        completions=res.completions,
-        flow_info=res.flow_info,
-    )
+    res.summary = _summary.of_results(res)
     res.summary["run"] = run_info(sc, resolved, started, wall, 0)
     res.summary["run"]["engine"] = "live"
     res.summary["run"]["events_per_s"] = None

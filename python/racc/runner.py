@@ -117,14 +117,7 @@ def finished_results(
 ) -> Results:
     """A finished engine run as :class:`Results`, with its summary statistics and provenance."""
     res = Results.from_core(sim.results(), resolved=resolved, scenario_text=sc.text, name=sc.name)
-    res.summary = _summary.build(
-        res.summary,
-        links=res.links,
-        flows=res.flows,
-        completions=res.completions,
-        flow_info=res.flow_info,
-        window=window,
-    )
+    res.summary = _summary.of_results(res, window)
     # The seed as the engine ran it: from its own summary (the engine always states it), else
     # from the resolved scenario.
     seed = res.summary.get("seed")

@@ -277,3 +277,15 @@ def build(
     }
     out["fct"] = fct_stats(completions)
     return out
+
+
+def of_results(res: Any, window: tuple[float, float] | None = None) -> dict[str, Any]:
+    """:func:`build` over a :class:`racc.Results`' own tables (every engine's results)."""
+    return build(
+        res.summary,
+        links=res.links,
+        flows=res.flows,
+        completions=res.completions,
+        flow_info=res.flow_info,
+        window=window,
+    )

@@ -40,6 +40,19 @@ if not HAVE_CORE and os.environ.get("CI"):
     raise RuntimeError("racc._core is not importable in CI: the install step did not build the engine")
 needs_core = pytest.mark.skipif(not HAVE_CORE, reason="racc._core is not built (run `maturin develop --release`)")
 
+_QUICK: dict = {}
+
+
+def quick_reproduction(name: str):
+    """``experiments.reproduce(name, quick=True)``, run once per test process and shared by every
+    test that asks for it (a run is deterministic, so a second one gives the same). Read only: a
+    test that changes what it gets back runs its own."""
+    if name not in _QUICK:
+        from racc import experiments
+
+        _QUICK[name] = experiments.reproduce(name, quick=True)
+    return _QUICK[name]
+
 
 @pytest.fixture
 def fake(monkeypatch):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REPO, needs_core
+from conftest import REPO, needs_core, quick_reproduction
 from racc.experiments.base import CAUSES, Cause, Claim, explain, judged, tally, unexplained
 from racc.experiments.printout import summary_lines
 
@@ -72,9 +72,7 @@ def test_report_html_shows_the_cause_and_the_headline(tmp_path):
 @pytest.mark.parametrize("name", sorted(__import__("racc.experiments", fromlist=["names"]).names()))
 def test_no_shipped_claim_differs_without_a_cause(name):
     """Issue 35: every "differs" of every shipped experiment says why (at reduced scale)."""
-    from racc import experiments
-
-    rep = experiments.reproduce(name, quick=True)
+    rep = quick_reproduction(name)
     missing = [(c.claim, c.measured) for c in unexplained(rep.claims)]
     assert not missing, missing
     for c in rep.claims:
@@ -84,9 +82,7 @@ def test_no_shipped_claim_differs_without_a_cause(name):
 
 @pytest.fixture(scope="module")
 def parking_quick():
-    from racc import experiments
-
-    return experiments.reproduce("mpcp-parking-lot", quick=True)
+    return quick_reproduction("mpcp-parking-lot")
 
 
 @needs_core

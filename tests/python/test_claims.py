@@ -7,7 +7,7 @@ import math
 import re
 
 import pytest
-from conftest import needs_core
+from conftest import needs_core, quick_reproduction
 from racc.experiments.base import NOT_JUDGED_QUICK, Claim, about_claim, judged, not_judged_quick
 
 
@@ -64,9 +64,7 @@ def check_claims(claims) -> None:
 @pytest.mark.parametrize("name", ["xcc-single", "mpcp-dumbbell", "dccp-vcp-t3"])
 def test_quick_claims_of_experiments(name):
     """At reduced scale (scale-free property: the rule/verdict agreement)."""
-    from racc import experiments
-
-    rep = experiments.reproduce(name, quick=True)
+    rep = quick_reproduction(name)
     judged_claims = [c for c in rep.claims if c.verdict in ("consistent", "differs")]
     assert judged_claims
     check_claims(rep.claims)

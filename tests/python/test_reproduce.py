@@ -6,7 +6,7 @@ import json
 
 import polars as pl
 import pytest
-from conftest import needs_core
+from conftest import needs_core, quick_reproduction
 from racc.errors import ScenarioError
 
 pytestmark = needs_core
@@ -161,9 +161,7 @@ def test_reproduce_with_another_seed(tmp_path, racc_cli):
     assert "seed 2" in r.stdout
     data = json.loads((out / "claims.json").read_text())
     assert data["seed"] == 2
-    from racc import experiments
-
-    one = experiments.reproduce("mpcp-queue", quick=True)
+    one = quick_reproduction("mpcp-queue")
     for case in data["cases_run"]:
         assert json.loads((out / case / "scenario.resolved.json").read_text())["seed"] == 2
     # The routers' first load-factor tick is drawn from the seed, so the queues differ.

@@ -57,7 +57,7 @@ fn main() {
     let mut secs = 6.0;
     let mut delayed_ack = false;
     let mut rates = Vec::new();
-    let mut cfg = racc_net::router::LoopConfig::default();
+    let mut cfg = racc_net::config::LoopConfig::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |what: &str| args.next().and_then(|s| s.parse::<f64>().ok()).expect(what);

@@ -13,7 +13,7 @@
 //! packet's length does not change; a packet whose headers fill it (a pure ACK) grows by
 //! [`TRAILER`] real bytes. Ports account the modelled size, from the shim, as before.
 
-use crate::frame::UDP_LEN;
+use racc_proto::wire::ip_packet::UDP_LEN;
 use racc_proto::wire::ipv4;
 use siphasher::sip::SipHasher24;
 use std::hash::Hasher;
@@ -169,12 +169,12 @@ mod tests {
             let (n, total) = ip_packet::emit(&p, addrs, &mut buf).unwrap();
             let sealed = make_room(&mut buf, n, total).unwrap();
             assert_eq!(sealed, if grows { n + TRAILER } else { total });
-            let racc = n - crate::frame::IP_UDP_LEN;
-            k.seal(&mut buf[crate::frame::IP_UDP_LEN..sealed], racc, 5);
+            let racc = n - racc_proto::wire::ip_packet::IP_UDP_LEN;
+            k.seal(&mut buf[racc_proto::wire::ip_packet::IP_UDP_LEN..sealed], racc, 5);
             // The router's parse takes it (lengths and checksum right), with its modelled size.
             let f = crate::frame::parse(&buf[..sealed]).unwrap();
             assert_eq!((f.pkt, f.racc_len as usize), (p, racc));
-            assert_eq!(k.open(&buf[crate::frame::IP_UDP_LEN..sealed], racc), Some(5));
+            assert_eq!(k.open(&buf[racc_proto::wire::ip_packet::IP_UDP_LEN..sealed], racc), Some(5));
         }
     }
 

@@ -6,6 +6,9 @@ use crate::tun::Tun;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 
+/// Largest packet the router takes (the devices' MTU is 1500).
+pub const MAX_PKT: usize = 2048;
+
 pub enum Device {
     Tun(Tun),
     Veth(PacketPort),

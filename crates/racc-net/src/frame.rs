@@ -8,9 +8,9 @@ use racc_proto::wire::datagram::{self, IpFields};
 use racc_proto::wire::ipv4::{self, Ipv4Repr, PROTO_UDP};
 use racc_proto::wire::WireError;
 
-pub const UDP_LEN: usize = 8;
-/// IPv4 + UDP header bytes: what a host's datagram is short of its wire size.
-pub const IP_UDP_LEN: usize = ipv4::MIN_LEN + UDP_LEN;
+/// The UDP header, and IPv4 + UDP headers (what a host's datagram is short of its wire size):
+/// the wire layer's.
+pub use racc_proto::wire::ip_packet::{IP_UDP_LEN, UDP_LEN};
 
 /// Why a packet the router read is not forwarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

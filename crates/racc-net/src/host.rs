@@ -11,6 +11,8 @@
 
 use crate::auth::{self, Key, Window};
 use crate::clock::Clock;
+use crate::config::LoopConfig;
+use crate::schedule::{sample_count, sample_time};
 use crate::sys;
 use crate::udp::{RawSender, RecvBatch, SendBatch, UdpEnd};
 use racc_proto::endpoint::{Endpoint, EndpointStats};
@@ -101,16 +103,6 @@ pub struct Snapshot {
     pub metrics: MetricList,
 }
 
-/// Sample `k`'s time: `k` intervals, the last one cut at the end of the run (as the simulator).
-pub fn sample_time(spec: &Spec, k: u32) -> Time {
-    (k as Time * spec.sample_interval).min(spec.duration)
-}
-
-/// How many samples a run of `spec` takes.
-pub fn sample_count(spec: &Spec) -> u32 {
-    spec.duration.div_ceil(spec.sample_interval.max(1)) as u32
-}
-
 struct End {
     plan: EndPlan,
     sock: UdpEnd,
@@ -138,19 +130,23 @@ fn sample(ends: &mut [End], k: u32) {
     }
 }
 
+/// What every host thread of a run is handed at spawn, the same for all: the scenario, the
+/// run's key, the barrier of the start, the run's clock (set between the barrier's two waits),
+/// the stop flag and the loop's settings.
+#[derive(Clone, Copy)]
+pub struct HostRun<'a> {
+    pub spec: &'a Spec,
+    pub key: Key,
+    pub ready: &'a Barrier,
+    pub clock: &'a std::sync::OnceLock<Clock>,
+    pub stop: &'a AtomicBool,
+    pub loop_cfg: &'a LoopConfig,
+}
+
 /// Run the ends of one host until `end` or `stop`. The thread enters namespace `ns`, opens its
-/// sockets, waits at `ready` (every thread set up), then reads the run's clock from `clock`.
-#[allow(clippy::too_many_arguments)] // each is one thing the thread is handed at spawn
-pub fn run(
-    ns: &str,
-    plans: Vec<EndPlan>,
-    spec: &Spec,
-    key: Key,
-    ready: &Barrier,
-    clock: &std::sync::OnceLock<Clock>,
-    stop: &AtomicBool,
-    loop_cfg: &crate::router::LoopConfig,
-) -> io::Result<(Vec<EndReport>, HostStats)> {
+/// sockets, waits at `run.ready` (every thread set up), then reads the run's clock.
+pub fn run(ns: &str, plans: Vec<EndPlan>, run: &HostRun) -> io::Result<(Vec<EndReport>, HostStats)> {
+    let HostRun { spec, key, ready, clock, stop, loop_cfg } = *run;
     let (batch, hold_ns) = (loop_cfg.host_batch, loop_cfg.host_hold_ns);
     let cpu0 = sys::thread_cpu_ns();
     let mut hs = HostStats::default();

@@ -7,13 +7,16 @@
 //! - [`router`]: a thread in the original namespace that reads every host's device and emulates
 //!   the scenario's ports with the simulator's own `Port` (queue, rate, delay, loss, router
 //!   module) on real IP packets ([`frame`]: IPv4 + UDP + racc datagram, the wire layer of
-//!   `racc_proto::wire`).
+//!   `racc_proto::wire`);
+//! - [`config`] (how both kinds of thread wait and batch) and [`schedule`] (the sample times
+//!   both keep) sit below them, so neither imports the other.
 //!
 //! [`Endpoint`]: racc_proto::endpoint::Endpoint
 
 pub mod auth;
 pub mod check;
 pub mod clock;
+pub mod config;
 pub mod device;
 pub mod frame;
 pub mod host;
@@ -22,6 +25,7 @@ pub mod packet;
 pub mod report;
 pub mod results;
 pub mod router;
+pub mod schedule;
 pub mod sys;
 pub mod tun;
 pub mod udp;
@@ -114,7 +118,7 @@ pub struct Options {
     /// (every port if `None`).
     pub pcap: Option<(std::path::PathBuf, Option<Vec<String>>)>,
     /// How the router's loop waits (the defaults are the measured best).
-    pub loop_cfg: router::LoopConfig,
+    pub loop_cfg: config::LoopConfig,
 }
 
 /// Run `spec` live for its duration; namespaces and devices are removed before this returns.
@@ -174,18 +178,20 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
     // The router's CPU, kept free of host threads (only with two CPUs or more).
     let cpus = sys::cpus();
     let router_cpu = if opts.loop_cfg.pin && cpus.len() >= 2 { cpus.last().copied() } else { None };
+    let host_run =
+        host::HostRun { spec, key, ready: &ready, clock: &clock_cell, stop: &STOP, loop_cfg: &opts.loop_cfg };
     let (host_results, wall, routed) = std::thread::scope(|s| {
         let handles: Vec<_> = plans
             .into_iter()
             .enumerate()
             .map(|(h, p)| {
                 let ns = net.hosts[h].ns.clone();
-                let (ready, clock_cell) = (&ready, &clock_cell);
+                let host_run = &host_run;
                 s.spawn(move || {
                     if let Some(c) = router_cpu {
                         sys::avoid_cpu(c);
                     }
-                    host::run(&ns, p, spec, key, ready, clock_cell, &STOP, &opts.loop_cfg)
+                    host::run(&ns, p, host_run)
                 })
             })
             .collect();

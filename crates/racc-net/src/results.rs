@@ -8,8 +8,9 @@
 //! snapshots at each sample time (the sender's counters and metrics, the receiver's delivered
 //! bytes), so the columns are the simulator's, computed the same way.
 
-use crate::host::{sample_count, sample_time, Snapshot};
+use crate::host::Snapshot;
 use crate::report::{quantile, LiveReport};
+use crate::schedule::{sample_count, sample_time};
 use racc_proto::endpoint::{Endpoint, EndpointStats};
 use racc_proto::metrics::MetricSink;
 use racc_proto::packet::Packet;

@@ -13,7 +13,8 @@
 //! storage may move when it grows, while the kernel reads a write's buffer until it completes).
 
 use crate::clock::Clock;
-use crate::router::{RouterStats, MAX_PKT};
+use crate::device::MAX_PKT;
+use crate::router::stats::RouterStats;
 use io_uring::{opcode, types, IoUring};
 use racc_proto::time::Time;
 use std::io;

@@ -2,8 +2,8 @@
 //! printed reason otherwise. They run one at a time (a lock), each well under 20 s: the claims
 //! are rates and delays at 20 Mb/s, where two cores leave the router room to keep time.
 
+use racc_net::config::LoopConfig;
 use racc_net::report::{quantile, LiveReport};
-use racc_net::router::LoopConfig;
 use racc_net::{netns, sys};
 use racc_sim::Spec;
 use std::sync::Mutex;

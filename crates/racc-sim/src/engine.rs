@@ -6,7 +6,8 @@
 
 use crate::event::{EventQueue, Timer, What};
 use crate::medium::Medium;
-use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries};
+use crate::metrics::{unsent_bytes, Completions, Conservation, FlowSeries, GroupSeries, PortMark, PortSeries, RowTime};
+use crate::pcap::PortCapture;
 use crate::plan::flow_config_for;
 use crate::port::{Accept, Packets, Port, PortCounters, PortRole};
 use crate::scenario::buffers::port_rtts;
@@ -184,16 +185,7 @@ pub struct Simulator {
     /// Receiver bytes of flows already finished and freed.
     done_bytes: u64,
     /// A packet capture of some ports (`capture`), written at each sample and at the end.
-    capture: Option<Box<CaptureState>>,
-}
-
-/// A capture in progress: the file, the tapped packets being put in time order, the first
-/// write error (the capture stops there; the run goes on).
-struct CaptureState {
-    file: crate::pcap::Capture,
-    batch: Vec<(u32, crate::port::Tapped)>,
-    buf: Vec<u8>,
-    error: Option<String>,
+    capture: Option<Box<PortCapture>>,
 }
 
 impl Simulator {

@@ -41,6 +41,16 @@ pub enum Column<'a> {
     U16(&'a [u16]),
 }
 
+/// When a `links` row is taken: the sample time in seconds, the port's own clock (settled
+/// to it; the live router's may be a little past the sample time), and the seconds the row
+/// covers since the previous one.
+#[derive(Clone, Copy, Debug)]
+pub struct RowTime {
+    pub t_s: f64,
+    pub now: Time,
+    pub dt_s: f64,
+}
+
 impl PortSeries {
     /// Every column by its results name, in table order: the one list of the `links` table.
     pub fn columns(&self) -> [(&'static str, Column<'_>); 12] {
@@ -67,17 +77,8 @@ impl PortSeries {
     /// to `now`. The row stays open for the caller's further metrics (a medium's) and its
     /// `named.end_row()`. Returns the port's mark for the next row. The one row computation of
     /// both engines' `links` table.
-    #[allow(clippy::too_many_arguments)]
-    pub fn push_port(
-        &mut self,
-        t_s: f64,
-        index: u32,
-        p: &Port,
-        pkts: &Packets,
-        prev: PortMark,
-        now: Time,
-        dt_s: f64,
-    ) -> PortMark {
+    pub fn push_port(&mut self, at: RowTime, index: u32, p: &Port, pkts: &Packets, prev: PortMark) -> PortMark {
+        let RowTime { t_s, now, dt_s } = at;
         let c = p.c;
         let PortMark { c: pv, unsent: pu } = prev;
         let unsent = p.unsent(now, pkts);

@@ -6,8 +6,10 @@
 //! rewrites, at its clock's times. A record keeps the IPv4, UDP and racc headers; its original
 //! length is the IPv4 total length (the application bytes, zeros in racc, are not stored).
 //!
-//! The writer is the `pcap-file` crate's (see docs/LIVE.md, "Packet captures").
+//! The writer is the `pcap-file` crate's (see docs/LIVE.md, "Packet captures"). Both engines
+//! drain their ports' taps through one [`PortCapture`]; only how a packet becomes bytes differs.
 
+use crate::port::{Port, Tapped};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
 use pcap_file::pcapng::PcapNgWriter;
@@ -81,5 +83,72 @@ impl Capture {
 
     pub fn flush(&mut self) -> io::Result<()> {
         self.writer.get_mut().flush()
+    }
+}
+
+/// A capture in progress, the one both engines drive: the file, the tapped packets being put in
+/// time order, a buffer for a record's bytes, and the first error (the capture stops there; the
+/// run goes on).
+pub struct PortCapture {
+    pub file: Capture,
+    batch: Vec<(u32, Tapped)>,
+    buf: Vec<u8>,
+    pub error: Option<String>,
+}
+
+impl PortCapture {
+    /// Capture the packets that start serialisation on `which` of `ports` (every port if `None`)
+    /// into a new file at `path`, with timestamps from `epoch_ns`; `max_len` bytes is the
+    /// longest packet a record is built from.
+    pub fn start(
+        path: &Path,
+        ports: &mut [Port],
+        which: Option<&[usize]>,
+        epoch_ns: u64,
+        max_len: usize,
+    ) -> io::Result<PortCapture> {
+        let all: Vec<usize> = (0..ports.len()).collect();
+        let which = which.unwrap_or(&all);
+        let named: Vec<(usize, &str)> = which.iter().map(|&p| (p, ports[p].name.as_str())).collect();
+        let file = Capture::create(path, &named, ports.len(), epoch_ns)?;
+        for &p in which {
+            ports[p].start_tap();
+        }
+        Ok(PortCapture { file, batch: Vec::new(), buf: vec![0; max_len], error: None })
+    }
+
+    /// Write what the tapped `ports` sent since the last call, in time order (ties by port).
+    /// `record` puts a packet's bytes as it left its port into the buffer and returns how many
+    /// to keep and its length on the wire. After the first error the rest is dropped.
+    pub fn drain(
+        &mut self,
+        ports: &mut [Port],
+        mut record: impl FnMut(&Tapped, &mut [u8]) -> Result<(usize, usize), String>,
+    ) {
+        for (p, port) in ports.iter_mut().enumerate() {
+            if let Some(tap) = port.tap_mut() {
+                self.batch.extend(tap.drain(..).map(|t| (p as u32, t)));
+            }
+        }
+        self.batch.sort_by_key(|&(p, t)| (t.t, p));
+        for (p, t) in self.batch.drain(..) {
+            if self.error.is_some() {
+                break;
+            }
+            let r = record(&t, &mut self.buf).and_then(|(keep, total)| {
+                self.file.write(p as usize, t.t, &self.buf[..keep], total).map_err(|e| e.to_string())
+            });
+            if let Err(e) = r {
+                self.error = Some(e);
+            }
+        }
+        self.batch.clear();
+    }
+
+    /// Everything written so far on disk (an error is kept unless one came first).
+    pub fn flush(&mut self) {
+        if let Err(e) = self.file.flush() {
+            self.error.get_or_insert(e.to_string());
+        }
     }
 }

@@ -163,14 +163,7 @@ def crosscheck_ns2(
             t0 = time.perf_counter()
             path_counters = ns.finish(runs[s], f"seed {s}")
             n2 = counters.read(path_counters, resolved, res.flow_info, res.port_info, step)
-            n2.summary = _summary.build(
-                n2.summary,
-                links=n2.links,
-                flows=n2.flows,
-                completions=n2.completions,
-                flow_info=n2.flow_info,
-                window=(w0, w1),
-            )
+            n2.summary = _summary.of_results(n2, (w0, w1))
             n2.summary["run"] = {
                 "engine": f"ns-{version}",
                 "scenario": resolved["name"],

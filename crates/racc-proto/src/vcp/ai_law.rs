@@ -23,6 +23,13 @@
 
 use crate::params::{positive, ParamError};
 
+/// A4: the window added per acknowledged packet in AI: α·min((rtt/t_p)², σ_AI)/cwnd.
+#[inline]
+pub fn ai_step(alpha: f64, rtt_s: f64, t_p_s: f64, sigma_ai: f64, cwnd_pkts: f64) -> f64 {
+    let r = rtt_s / t_p_s;
+    alpha * (r * r).min(sigma_ai) / cwnd_pkts
+}
+
 /// The `ai_law` key of a VCP-family flow.
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum AiLawName {
@@ -123,7 +130,7 @@ impl AiLaw {
     #[inline]
     pub fn step(&self, alpha: f64, rtt_s: f64, t_p_s: f64, cwnd_pkts: f64) -> f64 {
         match self {
-            AiLaw::Seed001 { sigma_ai } => super::laws::ai_step(alpha, rtt_s, t_p_s, *sigma_ai, cwnd_pkts),
+            AiLaw::Seed001 { sigma_ai } => ai_step(alpha, rtt_s, t_p_s, *sigma_ai, cwnd_pkts),
             AiLaw::Ns2(c) => alpha * c.w * c.scale(rtt_s) / cwnd_pkts,
         }
     }

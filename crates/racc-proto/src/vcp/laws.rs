@@ -24,13 +24,6 @@ pub fn mi_step(mu: f64, rtt_s: f64, t_p_s: f64, sigma_mi: f64) -> f64 {
     (1.0 + mu).powf((rtt_s / t_p_s).min(sigma_mi)) - 1.0
 }
 
-/// A4: the window added per acknowledged packet in AI: α·min((rtt/t_p)², σ_AI)/cwnd.
-#[inline]
-pub fn ai_step(alpha: f64, rtt_s: f64, t_p_s: f64, sigma_ai: f64, cwnd_pkts: f64) -> f64 {
-    let r = rtt_s / t_p_s;
-    alpha * (r * r).min(sigma_ai) / cwnd_pkts
-}
-
 /// The MD hold of an episode: overload codes before `hold_until` are ignored, those before
 /// `ai_until` give AI (VCP-DCCP App.).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

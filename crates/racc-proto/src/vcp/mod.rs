@@ -24,9 +24,9 @@ pub mod queue_term;
 pub mod router;
 pub mod window;
 
-pub use ai_law::{check_ai_law, AiLaw, AiLawName, Ns2Ai};
+pub use ai_law::{ai_step, check_ai_law, AiLaw, AiLawName, Ns2Ai};
 pub use echo::VcpEcho;
-pub use laws::{ai_step, mi_step, MdEpisode, VcpLaws};
+pub use laws::{mi_step, MdEpisode, VcpLaws};
 pub use load_factor::{load_factor, queue_ewma, vcp_code, LoadFactor, LoadFactorParams, RHO_HIGH, RHO_OVERLOAD};
 pub use pacing::{check_pacing_gain, window_pacing_rate};
 pub use params::{MdHold, VcpParams, WindowLaws};

@@ -12,7 +12,7 @@ impl Simulator {
             let p = &mut self.ports[i];
             p.settle(now, &mut self.slab.pkts);
             let prev = self.prev[r];
-            let mark = self.port_series.push_port(t_s, i as u32, p, &self.slab.pkts, prev, now, dt);
+            let mark = self.port_series.push_port(RowTime { t_s, now, dt_s: dt }, i as u32, p, &self.slab.pkts, prev);
             if let Some((m, member)) = p.medium() {
                 self.media[m].metrics(member, &mut self.port_series.named);
             }

@@ -13,20 +13,24 @@
 
 use crate::auth::{Key, Window};
 use crate::clock::Clock;
-use crate::device::Device;
+use crate::config::LoopConfig;
+use crate::device::{Device, MAX_PKT};
 use crate::frame::{self, Frame, Reject};
+use crate::schedule::sample_count;
 use crate::sys;
 use crate::uring::Uring;
 use racc_proto::packet::{Direction, Kind, Packet, TcpHeader};
 use racc_proto::time::{Time, NEVER};
 use racc_sim::metrics::{PortMark, PortSeries};
-use racc_sim::pcap::Capture;
-use racc_sim::port::{Accept, Packets, Port, Tapped};
+use racc_sim::port::{Accept, Packets, Port};
 use racc_sim::Spec;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Largest packet the router takes (the devices' MTU is 1500).
-pub const MAX_PKT: usize = 2048;
+mod capture;
+mod samples;
+pub mod stats;
+pub use stats::RouterStats;
+
 /// The longest the router sleeps without looking at the stop flag.
 const MAX_WAIT: Time = 20_000_000;
 /// The most packets read from one device in one pass of the loop.
@@ -37,115 +41,6 @@ const TRY_ALL: usize = 8;
 /// The fewest reads an io_uring pass asks of a readable device: an empty one answers each at
 /// once, in the same system call, and asking too few makes the loop go round again.
 const URING_MIN_READS: usize = 8;
-
-/// How the router's loop waits. The defaults are what measured best on the 2-core KVM machine
-/// (`examples/ceiling.rs`; figures in docs/LIVE.md): slept-through
-/// short waits and a pinned router cut the CPU per packet and the delivery lateness p99;
-/// polling and IFF_NAPI did not help, and stay off.
-#[derive(Clone, Copy, Debug)]
-pub struct LoopConfig {
-    /// Waits up to this long are spent polling (epoll with no timeout) instead of sleeping.
-    /// Off: on a busy machine a real-time thread that polls starves the ordinary ones, and the
-    /// kernel's share for them then stalls it for tens of milliseconds.
-    pub spin_ns: Time,
-    /// Waits up to this long (and longer than `spin_ns`) sleep until the timer without
-    /// waking for the devices, which are read when it fires: packets from the hosts wait up to
-    /// this long in their device, for one wake-up instead of two.
-    pub coalesce_ns: Time,
-    /// The router thread's timer slack, ns (`PR_SET_TIMERSLACK`).
-    pub timer_slack_ns: u64,
-    /// Pin the router thread to the last CPU the process may use, and keep the host threads
-    /// off it (when there are at least two).
-    pub pin: bool,
-    /// Create the TUN devices with IFF_NAPI (the kernel's receive path of a packet the router
-    /// writes runs in NAPI context).
-    pub napi: bool,
-    /// The most datagrams a host reads with one `recvmmsg` and sends with one `sendmmsg`
-    /// (1: a system call per packet).
-    pub host_batch: usize,
-    /// After a pass that received packets, a host sleeps this long (or to its next timer)
-    /// without watching its sockets, then reads what queued (0: it waits in `ppoll`). Costs
-    /// up to this much delay at the receiving end of a busy path (the one-way delays measured
-    /// there and the ACK clock), none on an idle one.
-    pub host_hold_ns: Time,
-    /// The router sleeps to its next event plus this, so that events this close to it run in
-    /// the same wake-up (each up to this much later than due: the delivery lateness). At
-    /// 600 Mb/s 20 µs halved the wake-ups and cut the router's CPU per packet by 1-2 µs.
-    pub gather_ns: Time,
-    /// The devices' reads and writes of a pass go to the kernel in one `io_uring_enter`
-    /// ([`crate::uring`]) instead of a system call each.
-    pub uring: bool,
-    /// Veth pairs instead of TUN devices, the router reading its ends through AF_PACKET
-    /// receive rings (no system call per packet read; [`crate::packet`]).
-    pub veth: bool,
-}
-
-impl Default for LoopConfig {
-    fn default() -> LoopConfig {
-        LoopConfig {
-            spin_ns: 0,
-            coalesce_ns: 50_000,
-            timer_slack_ns: 1,
-            pin: true,
-            napi: false,
-            host_batch: 32,
-            host_hold_ns: 100_000,
-            gather_ns: 20_000,
-            uring: false,
-            veth: false,
-        }
-    }
-}
-
-/// What the router saw, beyond the ports' own counters.
-#[derive(Clone, Debug, Default)]
-pub struct RouterStats {
-    /// Packets read from the TUN devices.
-    pub rx_pkts: u64,
-    pub not_ipv4: u64,
-    pub not_udp: u64,
-    pub not_racc: u64,
-    /// racc datagrams of another wire format version than this build's (`shim::VERSION`).
-    pub bad_version: u64,
-    /// racc datagrams of no flow of the run, or not from and to that flow's hosts.
-    pub misrouted: u64,
-    /// racc datagrams whose tag is not this run's (`auth.rs`): forged, bit-flipped, or of
-    /// another run. Dropped before any port sees them.
-    pub forged: u64,
-    /// Datagrams with this run's tag whose counter the flow direction's window has seen or left
-    /// behind: replays. Dropped before any port sees them.
-    pub replayed: u64,
-    /// Written to the destination host's device.
-    pub delivered: u64,
-    pub write_errors: u64,
-    /// A module's rewrite could not be put back into the bytes (never expected).
-    pub write_back_errors: u64,
-    /// How late each delivery was written, after the time the emulated link delivers it, ns.
-    pub lateness_ns: Vec<u32>,
-    /// The router thread's CPU time, ns.
-    pub cpu_ns: u64,
-    /// How long the router thread waited runnable but not running, ns: pinned alone on its
-    /// CPU at SCHED_FIFO, this is the kernel's RT throttling (`sched_rt_runtime_us`).
-    pub run_delay_ns: u64,
-    /// Passes of the router's loop (each one wait at most).
-    pub loops: u64,
-    /// Waits spent polling rather than sleeping (`LoopConfig::spin_ns`).
-    pub spins: u64,
-    /// Waits slept through without watching the devices (`LoopConfig::coalesce_ns`).
-    pub coalesced: u64,
-    /// Wall time spent inside the writes to the hosts' devices (the kernel's receive path
-    /// for the packet runs there), and inside the reads, ns.
-    pub write_ns: u64,
-    pub read_ns: u64,
-    /// Packets a veth's receive ring had no room for (lost before the router saw them).
-    pub ring_drops: u64,
-}
-
-impl RouterStats {
-    pub fn foreign(&self) -> u64 {
-        self.not_ipv4 + self.not_udp + self.not_racc + self.bad_version + self.misrouted
-    }
-}
 
 pub struct Router {
     pub ports: Vec<Port>,
@@ -181,7 +76,7 @@ pub struct Router {
     last_sample: Time,
     /// `--pcap`: the capture file, the tapped packets being put in time order, a scratch
     /// buffer, and the first write error (the capture stops there, the run goes on).
-    capture: Option<Box<LiveCapture>>,
+    capture: Option<Box<racc_sim::pcap::PortCapture>>,
     /// The devices' I/O through io_uring (`LoopConfig::uring`), for the length of a run.
     io: Option<Box<Uring>>,
     /// Per device: how many reads the next io_uring pass asks for (twice what came last time,
@@ -189,13 +84,6 @@ pub struct Router {
     io_want: Vec<usize>,
     /// Per pass: the reads' slots, then the packets each device gave.
     io_scratch: Vec<usize>,
-}
-
-pub struct LiveCapture {
-    pub file: Capture,
-    batch: Vec<(u32, Tapped)>,
-    buf: Vec<u8>,
-    pub error: Option<String>,
 }
 
 impl Router {
@@ -219,7 +107,7 @@ impl Router {
             prev: vec![PortMark::default(); ports.len()],
             interval: spec.sample_interval.max(1),
             duration: spec.duration,
-            samples: crate::host::sample_count(spec),
+            samples: sample_count(spec),
             next_k: 1,
             last_sample: 0,
             capture: None,
@@ -246,57 +134,6 @@ impl Router {
     /// The run's key, which the hosts seal their packets with (until set, all zero).
     pub fn set_key(&mut self, key: Key) {
         self.key = key;
-    }
-
-    /// Capture the packets that start serialisation on `ports` (every port if `None`) into a
-    /// pcapng file at `path`: the bytes the router holds for each, with the router modules'
-    /// rewrites as they stand when it departs, at the run's clock (plus the wall time it
-    /// started, `epoch_ns`).
-    pub fn capture(&mut self, path: &std::path::Path, ports: Option<&[usize]>, epoch_ns: u64) -> std::io::Result<()> {
-        let all: Vec<usize> = (0..self.ports.len()).collect();
-        let ports = ports.unwrap_or(&all);
-        let named: Vec<(usize, &str)> = ports.iter().map(|&p| (p, self.ports[p].name.as_str())).collect();
-        let file = Capture::create(path, &named, self.ports.len(), epoch_ns)?;
-        for &p in ports {
-            self.ports[p].start_tap();
-        }
-        self.capture = Some(Box::new(LiveCapture { file, batch: Vec::new(), buf: vec![0; MAX_PKT], error: None }));
-        Ok(())
-    }
-
-    pub fn capture_status(&self) -> Option<&LiveCapture> {
-        self.capture.as_deref()
-    }
-
-    /// Write what the captured ports sent since the last call. Called before any slot a tapped
-    /// packet held can be reused (slots are taken only when reading the devices).
-    fn write_capture(&mut self) {
-        let Some(cap) = self.capture.as_mut() else { return };
-        for (p, port) in self.ports.iter_mut().enumerate() {
-            if let Some(tap) = port.tap_mut() {
-                cap.batch.extend(tap.drain(..).map(|t| (p as u32, t)));
-            }
-        }
-        cap.batch.sort_by_key(|&(p, t)| (t.t, p));
-        for (p, t) in cap.batch.drain(..) {
-            if cap.error.is_some() {
-                continue;
-            }
-            let i = t.slot as usize;
-            let (n, fr) = (self.lens[i] as usize, self.frames[i]);
-            let b = &mut cap.buf[..n];
-            b.copy_from_slice(&self.bytes[i * MAX_PKT..i * MAX_PKT + n]);
-            // The packet as it left this port: every field a module may change is written
-            // (delivery may already have put a later state into the router's copy).
-            if let Err(e) = frame::write_tapped(b, &fr, &t.pkt) {
-                cap.error = Some(e.to_string());
-                continue;
-            }
-            let keep = (fr.ihl as usize + frame::UDP_LEN + fr.racc_len as usize).min(n);
-            if let Err(e) = cap.file.write(p as usize, t.t, &b[..keep], n) {
-                cap.error = Some(e.to_string());
-            }
-        }
     }
 
     fn alloc(&mut self) -> u32 {
@@ -435,9 +272,7 @@ impl Router {
         }
         self.write_capture();
         if let Some(cap) = self.capture.as_mut() {
-            if let Err(e) = cap.file.flush() {
-                cap.error.get_or_insert(e.to_string());
-            }
+            cap.flush();
         }
         self.stats.cpu_ns = sys::thread_cpu_ns() - cpu0;
         self.stats.run_delay_ns = sys::thread_run_delay_ns().saturating_sub(delay0);
@@ -502,54 +337,6 @@ impl Router {
         self.io_scratch = slots;
         self.io = Some(io);
         more
-    }
-
-    fn next_sample(&self) -> Time {
-        if self.next_k <= self.samples {
-            (self.next_k as Time * self.interval).min(self.duration)
-        } else {
-            NEVER
-        }
-    }
-
-    /// Every sample due by `now`: the events before it first, then the recorded ports' rows.
-    fn sample_due(&mut self, now: Time, tuns: &[&Device], clock: &Clock) {
-        loop {
-            let t = self.next_sample();
-            if t > now || t == NEVER {
-                return;
-            }
-            self.run_due(t, tuns, clock);
-            self.sample(t);
-            self.next_k += 1;
-        }
-    }
-
-    /// One row per recorded port at `t`, computed as the simulator's sample does (the same
-    /// columns from the same `Port` counters): what started serialisation in the interval,
-    /// the bytes on the wire in it, the queue now, drops, losses, marks, arrivals, and the
-    /// router module's own metrics.
-    fn sample(&mut self, t: Time) {
-        let dt = (t - self.last_sample) as f64 * 1e-9;
-        for k in 0..self.record_ports.len() {
-            let i = self.record_ports[k];
-            // A port's time never goes back: a packet read after the sample time may already
-            // be in it (by microseconds).
-            let now = self.port_now(i, t);
-            let p = &mut self.ports[i];
-            p.settle(now, &mut self.pkts);
-            self.prev[i] = self.series.push_port(t as f64 * 1e-9, i as u32, p, &self.pkts, self.prev[i], now, dt);
-            self.series.named.end_row();
-        }
-        self.last_sample = t;
-    }
-
-    /// Every port's departures due by `end` carried out and its queue integral brought there.
-    fn settle_all(&mut self, end: Time) {
-        for p in 0..self.ports.len() {
-            let t = self.port_now(p, end);
-            self.ports[p].settle(t, &mut self.pkts);
-        }
     }
 
     /// Port `p`'s clock at a call meant for `t`: never behind its last call.
@@ -715,7 +502,6 @@ impl Router {
 }
 
 #[cfg(test)]
-#[path = "router_tests.rs"]
 mod tests;
 
 /// What an unused slot holds.
