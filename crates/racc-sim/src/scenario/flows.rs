@@ -85,10 +85,11 @@ impl FlowBuilder<'_> {
         match t.kind.as_str() {
             "poisson" => self.poisson_generator(ti, t),
             "web" => self.web_generator(ti, t),
-            "trace" => self.trace_generator(ti, t),
+            // htsim's connection matrix: the front end reads it into the same rows as a trace.
+            "trace" | "connection_matrix" => self.trace_generator(ti, t),
             other => Err(self.cx.err(
                 format!("traffic[{ti}].kind"),
-                format!("unknown traffic kind '{other}' (known: poisson, web, trace)"),
+                format!("unknown traffic kind '{other}' (known: poisson, web, trace, connection_matrix)"),
             )),
         }
     }
