@@ -103,7 +103,8 @@ def first_sentence(text: str, limit: int = 120) -> str:
 
 
 def trace_files(path: Path) -> list[str]:
-    """The relative files a scenario's trace entries read (`[[traffic]] kind = "trace"`)."""
+    """The relative files a scenario's trace entries read (`[[traffic]] kind = "trace"` or
+    `"connection_matrix"`)."""
     from racc.errors import ScenarioError
 
     try:
@@ -113,6 +114,6 @@ def trace_files(path: Path) -> list[str]:
     return [
         t["file"]
         for t in data.get("traffic") or []
-        if isinstance(t, dict) and t.get("kind") == "trace" and isinstance(t.get("file"), str)
+        if isinstance(t, dict) and t.get("kind") in ("trace", "connection_matrix") and isinstance(t.get("file"), str)
         and not Path(t["file"]).is_absolute()
     ]

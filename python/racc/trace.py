@@ -36,7 +36,7 @@ class Trace:
 
     file: str
     frame: pl.DataFrame
-    rows: str  # "line" (CSV) or "row" (Parquet)
+    rows: str  # "line" (CSV), "row" (Parquet) or "connection" (an htsim connection matrix)
 
     def columns(self) -> dict[str, Any]:
         """The rows as the engine takes them beside the scenario's JSON: numbers as
@@ -115,9 +115,10 @@ def _header_problem(columns: list[str]) -> str | None:
     return None
 
 
-def read(source: str, key: str, file: str, base: Path, confine: bool = True) -> Trace:
-    """Read trace ``file`` (relative to ``base``, the scenario file's folder) for entry ``key``.
-    With ``confine`` a file resolving outside ``base`` (or an allowed folder) is refused."""
+def read_file(source: str, key: str, file: str, base: Path, confine: bool, what: str = "trace"):
+    """The bytes of an entry's ``file`` (relative to ``base``, the scenario file's folder), its
+    path, and the function that makes an error naming the scenario, key and file. With
+    ``confine`` a file resolving outside ``base`` (or an allowed folder) is refused."""
     shown = escape(file, 120)
 
     def fail(reason: str) -> ScenarioError:
@@ -129,13 +130,20 @@ def read(source: str, key: str, file: str, base: Path, confine: bool = True) -> 
         raise fail(f"file not found{where}")
     if confine and not inputs.confined(path, base):
         raise fail(
-            "resolves outside the scenario file's folder; a trace is read from there only "
+            f"resolves outside the scenario file's folder; a {what} is read from there only "
             f"(allow another folder with --allow-path DIR, or {inputs.ALLOW_ENV})"
         )
     try:
-        data = inputs.read_bytes(path, "file", inputs.MAX_TRACE_BYTES, "trace")
+        data = inputs.read_bytes(path, "file", inputs.MAX_TRACE_BYTES, what)
     except ScenarioError as exc:
         raise fail(str(exc).removeprefix("file: ")) from None
+    return path, data, fail
+
+
+def read(source: str, key: str, file: str, base: Path, confine: bool = True) -> Trace:
+    """Read trace ``file`` (relative to ``base``, the scenario file's folder) for entry ``key``.
+    With ``confine`` a file resolving outside ``base`` (or an allowed folder) is refused."""
+    path, data, fail = read_file(source, key, file, base, confine)
     try:
         if is_parquet(path):
             df, rows = pl.read_parquet(io.BytesIO(data)), "row"
@@ -186,11 +194,15 @@ def load_traces(data: dict[str, Any], source: str, base: Path, confine: bool = T
     ``confine``: see :func:`read` (a scenario file's traces are; the API's dicts and text are not)."""
     traces: dict[int, Trace] = {}
     for i, t in enumerate(data.get("traffic") or []):
-        if not isinstance(t, dict) or t.get("kind") != "trace" or "arrivals" in t:
+        if not isinstance(t, dict) or t.get("kind") not in ("trace", "connection_matrix") or "arrivals" in t:
             continue
         f = t.get("file")
-        if isinstance(f, str):
+        if isinstance(f, str) and t["kind"] == "trace":
             traces[i] = read(source, f"traffic[{i}].file", f, base, confine)
+        elif isinstance(f, str):
+            from racc import connection_matrix
+
+            traces[i] = connection_matrix.read(source, f"traffic[{i}].file", f, base, confine)
     return traces
 
 

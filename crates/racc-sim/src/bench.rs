@@ -117,6 +117,11 @@ pub fn scenario(c: &BenchConfig) -> RawScenario {
             links: None,
             nodes: None,
             media: None,
+            k: None,
+            host: None,
+            edge_agg: None,
+            agg_core: None,
+            ecmp: None,
         },
         flows: vec![RawFlows {
             name: Some("bulk".into()),

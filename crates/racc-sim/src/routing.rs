@@ -12,6 +12,8 @@ pub struct Graph {
     out: Vec<Vec<(usize, usize)>>, // node -> [(port, far node)]
     from: Vec<usize>,              // port -> the node it leaves
     search: Option<Search>,
+    /// node -> [(port, from node)], in port order: built on the first ECMP path.
+    into: Option<Vec<Vec<(usize, usize)>>>,
 }
 
 /// What a path search keeps between calls, built on the first: a host never forwards, so a
@@ -42,7 +44,7 @@ impl Graph {
             out[f].push((p, to));
             from[p] = f;
         }
-        Graph { out, from, search: None }
+        Graph { out, from, search: None, into: None }
     }
 
     /// Graph of plain ports: port p goes from `port_ends[p].0` to `port_ends[p].1`.
@@ -115,6 +117,105 @@ impl Graph {
         for slot in ports.iter_mut().rev() {
             *slot = s.via[v];
             v = self.from[*slot];
+        }
+        Some(ports)
+    }
+}
+
+/// A flow's ECMP key: a hash of (seed, src, dst, flow), well mixed (SplitMix64's finaliser,
+/// Steele et al., OOPSLA 2014, after each word), so that nearby flow numbers spread evenly.
+pub fn ecmp_key(seed: u64, src: usize, dst: usize, flow: u64) -> u64 {
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    let mut h = mix(seed ^ 0x9e37_79b9_7f4a_7c15);
+    for w in [src as u64, dst as u64, flow] {
+        h = mix(h.wrapping_add(w).wrapping_add(0x9e37_79b9_7f4a_7c15));
+    }
+    h
+}
+
+impl Graph {
+    /// Ports along one of the shortest paths from `src` to `dst` (transit only through routers,
+    /// as [`Graph::path`]), chosen by `key`: the shortest paths are numbered (by the ports they
+    /// take, last hop first, in port order) and path number `key mod (their count)` is taken, so
+    /// a well-mixed key picks each equal-cost path equally often, as htsim's fat-tree runs pick
+    /// a random one of `get_bidir_paths` (`main_tcp.cpp`: `rand() % net_paths[src][dest]->size()`).
+    /// A path count above 2^128 saturates (a slight bias on graphs no scenario builds).
+    pub fn ecmp_path(&mut self, src: usize, dst: usize, is_host: &[bool], key: u64) -> Option<Vec<usize>> {
+        let n = self.out.len();
+        // Breadth-first from src: each node's distance and count of shortest paths (per port,
+        // so parallel links are distinct paths); only src and routers expand.
+        let mut dist = vec![u32::MAX; n];
+        let mut count = vec![0u128; n];
+        let mut queue = vec![src];
+        dist[src] = 0;
+        count[src] = 1;
+        let mut head = 0;
+        while head < queue.len() {
+            let u = queue[head];
+            head += 1;
+            if u != src && is_host[u] {
+                continue;
+            }
+            if dist[dst] != u32::MAX && dist[u] >= dist[dst] {
+                break;
+            }
+            for &(_, v) in &self.out[u] {
+                if dist[v] == u32::MAX {
+                    dist[v] = dist[u] + 1;
+                    queue.push(v);
+                }
+                if dist[v] == dist[u] + 1 {
+                    count[v] = count[v].saturating_add(count[u]);
+                }
+            }
+        }
+        if dist[dst] == u32::MAX {
+            return None;
+        }
+        if src == dst {
+            return Some(Vec::new());
+        }
+        // Incoming edges, built once: node -> [(port, from)], in port order.
+        let into = self.into.get_or_insert_with(|| {
+            let mut into = vec![Vec::new(); n];
+            for (u, edges) in self.out.iter().enumerate() {
+                for &(p, v) in edges {
+                    into[v].push((p, u));
+                }
+            }
+            into.iter_mut().for_each(|e: &mut Vec<(usize, usize)>| e.sort_unstable());
+            into
+        });
+        let mut r = (key as u128) % count[dst];
+        let mut ports = vec![0; dist[dst] as usize];
+        let mut v = dst;
+        for slot in ports.iter_mut().rev() {
+            let mut chosen = None;
+            for &(p, u) in &into[v] {
+                let expands = u == src || !is_host[u];
+                if !expands || dist[u] == u32::MAX || dist[u] + 1 != dist[v] {
+                    continue;
+                }
+                if r < count[u] {
+                    chosen = Some((p, u));
+                    break;
+                }
+                r -= count[u];
+            }
+            // Counts sum to count[v] (saturation aside): fall back to the last predecessor.
+            let (p, u) = chosen.or_else(|| {
+                into[v]
+                    .iter()
+                    .rev()
+                    .copied()
+                    .find(|&(_, u)| (u == src || !is_host[u]) && dist[u] != u32::MAX && dist[u] + 1 == dist[v])
+            })?;
+            *slot = p;
+            v = u;
         }
         Some(ports)
     }

@@ -1,6 +1,6 @@
 //! From the raw file to a checked [`Spec`]: the order of the steps. Each step has its own file:
 //! `topology.rs` expands the topology shortcuts, `links.rs` resolves each link (buffer, router
-//! module, loss), `media.rs` each shared medium, `routes.rs` computes routes, `flows.rs`
+//! module, loss), `media.rs` each shared medium, `routes.rs` computes routes (per flow with ECMP), `flows.rs`
 //! generates every flow (with `host_options.rs` and `sizes.rs`) and `web.rs` every web-like
 //! source, `record.rs` and `tunnels.rs` resolve those sections, and `consistency.rs` checks what
 //! is valid part by part but wrong together. Every impossible value is refused naming the key.
@@ -68,7 +68,8 @@ pub(super) fn build(raw: RawScenario, source: &str, registry: &Registry) -> Resu
     let (nodes, links, media) = topology(&cx, &raw.topology, packet_size)?;
     let names: FastMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
     let ports = PortMap { nodes: &nodes, links: &links, media: &media };
-    let mut routes = Routes::new(&nodes, ports);
+    let ecmp = raw.topology.ecmp.unwrap_or(raw.topology.kind == "fat_tree");
+    let mut routes = Routes::new(&nodes, ports, ecmp.then_some(raw.seed));
 
     let mut fb = FlowBuilder {
         cx: &cx,

@@ -191,6 +191,12 @@ pub(super) fn before_build(
             let k = t.links.as_ref().map_or(0, Vec::len) as f64;
             (3.0 * k + 3.0, 3.0 * k + 2.0, 4.0 * k + 2.0)
         }
+        "fat_tree" => {
+            let k = t.k.unwrap_or(0).clamp(0, super::fat_tree::MAX_K) as usize;
+            let (hosts, pod, core) = super::fat_tree::counts(k);
+            let links = 3.0 * hosts as f64;
+            ((hosts + 2 * pod + core) as f64, links, 2.0 * links - hosts as f64)
+        }
         _ => {
             let n = t.nodes.as_ref().map_or(0, Vec::len) as f64;
             let l = t.links.as_ref().map_or(0, Vec::len) as f64;

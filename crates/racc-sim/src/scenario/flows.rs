@@ -85,10 +85,11 @@ impl FlowBuilder<'_> {
         match t.kind.as_str() {
             "poisson" => self.poisson_generator(ti, t),
             "web" => self.web_generator(ti, t),
-            "trace" => self.trace_generator(ti, t),
+            // htsim's connection matrix: the front end reads it into the same rows as a trace.
+            "trace" | "connection_matrix" => self.trace_generator(ti, t),
             other => Err(self.cx.err(
                 format!("traffic[{ti}].kind"),
-                format!("unknown traffic kind '{other}' (known: poisson, web, trace)"),
+                format!("unknown traffic kind '{other}' (known: poisson, web, trace, connection_matrix)"),
             )),
         }
     }
@@ -174,7 +175,15 @@ impl FlowBuilder<'_> {
             let what = format!("the arrivals drawn at {} per second number more than the {left} flows left", rate);
             return Err(limits::too_many_flows(cx, &format!("{key}.rate"), &self.limits, what));
         }
-        for a in arrivals {
+        for (i, a) in arrivals.into_iter().enumerate() {
+            // With ECMP each arrival is a flow of its own, with its own route.
+            let ends = match (i, self.routes.is_ecmp()) {
+                (1.., true) => {
+                    let (fwd, rev) = self.routes.flow(ends.0, ends.1).expect("routed once already");
+                    (ends.0, ends.1, fwd, rev)
+                }
+                _ => ends,
+            };
             self.out.push(opts.flow(&name, ends, a.time, None, Some(a.bytes)));
         }
         Ok(())
@@ -206,8 +215,7 @@ pub(super) fn endpoints(
     }
     let no_path =
         || cx.err(format!("{key}.dst"), format!("no path from '{src}' to '{dst}': the nodes are not connected"));
-    let fwd = routes.route(s, d).ok_or_else(no_path)?;
-    let rev = routes.route(d, s).ok_or_else(no_path)?;
+    let (fwd, rev) = routes.flow(s, d).ok_or_else(no_path)?;
     Ok((s, d, fwd, rev))
 }
 

@@ -8,6 +8,7 @@ mod consistency;
 mod ctx;
 mod error;
 pub mod estimate;
+pub mod fat_tree;
 mod flows;
 mod host_options;
 pub mod limits;

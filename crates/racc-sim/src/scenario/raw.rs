@@ -72,7 +72,7 @@ fn default_true() -> bool {
     true
 }
 
-/// `kind` selects a shortcut ("dumbbell", "parking_lot") or an explicit node/link list
+/// `kind` selects a shortcut ("dumbbell", "parking_lot", "fat_tree") or an explicit node/link list
 /// ("explicit"). Kept flat (not a tagged enum) so that errors keep their full key path.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -92,6 +92,18 @@ pub struct RawTopology {
     pub nodes: Option<Vec<RawNode>>,
     /// explicit: shared media (an access point and its stations on one channel).
     pub media: Option<Vec<RawMedium>>,
+    /// fat_tree: the switches' port count k (even): k pods, k³/4 hosts (`fat_tree.rs`).
+    pub k: Option<i64>,
+    /// fat_tree: each host's link to its edge switch.
+    pub host: Option<RawLink>,
+    /// fat_tree: every edge-aggregation link.
+    pub edge_agg: Option<RawLink>,
+    /// fat_tree: every aggregation-core link.
+    pub agg_core: Option<RawLink>,
+    /// Per-flow ECMP: each flow's route is one of the equal-cost shortest paths, chosen by a
+    /// hash of (src, dst, flow number, seed) (`routing.rs`). Default: on for fat_tree, off
+    /// otherwise (the lowest-port shortest path).
+    pub ecmp: Option<bool>,
 }
 
 /// A shared half-duplex medium, e.g. an 802.11 WLAN: `ap` and every station contend for one

@@ -1,4 +1,4 @@
-//! Topology expansion: the `dumbbell` and `parking_lot` shortcuts and `explicit` node and link
+//! Topology expansion: the `dumbbell`, `parking_lot` and `fat_tree` (`fat_tree.rs`) shortcuts and `explicit` node and link
 //! lists become the nodes and links of the [`Spec`](super::Spec), with each link resolved by
 //! `links.rs`.
 
@@ -19,9 +19,12 @@ pub(super) fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<To
         "dumbbell" => &["pairs", "bottleneck", "access", "access_delays"],
         "parking_lot" => &["links", "access"],
         "explicit" => &["nodes", "links", "media"],
+        "fat_tree" => &["k", "host", "edge_agg", "agg_core"],
         k => {
-            return Err(cx
-                .err("topology.kind", format!("unknown topology kind '{k}' (known: dumbbell, parking_lot, explicit)")))
+            return Err(cx.err(
+                "topology.kind",
+                format!("unknown topology kind '{k}' (known: dumbbell, parking_lot, fat_tree, explicit)"),
+            ))
         }
     };
     let present = [
@@ -32,6 +35,10 @@ pub(super) fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<To
         ("links", t.links.is_some()),
         ("nodes", t.nodes.is_some()),
         ("media", t.media.is_some()),
+        ("k", t.k.is_some()),
+        ("host", t.host.is_some()),
+        ("edge_agg", t.edge_agg.is_some()),
+        ("agg_core", t.agg_core.is_some()),
     ];
     for (k, p) in present {
         if p && !allowed.contains(&k) {
@@ -125,6 +132,7 @@ pub(super) fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<To
                 add_host(format!("dst{i}"), i + 1, false);
             }
         }
+        "fat_tree" => (nodes, links) = super::fat_tree::fat_tree(cx, t, packet_size)?,
         _ => {
             let raw_nodes = t.nodes.as_ref().ok_or_else(|| cx.err("topology.nodes", "missing: the list of nodes"))?;
             let mut seen = HashMap::new();
@@ -167,7 +175,7 @@ pub(super) fn topology(cx: &Ctx, t: &RawTopology, packet_size: u32) -> Result<To
             }
         }
     }
-    if t.kind != "explicit" {
+    if t.kind != "explicit" && t.kind != "fat_tree" {
         for (key, l) in [("topology.bottleneck", &t.bottleneck), ("topology.access", &t.access)] {
             if let Some(l) = l {
                 if l.a.is_some() || l.b.is_some() {

@@ -147,18 +147,26 @@ fn row_name<'a>(col: &'a Option<Vec<String>>, i: usize, entry: &'a str) -> &'a s
 }
 
 /// How rows are named in messages: a CSV file's line (its header is line 1), else the row.
+/// An htsim connection matrix's rows are named by their connection's number ("connection").
 struct Rows<'a> {
     file: &'a str,
     csv_lines: bool,
+    connections: bool,
 }
 
 impl<'a> Rows<'a> {
     fn new(file: &'a str, a: &RawArrivals) -> Rows<'a> {
-        Rows { file, csv_lines: a.rows.as_deref() == Some("line") }
+        Rows {
+            file,
+            csv_lines: a.rows.as_deref() == Some("line"),
+            connections: a.rows.as_deref() == Some("connection"),
+        }
     }
 
     fn at(&self, i: usize, col: &str, reason: &str) -> String {
-        if self.csv_lines {
+        if self.connections {
+            format!("{}: connection {}, `{col}`: {reason}", self.file, i + 1)
+        } else if self.csv_lines {
             format!("{}: line {}, column `{col}`: {reason}", self.file, i + 2)
         } else {
             format!("{}: row {}, column `{col}`: {reason}", self.file, i + 1)
