@@ -20,7 +20,7 @@ fn too_many_flows(spec: &Spec) -> String {
             None => groups.push((&f.group, 1)),
         }
     }
-    groups.sort_by(|a, b| b.1.cmp(&a.1));
+    groups.sort_by_key(|g| std::cmp::Reverse(g.1));
     let named: Vec<String> = groups.iter().take(3).map(|(g, n)| format!("{n} in group {g:?}")).collect();
     let more = if groups.len() > 3 { format!(" and {} more groups", groups.len() - 3) } else { String::new() };
     format!(
