@@ -62,7 +62,10 @@ fn spec(toml: &str) -> Spec {
 }
 
 fn err(toml: &str) -> ScenarioError {
-    from_toml(toml, "fat.toml").err().expect("must be refused")
+    match from_toml(toml, "fat.toml") {
+        Ok(_) => panic!("must be refused"),
+        Err(e) => e,
+    }
 }
 
 #[test]
