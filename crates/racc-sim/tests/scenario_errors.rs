@@ -334,8 +334,8 @@ fn every_shipped_scenario_is_accepted() {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
-        if text.contains("kind = \"trace\"") {
-            // A trace's file is read by the front end (tests/python/test_core.py checks every
+        if text.contains("kind = \"trace\"") || text.contains("kind = \"connection_matrix\"") {
+            // A trace's or connection matrix's file is read by the front end (tests/python/test_core.py checks every
             // shipped scenario through it); the engine alone takes its rows inline (tests/trace.rs).
             continue;
         }

@@ -227,7 +227,8 @@ pub(super) fn before_build(
     }
     for tr in &raw.traffic {
         flows += match tr.kind.as_str() {
-            "trace" => tr.arrivals.as_ref().map_or(0, |a| a.start.len()) as f64,
+            // A connection matrix reaches the engine as a trace's rows.
+            "trace" | "connection_matrix" => tr.arrivals.as_ref().map_or(0, |a| a.start.len()) as f64,
             "web" => tr.sources.unwrap_or(0).max(0) as f64,
             _ => 0.0, // Poisson: checked by `limits.flows` before any is drawn
         };
