@@ -52,6 +52,10 @@ def reduced(cmd: str) -> list[str] | None:
         # The live runtime needs root and its Rust binary; crates/racc-net/tests/live.rs runs
         # racc-live as root in CI (and skips, saying why, elsewhere).
         return None
+    if words[0] == "sudo" and len(words) > 2 and words[1].endswith("racc") and words[2] == "kernel":
+        # The kernel runtime needs root and minutes of real time; tests/python/test_kernel_run.py
+        # and test_kernel_vcp_run.py run `racc kernel run` as root (and skip, saying why, elsewhere).
+        return None
     if words[0].endswith("racc"):
         words = words[1:]
     else:

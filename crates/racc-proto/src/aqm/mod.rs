@@ -69,8 +69,16 @@ pub fn parse_droptail(params: &serde_json::Value) -> Result<Arc<dyn RouterFactor
 struct StepFactory(StepParams);
 
 impl RouterFactory for StepFactory {
-    fn build(&self, _port: &PortIdentity<'_>, _rng: SimRng) -> Box<dyn RouterModule> {
-        Box::new(Step::new(self.0.clone()).expect("checked when parsed"))
+    fn build(&self, port: &PortIdentity<'_>, _rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(Step::new(self.0.for_port(port)).expect("checked when parsed; a default K is set"))
+    }
+    fn settings(&self, port: &PortIdentity<'_>) -> Vec<(&'static str, f64)> {
+        let p = self.0.for_port(port);
+        match (p.k_pkts, p.k_bytes) {
+            (Some(k), _) => vec![("k_pkts", k as f64)],
+            (_, Some(k)) => vec![("k_bytes", k as f64)],
+            _ => Vec::new(),
+        }
     }
 }
 

@@ -6,10 +6,13 @@
 
 use crate::packet::{ecn, Packet};
 use crate::params::ParamError;
+use crate::protocol::PortIdentity;
 use crate::router::{PortView, RouterModule, Verdict};
 use crate::time::Time;
 
-/// The `router_params` of a "step" port: exactly one of `k_pkts` and `k_bytes`.
+/// The `router_params` of a "step" port: at most one of `k_pkts` and `k_bytes`; with neither,
+/// K is set from the port's rate as the DCTCP paper set it (§4: "K = 20 packets for 1Gbps and
+/// K = 65 packets for 10Gbps ports"): 20 packets up to 1 Gb/s, 65 above.
 #[derive(serde::Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct StepParams {
@@ -22,11 +25,31 @@ pub struct StepParams {
     pub drop_not_ect: bool,
 }
 
+/// K in packets where a scenario gives none: the DCTCP paper's settings by the port's rate.
+pub fn default_k_pkts(capacity_bps: f64) -> u32 {
+    if capacity_bps > 1e9 {
+        65
+    } else {
+        20
+    }
+}
+
 impl StepParams {
+    /// Refuse both thresholds at once, naming the key (neither is fine: set from the port).
     pub fn validate(&self) -> Result<(), ParamError> {
         match (self.k_pkts, self.k_bytes) {
-            (Some(_), None) | (None, Some(_)) => Ok(()),
-            _ => Err(ParamError::new("k_pkts", "give exactly one of k_pkts and k_bytes (the marking threshold K)")),
+            (Some(_), Some(_)) => {
+                Err(ParamError::new("k_pkts", "give at most one of k_pkts and k_bytes (the marking threshold K)"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The parameters a port runs with: K as given, else [`default_k_pkts`] of the port's rate.
+    pub fn for_port(&self, port: &PortIdentity<'_>) -> StepParams {
+        match (self.k_pkts, self.k_bytes) {
+            (None, None) => StepParams { k_pkts: Some(default_k_pkts(port.capacity_bps)), ..self.clone() },
+            _ => self.clone(),
         }
     }
 }
@@ -39,8 +62,12 @@ pub struct Step {
 }
 
 impl Step {
+    /// A module with K given in `p` (one of the two; [`StepParams::for_port`] sets a default).
     pub fn new(p: StepParams) -> Result<Step, ParamError> {
         p.validate()?;
+        if p.k_pkts.is_none() && p.k_bytes.is_none() {
+            return Err(ParamError::new("k_pkts", "no marking threshold K for this port"));
+        }
         Ok(Step { p, marks: 0 })
     }
 
@@ -97,6 +124,16 @@ mod tests {
         assert_eq!(d.on_arrival(0, &mut n, &b(30_001)), Verdict::Drop);
         assert_eq!(Step::new(StepParams::default()).unwrap_err().key, "k_pkts");
         let both = StepParams { k_pkts: Some(1), k_bytes: Some(1), ..Default::default() };
-        assert!(Step::new(both).is_err());
+        assert_eq!(both.validate().unwrap_err().key, "k_pkts");
+    }
+
+    #[test]
+    fn without_k_the_port_rate_sets_the_dctcp_papers_k() {
+        use crate::protocol::ANY_PORT;
+        let at = |c: f64| StepParams::default().for_port(&PortIdentity { capacity_bps: c, ..ANY_PORT }).k_pkts;
+        assert_eq!((at(1e8), at(1e9), at(1e10)), (Some(20), Some(20), Some(65)));
+        let given = StepParams { k_bytes: Some(9000), ..Default::default() };
+        assert_eq!(given.for_port(&PortIdentity { capacity_bps: 1e10, ..ANY_PORT }), given);
+        assert!(StepParams::default().validate().is_ok());
     }
 }
