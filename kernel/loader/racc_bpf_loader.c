@@ -10,7 +10,12 @@
  *   racc-bpf-loader hosts OBJ CONFIG
  *   racc-bpf-loader sockops OBJ CGROUP PROG       (any one sockops program; the tests' forger)
  *
- * CONFIG is the configuration struct as comma-separated unsigned 64-bit integers. The loader
+ * CONFIG is the configuration struct as comma-separated unsigned 64-bit integers. Programs and
+ * maps are found by kind, so that every protocol's objects load alike: the router is the
+ * object's tc program and its configuration map is `lf_config` or `router_config`; the hosts'
+ * controller is the object's struct_ops map, its configuration `law_config`, and the cgroup
+ * gets its sockops program and its cgroup_skb program if it has one. The counters' names come
+ * from RACC_COUNTERS (comma-separated) where set, else VCP's. The loader
  * prints "ready" (or "error: ..." on stderr and exits 1), then answers one line per command:
  *   counters               one JSON object
  *   cgroup ID PATH         (hosts) sockops and the receivers' ingress on a cgroup v2 path: "ok"
@@ -178,6 +183,34 @@ static int tcx_attach(struct bpf_program *prog, const char *netns, const char *i
 	return fd;
 }
 
+/* The object's first program of `type` (NULL if none). */
+static struct bpf_program *prog_of_type(struct bpf_object *obj, enum bpf_prog_type type)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj)
+		if (bpf_program__type(p) == type)
+			return p;
+	return NULL;
+}
+
+/* Counter names from RACC_COUNTERS (the protocol's, set by the caller), else `fallback`. */
+static const char **counter_names(const char **fallback, int *n)
+{
+	static const char *names[64];
+	static char buf[2048];
+	const char *env = getenv("RACC_COUNTERS");
+	char *tok, *save = NULL;
+
+	if (!env || !*env)
+		return fallback;
+	snprintf(buf, sizeof(buf), "%s", env);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok && *n < 64; tok = strtok_r(NULL, ",", &save))
+		names[(*n)++] = tok;
+	return names;
+}
+
 static int cgroup_attach(long id, struct bpf_object *obj, const char *path, const char **progs, int n)
 {
 	int cg = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), i;
@@ -228,11 +261,18 @@ static void print_counters(struct bpf_object *obj, const char **names, int n)
 /* The command loop; `hosts` enables the cgroup/iface/detach commands. */
 static void serve(struct bpf_object *obj, const char **names, int n, int hosts)
 {
-	static const char *host_progs[] = { "vcp_sockops", "vcp_host_ingress" };
+	const char *host_progs[2];
+	int n_progs = 0;
+	struct bpf_program *sp = prog_of_type(obj, BPF_PROG_TYPE_SOCK_OPS);
+	struct bpf_program *ip = prog_of_type(obj, BPF_PROG_TYPE_CGROUP_SKB);
 	char line[1024], arg[1000];
 	long id;
 	int rc;
 
+	if (sp)
+		host_progs[n_progs++] = bpf_program__name(sp);
+	if (ip)
+		host_progs[n_progs++] = bpf_program__name(ip);
 	printf("ready\n");
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
@@ -245,7 +285,7 @@ static void serve(struct bpf_object *obj, const char **names, int n, int hosts)
 		} else if (!strcmp(line, "close")) {
 			break;
 		} else if (hosts && sscanf(line, "cgroup %ld %999[^\n]", &id, arg) == 2) {
-			rc = cgroup_attach(id, obj, arg, host_progs, 2);
+			rc = cgroup_attach(id, obj, arg, host_progs, n_progs);
 		} else if (hosts && sscanf(line, "iface %ld %999[^\n]", &id, arg) == 2) {
 			char *colon = strchr(arg, ':');
 			int fd;
@@ -253,8 +293,10 @@ static void serve(struct bpf_object *obj, const char **names, int n, int hosts)
 			if (!colon) {
 				rc = fail("host interface %s: want NETNS:IFNAME", arg);
 			} else {
+				struct bpf_program *eg = prog_of_type(obj, BPF_PROG_TYPE_SCHED_CLS);
+
 				*colon = 0;
-				fd = tcx_attach(bpf_object__find_program_by_name(obj, "vcp_host_egress"), arg, colon + 1);
+				fd = eg ? tcx_attach(eg, arg, colon + 1) : fail("the object has no tc program for %s", arg);
 				rc = fd < 0 ? -1 : remember(id, NULL, fd);
 			}
 		} else if (hosts && sscanf(line, "detach %ld", &id) == 1) {
@@ -290,29 +332,35 @@ static int run_router(char **argv)
 {
 	struct bpf_object *obj = open_obj(argv[0]);
 	struct bpf_program *prog;
-	int fd;
+	int fd, n = sizeof(router_counters) / sizeof(*router_counters);
+	const char **names = counter_names(router_counters, &n);
 
 	if (bpf_object__load(obj))
 		die("loading %s: the verifier refused it (log above)", argv[0]);
-	write_config(obj, "lf_config", argv[3]);
-	prog = bpf_object__find_program_by_name(obj, "vcp_router_egress");
+	write_config(obj, bpf_object__find_map_by_name(obj, "lf_config") ? "lf_config" : "router_config", argv[3]);
+	prog = prog_of_type(obj, BPF_PROG_TYPE_SCHED_CLS);
 	if (!prog)
-		die("object has no program vcp_router_egress");
+		die("object has no tc program");
 	fd = tcx_attach(prog, argv[1], argv[2]);
 	if (fd < 0)
 		die("%s", err);
-	serve(obj, router_counters, sizeof(router_counters) / sizeof(*router_counters), 0);
+	serve(obj, names, n, 0);
 	return 0;
 }
 
 static int run_hosts(char **argv)
 {
 	struct bpf_object *obj = open_obj(argv[0]);
-	struct bpf_map *ops = bpf_object__find_map_by_name(obj, "racc_vcp");
+	struct bpf_map *ops = NULL, *m;
 	struct bpf_link *l;
+	int n = sizeof(host_counters) / sizeof(*host_counters);
+	const char **names = counter_names(host_counters, &n);
 
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__type(m) == BPF_MAP_TYPE_STRUCT_OPS && !ops)
+			ops = m;
 	if (!ops)
-		die("object has no struct_ops racc_vcp");
+		die("object has no struct_ops map");
 	bpf_map__set_map_flags(ops, BPF_F_LINK);
 	if (bpf_object__load(obj))
 		die("loading %s: the verifier refused it (log above)", argv[0]);
@@ -321,11 +369,11 @@ static int run_hosts(char **argv)
 	 * BPF_F_LINK map, only stores it); the link then registers it. */
 	l = bpf_map__attach_struct_ops(ops);
 	if (!l || libbpf_get_error(l))
-		die("preparing struct_ops racc_vcp: %s", strerror(errno));
+		die("preparing struct_ops %s: %s", bpf_map__name(ops), strerror(errno));
 	if (link_create(bpf_map__fd(ops), 0, ATTACH_STRUCT_OPS) < 0)
-		die("registering tcp_congestion_ops racc_vcp: %s%s", strerror(errno),
+		die("registering tcp_congestion_ops %s: %s%s", bpf_map__name(ops), strerror(errno),
 		    errno == EEXIST ? " (another racc run holds the name)" : "");
-	serve(obj, host_counters, sizeof(host_counters) / sizeof(*host_counters), 1);
+	serve(obj, names, n, 1);
 	return 0;
 }
 

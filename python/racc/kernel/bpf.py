@@ -27,12 +27,13 @@ import os
 import shutil
 import subprocess
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from typing_extensions import Self
 
 CC_NAME = "racc_vcp"
-_PROTOCOLS = ("vcp",)
 _ROOT = Path(__file__).resolve().parents[3]
 _SOURCES = _ROOT / "kernel"
 _BTF = Path("/sys/kernel/btf/vmlinux")
@@ -81,7 +82,8 @@ def build() -> dict[str, Path]:
         tmp = out / f".vmlinux.h.{os.getpid()}.tmp"
         tmp.write_text(r.stdout)
         os.replace(tmp, vmlinux)
-    paths = {name: build_object(name, vmlinux) for name in ("vcp_host", "vcp_router")}
+    names = sorted({o for k in _KERNEL.values() for o in (k.host_object, k.router_object) if o})
+    paths = {name: build_object(name, vmlinux) for name in names}
     exe, src = out / "racc-bpf-loader", _SOURCES / "loader" / "racc_bpf_loader.c"
     if _stale(exe, [src]):
         _compile(["cc", "-O2", "-Wall", str(src), "-lbpf"], exe)
@@ -135,12 +137,12 @@ def available() -> str | None:
 
 
 def supported(protocol: str) -> bool:
-    return protocol in _PROTOCOLS
+    return protocol in _KERNEL
 
 
 def _check(protocol: str) -> None:
     if not supported(protocol):
-        raise ValueError(f"protocol {protocol!r}: not available in the kernel (have: {', '.join(_PROTOCOLS)})")
+        raise ValueError(f"protocol {protocol!r}: not available in the kernel (have: {', '.join(_KERNEL)})")
 
 
 _FLOW_KEYS = {"t_p", "h", "mu", "alpha", "beta", "sigma_mi", "sigma_ai", "ai_law", "ai_ns2", "md_hold", "iw"}
@@ -237,15 +239,44 @@ def router_config(params: dict | None, rate_bps: float) -> list[int]:
     ]
 
 
+@dataclass(frozen=True)
+class KernelProtocol:
+    """What the kernel runs for one protocol: its objects (kernel/bpf/NAME.bpf.c), the name its
+    controller registers, the configuration of each, and its counters' names (None: the
+    loader's, VCP's)."""
+
+    host_object: str
+    router_object: str | None
+    cc_name: str
+    law_config: Callable[[dict | None], list[int]]
+    router_config: Callable[[dict | None, float], list[int]] | None
+    host_counters: tuple[str, ...] | None = None
+    router_counters: tuple[str, ...] | None = None
+    #: The hosts' object has a tc program for the senders' interfaces (VCP's ECN 01).
+    host_iface: bool = True
+
+
+_KERNEL: dict[str, KernelProtocol] = {}
+
+
+def register(protocol: str, spec: KernelProtocol) -> None:
+    """Make ``protocol`` runnable in the kernel (each protocol family's module calls this)."""
+    _KERNEL[protocol] = spec
+
+
+def _env(counters: tuple[str, ...] | None) -> dict[str, str] | None:
+    return None if counters is None else {**os.environ, "RACC_COUNTERS": ",".join(counters)}
+
+
 class _Loader:
     """One loader process (kernel/loader/racc_bpf_loader.c): line commands on its stdin, one
     answer line each on its stdout."""
 
-    def __init__(self, args: list[str], what: str):
+    def __init__(self, args: list[str], what: str, env: dict[str, str] | None = None):
         self.what = what
         self._lock = threading.Lock()
         self._proc = subprocess.Popen(
-            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
         )
         line = self._proc.stdout.readline().strip() if self._proc.stdout else ""
         if line != "ready":
@@ -319,12 +350,16 @@ class HostsHandle(Handle):
 
     def __init__(self, protocol: str, controller: _Controller):
         super().__init__(controller.loader)
-        self.cc_name = CC_NAME
+        self.cc_name = _KERNEL[protocol].cc_name
         self._protocol, self._controller, self._id = protocol, controller, next(_next_id)
         self._closed = False
 
     def attach_iface(self, netns: str, ifname: str) -> None:
-        """The senders' egress (ECN 01 on racc_vcp data) on ``ifname`` in ``netns``."""
+        """The senders' egress (ECN 01 on racc_vcp data) on ``ifname`` in ``netns``; nothing for
+        a protocol whose hosts have no such program (the congestion header travels as a TCP
+        option that sockops writes)."""
+        if not _KERNEL[self._protocol].host_iface:
+            return
         self._loader.ask(f"iface {self._id} {netns}:{ifname}")
 
     def close(self) -> None:
@@ -357,10 +392,13 @@ def attach_router(netns: str, ifname: str, protocol: str, params: dict | None, r
     """The router module of ``protocol`` at the egress of ``ifname`` in ``netns``, for a port of
     ``rate_bps`` (the virtual queue drains at it; ρ's denominator γ·C·t_p)."""
     _check(protocol)
+    spec = _KERNEL[protocol]
+    if spec.router_object is None or spec.router_config is None:
+        raise ValueError(f"router {protocol!r}: no router module in the kernel")
+    cfg = spec.router_config(params, rate_bps)
     paths = build()
-    cfg = router_config(params, rate_bps)
-    args = [str(paths["loader"]), "router", str(paths["vcp_router"]), netns, ifname, _csv(cfg)]
-    return Handle(_Loader(args, f"router on {netns}/{ifname}"))
+    args = [str(paths["loader"]), "router", str(paths[spec.router_object]), netns, ifname, _csv(cfg)]
+    return Handle(_Loader(args, f"router on {netns}/{ifname}", _env(spec.router_counters)))
 
 
 def attach_hosts(
@@ -373,7 +411,8 @@ def attach_hosts(
     protocol and shared by the next ones, which must bring the same parameters; it goes when the
     last handle closes."""
     _check(protocol)
-    cfg = law_config(params)
+    spec = _KERNEL[protocol]
+    cfg = spec.law_config(params)
     with _controllers_lock:
         ctl = _controllers.get(protocol)
         if ctl is not None and ctl.config != cfg:
@@ -383,8 +422,9 @@ def attach_hosts(
             )
         if ctl is None:
             paths = build()
-            args = [str(paths["loader"]), "hosts", str(paths["vcp_host"]), _csv(cfg)]
-            ctl = _controllers[protocol] = _Controller(_Loader(args, f"{protocol} controller"), cfg)
+            args = [str(paths["loader"]), "hosts", str(paths[spec.host_object]), _csv(cfg)]
+            loader = _Loader(args, f"{protocol} controller", _env(spec.host_counters))
+            ctl = _controllers[protocol] = _Controller(loader, cfg)
         ctl.users += 1
         h = HostsHandle(protocol, ctl)
     try:
@@ -395,3 +435,6 @@ def attach_hosts(
         h.close()
         raise
     return h
+
+
+register("vcp", KernelProtocol("vcp_host", "vcp_router", CC_NAME, law_config, router_config))
