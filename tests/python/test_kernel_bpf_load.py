@@ -157,9 +157,9 @@ def test_parameters_are_checked_with_one_line_errors():
         bpf.router_config({"mu": 0.1}, 10e6)
     with pytest.raises(ValueError, match="rate"):
         bpf.router_config({}, 0)
-    with pytest.raises(ValueError, match="'xcp': not available"):
-        bpf.attach_hosts("/nonexistent", "xcp", {})
-    assert bpf.supported("vcp") and not bpf.supported("xcp")
+    with pytest.raises(ValueError, match="'newreno': not available"):
+        bpf.attach_hosts("/nonexistent", "newreno", {})  # Linux's own (plan.LINUX_CC), no BPF
+    assert bpf.supported("vcp") and not bpf.supported("newreno")
     # The defaults are racc-proto's: t_p 200 ms, β 0.875, γ·C·t_p/8 at 10 Mb/s = 245 000 B.
     cfg = bpf.law_config({})
     assert cfg[0] == 200_000 and cfg[4] == round(0.875 * 2**24) and cfg[-1] == 2

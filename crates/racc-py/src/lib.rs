@@ -8,6 +8,7 @@ mod columns;
 mod laws;
 mod resolved;
 mod simulation;
+mod xcc_laws;
 
 use bench::run_bench;
 use catalogue::{list_loss_models, list_protocols, list_router_modules};
@@ -16,6 +17,7 @@ use laws::{vcp_laws_trace, vcp_load_factor_trace};
 use pyo3::prelude::*;
 use resolved::ResolvedScenario;
 use simulation::Simulation;
+use xcc_laws::{xcp_router_check, xcp_router_trace, xcp_window_trace};
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -28,6 +30,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(vcp_laws_trace, m)?)?;
     m.add_function(wrap_pyfunction!(vcp_load_factor_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(xcp_router_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(xcp_window_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(xcp_router_check, m)?)?;
     m.add_class::<Simulation>()?;
     m.add_class::<ResolvedScenario>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -438,3 +438,6 @@ def attach_hosts(
 
 
 register("vcp", KernelProtocol("vcp_host", "vcp_router", CC_NAME, law_config, router_config))
+
+# The congestion-header family registers itself (racc.kernel.xcc imports this module).
+from racc.kernel import xcc as _xcc  # noqa: F401

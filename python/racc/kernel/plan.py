@@ -17,6 +17,8 @@ from racc.scenario import ScenarioError
 LINUX_CC = {"newreno": "reno", "reno": "reno"}
 #: ``--cc`` values (controllers this kernel builds in; the BPF ones come from ``bpf.attach_hosts``).
 CC_CHOICES = ("reno", "cubic", "bbr")
+#: Protocols whose racc sender starts at one packet, not at RFC 5681's IW (XCP: docs/PROTOCOLS.md §5).
+ONE_PACKET_START = {"xcp"}
 #: Router modules the kernel's own qdiscs give (racc has no fq_codel module to ask for).
 QDISC_ROUTERS = {"droptail", "red"}
 
@@ -101,6 +103,8 @@ class Plan:
             if f.src == src and f.dst == dst:
                 if f.initial_window:
                     return max(1, int(f.initial_window))
+                if f.protocol in ONE_PACKET_START:
+                    return 1
                 smss = self.packet_size - 40
                 return 2 if smss > 2190 else 3 if smss > 1095 else 4
         return None

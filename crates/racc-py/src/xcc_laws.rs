@@ -1,0 +1,93 @@
+//! The congestion-header family's laws one step at a time, for the differential tests of the
+//! kernel's fixed-point twins (`kernel/bpf/xcp_law.h`, docs/KERNEL-BPF.md): conversion and
+//! replay only, the laws are racc-proto's (`xcp::control`, `xcp::arrival_xcp`,
+//! `xcp::departure`, `XcpWindow::apply_feedback`).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use racc_proto::endpoint::FlowConfig;
+use racc_proto::params::parse;
+use racc_proto::xcp::{arrival_xcp, control, departure, Budget, Sums, XcpParams, XcpRouterParams, XcpWindow};
+
+fn json(text: &str, what: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("{what}: not JSON: {e}")))
+}
+
+fn err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// An XCP router port (window form) replayed on events, as `XcpRouter` drives the laws:
+/// `(0, rtt_us, s, cwnd, header)` an XCP data packet (arrival's sums, then its departure's
+/// feedback from the budget; header +inf allowed), `(1, elapsed_s, q_bytes, _, _)` the end of
+/// a control interval, `(2, s, _, _, _)` a packet outside the ξ sums. Answers per event: for a
+/// packet (feedback it leaves with, res_pos, res_neg), for an interval (d, φ, pos), for other
+/// bytes (0, 0, 0). `capacity_bps` is C.
+#[pyfunction]
+pub(crate) fn xcp_router_trace(
+    params: &str,
+    capacity_bps: f64,
+    events: Vec<(u8, f64, f64, f64, f64)>,
+) -> PyResult<Vec<(f64, f64, f64)>> {
+    let p: XcpRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
+    p.validate().map_err(err)?;
+    let c = capacity_bps / 8.0;
+    let mut sums = Sums::default();
+    let mut d = p.initial_d;
+    let mut budget = Budget { k_p: 0.0, k_n: 0.0, res_pos: 0.0, res_neg: 0.0 };
+    let mut out = Vec::with_capacity(events.len());
+    for (kind, a, b, cw, header) in events {
+        match kind {
+            0 => {
+                let ((i, sa, sb), (u, bb)) = arrival_xcp(sums.in_bytes, sums.sum_a, sums.sum_b, a, b, cw.max(1.0));
+                (sums.in_bytes, sums.sum_a, sums.sum_b) = (i, sa, sb);
+                let fb = departure(&mut budget, u, bb, header, p.xcp_budget);
+                out.push((fb, budget.res_pos, budget.res_neg));
+            }
+            1 => {
+                let ctrl = control(&p, &sums, a, c, b, d);
+                d = ctrl.d;
+                budget = Budget { k_p: ctrl.xi_p / 1e12, k_n: ctrl.xi_n / 1e6, res_pos: ctrl.pos, res_neg: ctrl.neg };
+                sums = Sums::default();
+                out.push((ctrl.d, ctrl.phi, ctrl.pos));
+            }
+            2 => {
+                sums.in_bytes += a;
+                sums.other_bytes += a;
+                out.push((0.0, 0.0, 0.0));
+            }
+            k => return Err(PyValueError::new_err(format!("events: kind {k} is not 0, 1 or 2"))),
+        }
+    }
+    Ok(out)
+}
+
+/// XCP's window (wire bytes) after each echoed feedback (bytes; +inf leaves it), from
+/// `initial_window` packets of `packet_size` wire bytes, for the flow parameters `params`.
+#[pyfunction]
+pub(crate) fn xcp_window_trace(
+    params: &str,
+    packet_size: u32,
+    initial_window: u32,
+    feedback: Vec<f64>,
+) -> PyResult<Vec<f64>> {
+    let p: XcpParams = parse(&json(params, "params")?).map_err(err)?;
+    p.validate().map_err(err)?;
+    let mut cfg = FlowConfig::new(1, packet_size);
+    cfg.initial_window = Some(initial_window);
+    let mut w = XcpWindow::new(&cfg, packet_size.saturating_sub(60).max(1), &p);
+    Ok(feedback
+        .into_iter()
+        .map(|fb| {
+            w.apply_feedback(fb);
+            w.cwnd_wire()
+        })
+        .collect())
+}
+
+/// Checks an XCP router's parameter table as racc-proto does (the kernel's loader calls it).
+#[pyfunction]
+pub(crate) fn xcp_router_check(params: &str) -> PyResult<()> {
+    let p: XcpRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
+    p.validate().map_err(err)
+}

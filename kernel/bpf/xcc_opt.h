@@ -1,0 +1,123 @@
+/* The congestion header of XCC-Linux's framework as TCP options (docs/KERNEL-BPF.md, "The
+ * congestion header"): racc-proto's `packet::CongHeader` shapes, on the wire as RFC 6994
+ * experimental options (kind 253, a 16-bit ExID per shape, unregistered as RFC 6994 §4 allows).
+ * The sender's sockops writes the forward header on data, the routers' tc programs rewrite its
+ * feedback in place, the receiver's sockops echoes it on ACKs, the sender's sockops reads the echo
+ * into socket storage for its controller. Fields big-endian, as every TCP field. */
+#ifndef RACC_XCC_OPT_H
+#define RACC_XCC_OPT_H
+
+#define XCC_OPT_KIND 253
+
+/* XCP forward header (racc `CongHeader::Xcp` less reverse_feedback): kind, len 16, ExID "xc",
+ * H_rtt (µs, 0 before a sample), H_cwnd (wire bytes), H_feedback (Q8 wire bytes, signed;
+ * XCC_FB_INF asks for as much as the routers allow). 16 bytes, a multiple of 4: no padding. */
+#define XCP_OPT_EXID 0x7863
+#define XCP_OPT_LEN 16
+/* XCP echo on ACKs: kind, len 8, ExID "xe", reverse_feedback (Q8 bytes, signed: the sum over
+ * the data an ACK covers, `HeaderEcho`; XCC_FB_INF when a packet of it met no XCP router). */
+#define XCP_ECHO_EXID 0x7865
+#define XCP_ECHO_LEN 8
+/* "As much as allowed" (racc: +inf in the f32 feedback). */
+#define XCC_FB_INF 0x7fffffff
+/* Offset of H_feedback in the forward option: even, so the 32-bit field lies on 16-bit words of
+ * the TCP checksum (bpf_l4_csum_replace's incremental update needs that). */
+#define XCP_OPT_FB_OFF 12
+
+struct xcp_opt {
+	__u8 kind;
+	__u8 len;
+	__u16 exid;
+	__u32 rtt_us;
+	__u32 cwnd;
+	__u32 feedback;
+} __attribute__((packed));
+
+struct xcp_echo_opt {
+	__u8 kind;
+	__u8 len;
+	__u16 exid;
+	__u32 feedback;
+} __attribute__((packed));
+
+/* RCP forward header (racc `CongHeader::Rcp`): kind, len 12, ExID "rp", rate (B/s of IP bytes;
+ * RCP_NO_LIMIT asks for as much as the path allows, routers lower it to their R), H_rtt (µs).
+ * 12 bytes, racc's RCP header size. */
+#define RCP_OPT_EXID 0x7270
+#define RCP_OPT_LEN 12
+/* RCP echo on ACKs: kind, len 8, ExID "rq", the rate of the latest data packet (`HeaderEcho`). */
+#define RCP_ECHO_EXID 0x7271
+#define RCP_ECHO_LEN 8
+#define RCP_OPT_RATE_OFF 4 /* even: on checksum words */
+#define RCP_NO_LIMIT_ 0xffffffffU /* racc `rcp::NO_LIMIT` */
+
+struct rcp_opt {
+	__u8 kind;
+	__u8 len;
+	__u16 exid;
+	__u32 rate;
+	__u32 rtt_us;
+} __attribute__((packed));
+
+struct rcp_echo_opt {
+	__u8 kind;
+	__u8 len;
+	__u16 exid;
+	__u32 rate;
+} __attribute__((packed));
+
+/* The RCP router's counters. */
+enum rcp_router_counter {
+	RRC_PACKETS,
+	RRC_BYTES,
+	RRC_RCP_DATA, /* packets with a valid forward header */
+	RRC_STAMPED, /* rate lowered in place */
+	RRC_MALFORMED, /* our kind and ExID, a wrong length */
+	RRC_INTERVALS,
+	RRC_CSUM_FAIL,
+	RRC_MAX,
+};
+
+/* The RCP hosts' counters. */
+enum rcp_host_counter {
+	RHC_ACKS, /* cong_control calls */
+	RHC_RATE_UPDATES, /* echoes that changed the rate */
+	RHC_UNROUTED, /* echoes of "no limit": no RCP router on the path */
+	RHC_ECHO_MALFORMED,
+	RHC_DATA_MALFORMED,
+	RHC_HDR_WRITTEN,
+	RHC_ECHO_WRITTEN,
+	RHC_ECHO_PARSED,
+	RHC_LOSS, /* ssthresh calls: the rate is kept */
+	RHC_MAX,
+};
+
+/* The XCP router's counters (a per-CPU array, summed by the loader; names in racc.kernel.xcc). */
+enum xcp_router_counter {
+	XRC_PACKETS,
+	XRC_BYTES, /* IP bytes */
+	XRC_XCP_DATA, /* packets with a valid forward header */
+	XRC_FB_WRITTEN, /* feedback lowered in place */
+	XRC_NO_RTT, /* H_rtt = 0: no share */
+	XRC_MALFORMED, /* our kind and ExID, a wrong length, H_rtt above 1 s or H_cwnd below the packet */
+	XRC_INTERVALS, /* control intervals closed */
+	XRC_CSUM_FAIL, /* a rewrite refused by the helpers */
+	XRC_GSO, /* GSO packets passed untouched (their bytes counted) */
+	XRC_MAX,
+};
+
+/* The XCP hosts' counters. */
+enum xcp_host_counter {
+	XHC_ACKS, /* cong_avoid calls */
+	XHC_FB_APPLIED, /* echoes whose feedback reached the window */
+	XHC_UNROUTED, /* echoes of +inf: no XCP router on the path, window unchanged */
+	XHC_ECHO_MALFORMED, /* our kind and echo ExID, wrong length: ignored */
+	XHC_DATA_MALFORMED, /* receiver: a forward header of the wrong length: ignored */
+	XHC_HDR_WRITTEN, /* sender: forward headers written */
+	XHC_ECHO_WRITTEN, /* receiver: echoes written */
+	XHC_ECHO_PARSED, /* sender: echoes read */
+	XHC_LOSS, /* ssthresh calls: XCP's halving on loss */
+	XHC_MAX,
+};
+
+#endif

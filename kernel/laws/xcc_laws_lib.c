@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The congestion-header family's law headers built as a user-space library, so that the
+ * differential tests (tests/python/test_kernel_xcc_laws.py) run the very arithmetic the BPF
+ * objects run. */
+#include <linux/types.h>
+#include "xcc_opt.h"
+#include "xcp_law.h"
+
+/* An XCP data packet at the router: its arrival, then its departure's feedback (Q8). */
+__s64 racc_xcp_packet(struct xcp_router_law *l, const struct xcp_router_params *p, __u64 rtt_us, __u64 s,
+		      __u64 cwnd, __s64 header)
+{
+	xcp_arrival(l, rtt_us, s, cwnd);
+	return xcp_departure(l, rtt_us, s, cwnd, header, p->budget_rule);
+}
+
+void racc_xcp_other(struct xcp_router_law *l, __u64 s)
+{
+	xcp_arrival_other(l, s);
+}
+
+void racc_xcp_control(struct xcp_router_law *l, const struct xcp_router_params *p, __u64 elapsed_ns, __u64 q_bytes)
+{
+	xcp_control(l, p, elapsed_ns, q_bytes);
+}
+
+__u64 racc_xcp_apply_feedback(__u64 cwnd_q8, __s64 fb, __u64 s)
+{
+	return xcp_apply_feedback(cwnd_q8, fb, s);
+}

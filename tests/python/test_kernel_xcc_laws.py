@@ -1,0 +1,187 @@
+"""One arithmetic, checked, for the congestion-header family (issue 36 item 4; docs/KERNEL-BPF.md):
+the kernel programs' fixed-point XCP (kernel/bpf/xcp_law.h, built here as a user-space library
+from the very header the BPF objects include) against racc-proto's floating-point `xcp::control`,
+`arrival_xcp`, `departure` and `XcpWindow::apply_feedback` (through racc._core), on the same
+input sequences.
+
+Bounds, from the arithmetic (not from a measurement):
+- d = Σb/Σa is whole µs, and each packet's weight a is Q8 µs (relative error below
+  1/(256·25 µs) = 1.6e-4, see below), so d within 1 µs + 1.6e-4 of d; y whole B/s, α, β, γ Q24 (2^-25 relative), φ and the budgets
+  Q8 bytes: φ = α·d·(C − y) − β·Q within α·(1 µs)·|C − y| + 1 byte.
+- A packet's share pos = ξ_p·b, neg = ξ_n·u: a = rtt·s/cwnd is Q8 µs, so with a ≥ 25 µs (these
+  sequences: rtt ≥ 5 ms, cwnd ≤ 200 packets) its relative error is below 1/(256·25) = 1.6e-4, and b
+  = a·rtt inherits it; ξ carries 24 bits (2^-23) and d's 1 µs in ≥ 1000 µs (1e-3 at d = 1 ms).
+  So a feedback within 2e-3 of the interval's larger budget + 0.02 byte (the budgets' running
+  remainders carry the same relative error to the packets that hit them).
+- The window law on Q8 feedback: exact.
+Runs wherever a C compiler is."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+import random
+import shutil
+
+import pytest
+from conftest import needs_core
+
+pytestmark = [
+    needs_core,
+    pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) to build the law headers"),
+]
+
+U64, S64 = ctypes.c_uint64, ctypes.c_int64
+INF = 0x7FFFFFFF
+
+
+class Fxq(ctypes.Structure):
+    _fields_ = [("m", U64), ("e", S64)]
+
+
+class RouterParams(ctypes.Structure):
+    _fields_ = [(f, U64) for f in ("alpha_q24", "beta_q24", "gamma_q24", "initial_d_us", "capacity_Bps", "budget_rule")]
+
+
+class RouterLaw(ctypes.Structure):
+    _fields_ = [
+        ("in_bytes", U64),
+        ("other_bytes", U64),
+        ("sum_a_q8", U64),
+        ("sum_b", U64),
+        ("d_us", U64),
+        ("phi_q8", S64),
+        ("y_Bps", U64),
+        ("k_p", Fxq),
+        ("k_n", Fxq),
+        ("res_pos_q8", S64),
+        ("res_neg_q8", S64),
+    ]
+
+
+@pytest.fixture(scope="module")
+def lib():
+    from racc.kernel import xcc
+
+    so = ctypes.CDLL(str(xcc.laws_library()))
+    law, par = ctypes.POINTER(RouterLaw), ctypes.POINTER(RouterParams)
+    so.racc_xcp_packet.argtypes = [law, par, U64, U64, U64, S64]
+    so.racc_xcp_packet.restype = S64
+    so.racc_xcp_other.argtypes = [law, U64]
+    so.racc_xcp_control.argtypes = [law, par, U64, U64]
+    so.racc_xcp_apply_feedback.argtypes = [U64, S64, U64]
+    so.racc_xcp_apply_feedback.restype = U64
+    return so
+
+
+def events_for(seed: int, intervals: int = 60, load: float = 1.0, capacity_bps: float = 100e6):
+    """Intervals of packets from a few flows at about `load` of C, each interval's end with
+    its elapsed time and a persistent queue. Headers: +inf mostly, a lower one at times."""
+    rng = random.Random(seed)
+    flows = [(rng.randrange(5_000, 200_000), rng.choice([1500, 1040, 576])) for _ in range(8)]
+    cw = {i: rng.randrange(1, 200) * s for i, (_, s) in enumerate(flows)}
+    d = 0.05
+    out = []
+    for _ in range(intervals):
+        nbytes = 0.0
+        while nbytes < load * capacity_bps / 8 * d:
+            i = rng.randrange(len(flows))
+            rtt, s = flows[i]
+            rtt = max(5_000, rtt + rng.randrange(-2_000, 2_000))
+            if rng.random() < 0.05:
+                out.append((2, s, 0, 0, 0))
+            else:
+                header = INF if rng.random() < 0.9 else rng.randrange(-3000 * 256, 3000 * 256)
+                out.append((0, rtt, s, cw[i], header))
+                cw[i] = max(s, min(200 * s, cw[i] + rng.randrange(-s, s)))
+            nbytes += s
+        elapsed = d * rng.uniform(0.95, 1.05)
+        out.append((1, elapsed, rng.randrange(0, 100_000), 0, 0))
+        d = min(1.0, max(0.001, sum(e[1] * e[2] / e[3] * e[1] for e in out[-200:] if e[0] == 0) /
+                         max(1.0, sum(e[1] * e[2] / e[3] for e in out[-200:] if e[0] == 0)) / 1e6))  # fmt: skip
+    return out
+
+
+def run_both(lib, params: dict, capacity_bps: float, events):
+    from racc import _core
+    from racc.kernel import xcc
+
+    p = RouterParams(*xcc.xcp_router_config(params, capacity_bps))
+    law = RouterLaw()
+    law.d_us = p.initial_d_us
+    kernel = []
+    for kind, a, b, c, h in events:
+        if kind == 0:
+            fb = lib.racc_xcp_packet(ctypes.byref(law), ctypes.byref(p), a, b, c, h)
+            kernel.append((fb / 256, law.res_pos_q8 / 256, law.res_neg_q8 / 256))
+        elif kind == 1:
+            lib.racc_xcp_control(ctypes.byref(law), ctypes.byref(p), round(a * 1e9), b)
+            pos = law.res_pos_q8 / 256
+            kernel.append((law.d_us / 1e6, law.phi_q8 / 256, pos))
+        else:
+            lib.racc_xcp_other(ctypes.byref(law), a)
+            kernel.append((0.0, 0.0, 0.0))
+    conv = [
+        (k, float(a), float(b), float(c), (math.inf if h == INF else h / 256) if k == 0 else 0.0)
+        for k, a, b, c, h in events
+    ]
+    racc = _core.xcp_router_trace(json.dumps(params), capacity_bps, conv)
+    return kernel, racc
+
+
+def deviation(lib, params: dict, capacity_bps: float, events) -> tuple[float, float]:
+    kernel, racc = run_both(lib, params, capacity_bps, events)
+    worst_fb = worst_phi = worst_d = 0.0
+    budget, arrived, alpha = 1.0, 0.0, params.get("alpha", 0.4)
+    for i, (ev, k, r) in enumerate(zip(events, kernel, racc)):
+        if ev[0] != 1:
+            arrived += ev[2] if ev[0] == 0 else ev[1]
+        if ev[0] == 1:
+            assert abs(k[0] - r[0]) <= 1e-6 + 1.6e-4 * r[0], f"event {i}: d {k[0]} (kernel) vs {r[0]} (racc-proto)"
+            dev = abs(k[1] - r[1])
+            spare = abs(capacity_bps / 8 - arrived / ev[1])
+            arrived = 0.0
+            assert dev <= alpha * 1e-6 * spare + 1.0, f"event {i}: φ {k[1]} (kernel) vs {r[1]} (racc-proto)"
+            worst_phi = max(worst_phi, dev)
+            worst_d = max(worst_d, abs(k[0] - r[0]))
+            budget = max(r[2], abs(r[1]) + r[2], 1.0)
+        elif ev[0] == 0:
+            dev = abs(k[0] - r[0])
+            assert dev <= 2e-3 * budget + 0.02, f"event {i}: feedback {k[0]} (kernel) vs {r[0]} (racc-proto)"
+            worst_fb = max(worst_fb, dev / budget)
+    n = sum(1 for e in events if e[0] == 0)
+    print(
+        f"{n} packets: largest feedback deviation {worst_fb:.2e} of the interval's budget; "
+        f"φ within {worst_phi:.3f} B; d within {worst_d * 1e6:.2f} µs"
+    )
+    return worst_fb, worst_phi
+
+
+@pytest.mark.parametrize("load", [0.5, 1.0, 1.3])
+def test_xcp_router_control_and_feedback(lib, load):
+    """Under-, fully and over-loaded ports (φ positive, near 0, negative)."""
+    deviation(lib, {}, 100e6, events_for(int(load * 10), load=load))
+
+
+def test_xcp_router_ns235_budget_and_other_gains(lib):
+    deviation(
+        lib,
+        {"xcp_budget": "ns235", "alpha": 0.3, "beta": 0.1, "gamma": 0.2},
+        20e6,
+        events_for(7, load=0.9, capacity_bps=20e6),
+    )
+
+
+def test_xcp_window_law_is_exact(lib):
+    from racc import _core
+
+    rng = random.Random(5)
+    fbs = [rng.randrange(-4000 * 256, 4000 * 256) for _ in range(2000)] + [INF, -(10**8)]
+    cw, kernel = 1500 << 8, []
+    for fb in fbs:
+        cw = lib.racc_xcp_apply_feedback(cw, fb, 1500)
+        kernel.append(cw / 256)
+    racc = _core.xcp_window_trace("{}", 1500, 1, [math.inf if fb == INF else fb / 256 for fb in fbs])
+    assert kernel == racc
+    assert min(racc) == 1500.0, "the floor of one packet must be reached"
