@@ -28,3 +28,22 @@ __u64 racc_xcp_apply_feedback(__u64 cwnd_q8, __s64 fb, __u64 s)
 {
 	return xcp_apply_feedback(cwnd_q8, fb, s);
 }
+
+#include "rcp_law.h"
+
+void racc_rcp_init(struct rcp_router_law *l, const struct rcp_router_params *p)
+{
+	rcp_init(l, p);
+}
+
+/* A forward packet at the RCP router: counted, then stamped from "no limit". */
+__u32 racc_rcp_packet(struct rcp_router_law *l, __u64 s, __u64 rtt_us)
+{
+	rcp_arrival(l, s, rtt_us);
+	return rcp_stamp(l, RCP_NO_LIMIT);
+}
+
+void racc_rcp_control(struct rcp_router_law *l, const struct rcp_router_params *p, __u64 t_ns, __u64 q_bytes)
+{
+	rcp_control(l, p, t_ns, q_bytes);
+}

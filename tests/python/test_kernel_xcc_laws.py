@@ -185,3 +185,82 @@ def test_xcp_window_law_is_exact(lib):
     racc = _core.xcp_window_trace("{}", 1500, 1, [math.inf if fb == INF else fb / 256 for fb in fbs])
     assert kernel == racc
     assert min(racc) == 1500.0, "the floor of one packet must be reached"
+
+
+# ---- RCP (kernel/bpf/rcp_law.h against racc-proto's RateCore and rcp_rate) ---------------------
+#
+# Bounds, from the arithmetic: R is Q8 B/s and each interval's factor (T/d0)·(α(C − y) −
+# β·q/d0)/C is Q24 with α, β Q24 and y whole B/s, so one interval adds at most ~2^-23 of R plus
+# 1/256 B/s; the law contracts towards its fixed point, so over 600 intervals R stays within 1e-3
+# of racc-proto's R + 1 B/s; d0 (whole ns, the gain Q24) within 1 µs + 1e-5 of d0; a stamped
+# rate is ⌊R⌋ in both, so within the same bound + 1 B/s.
+
+
+class RcpParams(ctypes.Structure):
+    _fields_ = [
+        (f, U64)
+        for f in ("t_slot_ns", "d0_ns", "alpha_q24", "beta_q24", "initial_rate_q24", "r_min_pkts_q24",
+                  "capacity_Bps", "gain", "pkt_bytes")
+    ]  # fmt: skip
+
+
+class RcpLaw(ctypes.Structure):
+    _fields_ = [(f, U64) for f in ("rate_q8", "d0_ns", "in_bytes", "rtt_w", "no_rtt_bytes")]
+
+
+def rcp_events(seed: int, capacity_bps: float, intervals: int = 600):
+    """Intervals of about 10 ms with the offered load swinging between 0.3 and 1.3 of C (so R
+    rises and falls), RTTs 5-300 ms, a tenth of the packets without one."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(intervals):
+        t = 0.01 * rng.uniform(0.9, 1.1)
+        load = 0.8 + 0.5 * math.sin(k / 40)
+        nbytes = 0.0
+        while nbytes < load * capacity_bps / 8 * t:
+            s = rng.choice([1500, 1040, 576])
+            rtt = 0 if rng.random() < 0.1 else rng.randrange(5_000, 300_000)
+            out.append((0, s, rtt))
+            nbytes += s
+        out.append((1, t, rng.randrange(0, 60_000) if load > 1 else 0))
+    return out
+
+
+def rcp_deviation(lib, params: dict, capacity_bps: float, events) -> tuple[float, float]:
+    from racc import _core
+    from racc.kernel import xcc
+
+    lib.racc_rcp_init.argtypes = [ctypes.POINTER(RcpLaw), ctypes.POINTER(RcpParams)]
+    lib.racc_rcp_packet.argtypes = [ctypes.POINTER(RcpLaw), U64, U64]
+    lib.racc_rcp_packet.restype = ctypes.c_uint32
+    lib.racc_rcp_control.argtypes = [ctypes.POINTER(RcpLaw), ctypes.POINTER(RcpParams), U64, U64]
+    p = RcpParams(*xcc.rcp_router_config(params, capacity_bps))
+    law = RcpLaw()
+    lib.racc_rcp_init(ctypes.byref(law), ctypes.byref(p))
+    racc = _core.rcp_router_trace(json.dumps(params), capacity_bps, float(xcc.RCP_PKT_BYTES), events)
+    worst_r = worst_d0 = 0.0
+    lo, hi = math.inf, 0.0
+    for i, ((kind, a, b), r) in enumerate(zip(events, racc)):
+        if kind == 0:
+            stamped = lib.racc_rcp_packet(ctypes.byref(law), a, b)
+            assert abs(stamped - r[0]) <= 1e-3 * r[0] + 2, f"event {i}: stamped {stamped} (kernel) vs {r[0]} (racc-proto)"
+        else:
+            lib.racc_rcp_control(ctypes.byref(law), ctypes.byref(p), round(a * 1e9), b)
+            rate, d0 = law.rate_q8 / 256, law.d0_ns / 1e9
+            assert abs(rate - r[0]) <= 1e-3 * r[0] + 1, f"event {i}: R {rate} (kernel) vs {r[0]} (racc-proto)"
+            assert abs(d0 - r[1]) <= 1e-6 + 1e-5 * r[1], f"event {i}: d0 {d0} (kernel) vs {r[1]} (racc-proto)"
+            worst_r = max(worst_r, abs(rate - r[0]) / r[0])
+            worst_d0 = max(worst_d0, abs(d0 - r[1]))
+            lo, hi = min(lo, r[0]), max(hi, r[0])
+    print(f"R from {lo:.0f} to {hi:.0f} B/s: largest deviation {worst_r:.2e} of R; d0 within {worst_d0 * 1e6:.3f} µs")
+    assert hi / lo > 1.5, "the sequence must move R"
+    return worst_r, worst_d0
+
+
+@pytest.mark.parametrize("gain", ["symmetric", "ns2"])
+def test_rcp_router_rate_and_d0(lib, gain):
+    rcp_deviation(lib, {"rcp_d0_gain": gain, "initial_rate": 0.5}, 100e6, rcp_events(3, 100e6))
+
+
+def test_rcp_router_other_gains_and_a_slow_port(lib):
+    rcp_deviation(lib, {"alpha": 0.3, "beta": 0.5, "t_slot": 0.02, "initial_rate": 0.5}, 10e6, rcp_events(4, 10e6))

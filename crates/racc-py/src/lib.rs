@@ -17,7 +17,7 @@ use laws::{vcp_laws_trace, vcp_load_factor_trace};
 use pyo3::prelude::*;
 use resolved::ResolvedScenario;
 use simulation::Simulation;
-use xcc_laws::{xcp_router_check, xcp_router_trace, xcp_window_trace};
+use xcc_laws::{rcp_router_check, rcp_router_trace, xcp_router_check, xcp_router_trace, xcp_window_trace};
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -33,6 +33,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(xcp_router_trace, m)?)?;
     m.add_function(wrap_pyfunction!(xcp_window_trace, m)?)?;
     m.add_function(wrap_pyfunction!(xcp_router_check, m)?)?;
+    m.add_function(wrap_pyfunction!(rcp_router_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(rcp_router_check, m)?)?;
     m.add_class::<Simulation>()?;
     m.add_class::<ResolvedScenario>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

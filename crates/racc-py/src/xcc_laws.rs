@@ -91,3 +91,61 @@ pub(crate) fn xcp_router_check(params: &str) -> PyResult<()> {
     let p: XcpRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
     p.validate().map_err(err)
 }
+
+/// An RCP router port replayed on events, as `RcpRouter` drives `RateCore` and `rcp_rate`:
+/// `(0, s, rtt_us)` a forward data packet of `s` wire bytes with H_rtt (0: none), answering the
+/// rate it leaves with from a "no limit" header; `(1, t_s, q_bytes)` the end of an interval
+/// `t_s` after the previous one with the queue `q_bytes`, answering (R, d0). R_min takes
+/// `pkt_bytes` as the port's packet size. Rates B/s, times s.
+#[pyfunction]
+pub(crate) fn rcp_router_trace(
+    params: &str,
+    capacity_bps: f64,
+    pkt_bytes: f64,
+    events: Vec<(u8, f64, f64)>,
+) -> PyResult<Vec<(f64, f64)>> {
+    use racc_proto::packet::{CongHeader, Kind, Packet, TcpHeader};
+    use racc_proto::rcp::router::{rcp_rate, RateInterval};
+    use racc_proto::rcp::{RateCore, RcpRouterParams};
+
+    let p: RcpRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
+    p.validate().map_err(err)?;
+    let mut core = RateCore::new(p.d0, p.rcp_d0_gain, false, 0, p.initial_rate, capacity_bps);
+    let c = core.capacity();
+    let mut now: u64 = 0;
+    let mut out = Vec::with_capacity(events.len());
+    for (kind, a, b) in events {
+        match kind {
+            0 => {
+                let mut pkt = Packet::tcp(1, Kind::Data, a as u32, 0, TcpHeader::default());
+                pkt.cong = CongHeader::Rcp { rate: u32::MAX, rtt_us: b as u32 };
+                core.on_arrival(&pkt);
+                core.stamp(&mut pkt);
+                let CongHeader::Rcp { rate, .. } = pkt.cong else { unreachable!() };
+                out.push((rate as f64, 0.0));
+            }
+            1 => {
+                now += (a * 1e9).round() as u64;
+                let (t, y, mean) = core.close_interval(now);
+                if t > 0.0 && c > 0.0 {
+                    let d0 = core.d0;
+                    // `r_min`: r_min_pkts packets of the port's size per d0, at most C.
+                    let r_min = (p.r_min_pkts * pkt_bytes / d0).min(c);
+                    let i = RateInterval { t, d0, c, y, q: b, r_min };
+                    core.rate = rcp_rate(core.rate, p.alpha, p.beta, &i);
+                    core.update_d0(t, mean, core.rate / c);
+                }
+                out.push((core.rate, core.d0));
+            }
+            k => return Err(PyValueError::new_err(format!("events: kind {k} is not 0 or 1"))),
+        }
+    }
+    Ok(out)
+}
+
+/// Checks an RCP router's parameter table as racc-proto does.
+#[pyfunction]
+pub(crate) fn rcp_router_check(params: &str) -> PyResult<()> {
+    let p: racc_proto::rcp::RcpRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
+    p.validate().map_err(err)
+}

@@ -17,8 +17,9 @@ from racc.scenario import ScenarioError
 LINUX_CC = {"newreno": "reno", "reno": "reno"}
 #: ``--cc`` values (controllers this kernel builds in; the BPF ones come from ``bpf.attach_hosts``).
 CC_CHOICES = ("reno", "cubic", "bbr")
-#: Protocols whose racc sender starts at one packet, not at RFC 5681's IW (XCP: docs/PROTOCOLS.md §5).
-ONE_PACKET_START = {"xcp"}
+#: Protocols whose racc sender starts at one packet, not at RFC 5681's IW (XCP: docs/PROTOCOLS.md §5;
+#: RCP: one packet until the first rate, §6).
+ONE_PACKET_START = {"xcp", "rcp"}
 #: Router modules the kernel's own qdiscs give (racc has no fq_codel module to ask for).
 QDISC_ROUTERS = {"droptail", "red"}
 

@@ -1,9 +1,9 @@
 """The congestion-header family in the kernel (docs/KERNEL-BPF.md, "The congestion header"): each
-protocol's configuration for its BPF objects (``kernel/bpf/xcp_*``), registered with
+protocol's configuration for its BPF objects (``kernel/bpf/xcp_*``, ``rcp_*``), registered with
 ``racc.kernel.bpf`` so that ``racc kernel run`` attaches them like VCP's, and the user-space build
 of their law headers for the differential tests (``laws_library()``).
 
-The constants are racc-proto's defaults (``XcpRouterParams::default``); a key the kernel programs
+The constants are racc-proto's defaults (``XcpRouterParams::default``, ``RcpRouterParams::default``); a key the kernel programs
 do not implement is refused in one line naming it, unless it holds its default.
 """
 
@@ -107,6 +107,71 @@ def xcp_router_config(params: dict | None, rate_bps: float) -> list[int]:
     ]
 
 
+RCP_CC_NAME = "racc_rcp"
+RCP_HOST_COUNTERS = (
+    "acks",
+    "rate_updates",
+    "unrouted",
+    "echo_malformed",
+    "data_malformed",
+    "hdr_written",
+    "echo_written",
+    "echo_parsed",
+    "loss_kept",
+)
+RCP_ROUTER_COUNTERS = ("packets", "bytes", "rcp_data", "stamped", "malformed", "intervals", "csum_fail")
+#: R_min's packet size (racc's `r_min` takes the port's; 1000 B where it has none).
+RCP_PKT_BYTES = 1000
+_RCP_ROUTER_KEYS = {"t_slot", "d0", "alpha", "beta", "initial_rate", "r_min_pkts", "rcp_d0_gain", "stamp"}
+
+
+def rcp_law_config(params: dict | None) -> list[int]:
+    """An RCP flow's ``params`` for ``racc_rcp`` (RCP's sender has none; the TCP knobs are the
+    kernel's)."""
+    p = dict(params or {})
+    _keep_defaults(p, {"tcp": {}}, "params", "the kernel's TCP does this")
+    for k in p:
+        raise ValueError(f"params.{k}: not a key of an RCP flow")
+    return [0]
+
+
+def rcp_router_config(params: dict | None, rate_bps: float) -> list[int]:
+    """An RCP router's ``router_params`` as ``struct rcp_router_params`` (kernel/bpf/rcp_law.h).
+    ``stamp`` is accepted either way: the tc egress hook runs before the qdisc, so the kernel
+    always stamps at arrival (docs/KERNEL-BPF.md)."""
+    p = dict(params or {})
+    try:
+        from racc import _core
+
+        check = getattr(_core, "rcp_router_check", None)
+        if check is not None:
+            check(json.dumps(p))
+    except ImportError:
+        pass
+    except ValueError as e:
+        raise ValueError(f"router_params.{str(e).splitlines()[0]}") from None
+    _keep_defaults(p, {"count_ops": False}, "router_params", "the kernel programs do not count operations")
+    for k in p:
+        if k not in _RCP_ROUTER_KEYS:
+            raise ValueError(f"router_params.{k}: not supported by the kernel programs")
+    if not rate_bps > 0:
+        raise ValueError(f"rate: must be > 0 bit/s, got {rate_bps}")
+    gain = p.get("rcp_d0_gain", "symmetric")
+    if gain not in ("symmetric", "ns2"):
+        raise ValueError(f'router_params.rcp_d0_gain: must be "symmetric" or "ns2", got {gain!r}')
+    return [
+        round(float(p.get("t_slot", 0.01)) * 1e9),  # docs/PROTOCOLS.md §6: T_slot 10 ms
+        round(float(p.get("d0", 0.2)) * 1e9),  # §6: d0 200 ms before a sample
+        _q(p.get("alpha", 0.1), 24),  # §6: α 0.1
+        _q(p.get("beta", 1.0), 24),  # §6: β 1
+        _q(p.get("initial_rate", 0.05), 24),  # §6: R starts at 0.05·C
+        _q(p.get("r_min_pkts", 0.01), 24),  # §6: R_min 0.01 packets per d0
+        round(rate_bps / 8),
+        1 if gain == "ns2" else 0,
+        RCP_PKT_BYTES,
+    ]
+
+
 def laws_library() -> Path:
     """The congestion-header law headers built as a user-space library (the differential tests);
     needs only a C compiler."""
@@ -129,6 +194,20 @@ bpf.register(
         xcp_router_config,
         host_counters=XCP_HOST_COUNTERS,
         router_counters=XCP_ROUTER_COUNTERS,
+        host_iface=False,
+    ),
+)
+
+bpf.register(
+    "rcp",
+    bpf.KernelProtocol(
+        "rcp_host",
+        "rcp_router",
+        RCP_CC_NAME,
+        rcp_law_config,
+        rcp_router_config,
+        host_counters=RCP_HOST_COUNTERS,
+        router_counters=RCP_ROUTER_COUNTERS,
         host_iface=False,
     ),
 )
