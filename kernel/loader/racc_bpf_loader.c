@@ -6,11 +6,14 @@
  * cgroup_skb, and a struct_ops link for the controller (registered with BPF_F_LINK, so that its
  * name disappears with the process).
  *
- *   racc-bpf-loader router OBJ NETNS IFNAME CONFIG
- *   racc-bpf-loader hosts OBJ CONFIG
+ *   racc-bpf-loader router OBJ NETNS IFNAME CONFIG [COUNTERS]
+ *   racc-bpf-loader hosts OBJ CONFIG [COUNTERS]
  *   racc-bpf-loader sockops OBJ CGROUP PROG       (any one sockops program; the tests' forger)
  *
- * CONFIG is the configuration struct as comma-separated unsigned 64-bit integers. The loader
+ * CONFIG is the configuration struct as comma-separated unsigned 64-bit integers; COUNTERS the
+ * names of the object's counter slots, comma-separated (default: VCP's). A router object has one
+ * tc program; a hosts object one struct_ops map, one sockops, one cgroup_skb and one tc program
+ * (the senders' egress), found by type, so that every protocol's objects load alike. The loader
  * prints "ready" (or "error: ..." on stderr and exits 1), then answers one line per command:
  *   counters               one JSON object
  *   cgroup ID PATH         (hosts) sockops and the receivers' ingress on a cgroup v2 path: "ok"
@@ -58,6 +61,28 @@ static struct {
 static int n_attached;
 
 static char err[512];
+
+/* COUNTERS split into names (at most 64). */
+static int split_names(char *csv, const char **names, int max)
+{
+	char *tok, *save = NULL;
+	int n = 0;
+
+	for (tok = strtok_r(csv, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
+		names[n++] = tok;
+	return n;
+}
+
+/* The object's first program of `type` (each object has at most one of each type it uses). */
+static struct bpf_program *prog_of_type(struct bpf_object *obj, enum bpf_prog_type type)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj)
+		if (bpf_program__type(p) == type)
+			return p;
+	return NULL;
+}
 
 static void die(const char *fmt, ...)
 {
@@ -185,7 +210,8 @@ static int cgroup_attach(long id, struct bpf_object *obj, const char *path, cons
 	if (cg < 0)
 		return fail("cgroup %s: %s", path, strerror(errno));
 	for (i = 0; i < n; i++) {
-		struct bpf_program *p = bpf_object__find_program_by_name(obj, progs[i]);
+		struct bpf_program *p = progs ? bpf_object__find_program_by_name(obj, progs[i])
+					      : prog_of_type(obj, i ? BPF_PROG_TYPE_CGROUP_SKB : BPF_PROG_TYPE_SOCK_OPS);
 		struct bpf_link *l = p ? bpf_program__attach_cgroup(p, cg) : NULL;
 
 		if (!l || libbpf_get_error(l)) {
@@ -193,7 +219,7 @@ static int cgroup_attach(long id, struct bpf_object *obj, const char *path, cons
 
 			close(cg);
 			forget(id);
-			return fail("attaching %s to %s: %s", progs[i], path, strerror(e));
+			return fail("attaching %s to %s: %s", p ? bpf_program__name(p) : "a program", path, strerror(e));
 		}
 		if (remember(id, l, -1)) {
 			close(cg);
@@ -228,7 +254,6 @@ static void print_counters(struct bpf_object *obj, const char **names, int n)
 /* The command loop; `hosts` enables the cgroup/iface/detach commands. */
 static void serve(struct bpf_object *obj, const char **names, int n, int hosts)
 {
-	static const char *host_progs[] = { "vcp_sockops", "vcp_host_ingress" };
 	char line[1024], arg[1000];
 	long id;
 	int rc;
@@ -245,7 +270,7 @@ static void serve(struct bpf_object *obj, const char **names, int n, int hosts)
 		} else if (!strcmp(line, "close")) {
 			break;
 		} else if (hosts && sscanf(line, "cgroup %ld %999[^\n]", &id, arg) == 2) {
-			rc = cgroup_attach(id, obj, arg, host_progs, 2);
+			rc = cgroup_attach(id, obj, arg, NULL, 2); /* its sockops and cgroup_skb */
 		} else if (hosts && sscanf(line, "iface %ld %999[^\n]", &id, arg) == 2) {
 			char *colon = strchr(arg, ':');
 			int fd;
@@ -254,7 +279,7 @@ static void serve(struct bpf_object *obj, const char **names, int n, int hosts)
 				rc = fail("host interface %s: want NETNS:IFNAME", arg);
 			} else {
 				*colon = 0;
-				fd = tcx_attach(bpf_object__find_program_by_name(obj, "vcp_host_egress"), arg, colon + 1);
+				fd = tcx_attach(prog_of_type(obj, BPF_PROG_TYPE_SCHED_CLS), arg, colon + 1);
 				rc = fd < 0 ? -1 : remember(id, NULL, fd);
 			}
 		} else if (hosts && sscanf(line, "detach %ld", &id) == 1) {
@@ -286,33 +311,42 @@ static struct bpf_object *open_obj(const char *path)
 	return obj;
 }
 
-static int run_router(char **argv)
+static int run_router(char **argv, int argc)
 {
 	struct bpf_object *obj = open_obj(argv[0]);
 	struct bpf_program *prog;
-	int fd;
+	const char *names[64];
+	int fd, n = sizeof(router_counters) / sizeof(*router_counters);
 
 	if (bpf_object__load(obj))
 		die("loading %s: the verifier refused it (log above)", argv[0]);
 	write_config(obj, "lf_config", argv[3]);
-	prog = bpf_object__find_program_by_name(obj, "vcp_router_egress");
+	prog = prog_of_type(obj, BPF_PROG_TYPE_SCHED_CLS);
 	if (!prog)
-		die("object has no program vcp_router_egress");
+		die("object has no tc program");
 	fd = tcx_attach(prog, argv[1], argv[2]);
 	if (fd < 0)
 		die("%s", err);
-	serve(obj, router_counters, sizeof(router_counters) / sizeof(*router_counters), 0);
+	memcpy(names, router_counters, sizeof(router_counters));
+	if (argc > 4)
+		n = split_names(argv[4], names, 64);
+	serve(obj, names, n, 0);
 	return 0;
 }
 
-static int run_hosts(char **argv)
+static int run_hosts(char **argv, int argc)
 {
 	struct bpf_object *obj = open_obj(argv[0]);
-	struct bpf_map *ops = bpf_object__find_map_by_name(obj, "racc_vcp");
+	struct bpf_map *ops = NULL, *m;
 	struct bpf_link *l;
+	const char *names[64];
+	int n = sizeof(host_counters) / sizeof(*host_counters);
 
+	bpf_object__for_each_map(m, obj)
+		if (!ops && bpf_map__type(m) == BPF_MAP_TYPE_STRUCT_OPS)
+			ops = m;
 	if (!ops)
-		die("object has no struct_ops racc_vcp");
+		die("object has no struct_ops");
 	bpf_map__set_map_flags(ops, BPF_F_LINK);
 	if (bpf_object__load(obj))
 		die("loading %s: the verifier refused it (log above)", argv[0]);
@@ -321,11 +355,14 @@ static int run_hosts(char **argv)
 	 * BPF_F_LINK map, only stores it); the link then registers it. */
 	l = bpf_map__attach_struct_ops(ops);
 	if (!l || libbpf_get_error(l))
-		die("preparing struct_ops racc_vcp: %s", strerror(errno));
+		die("preparing struct_ops %s: %s", bpf_map__name(ops), strerror(errno));
 	if (link_create(bpf_map__fd(ops), 0, ATTACH_STRUCT_OPS) < 0)
-		die("registering tcp_congestion_ops racc_vcp: %s%s", strerror(errno),
+		die("registering tcp_congestion_ops %s: %s%s", bpf_map__name(ops), strerror(errno),
 		    errno == EEXIST ? " (another racc run holds the name)" : "");
-	serve(obj, host_counters, sizeof(host_counters) / sizeof(*host_counters), 1);
+	memcpy(names, host_counters, sizeof(host_counters));
+	if (argc > 2)
+		n = split_names(argv[2], names, 64);
+	serve(obj, names, n, 1);
 	return 0;
 }
 
@@ -349,13 +386,13 @@ int main(int argc, char **argv)
 	if (getppid() == 1)
 		return 1; /* the parent is already gone */
 	libbpf_set_print(libbpf_quiet);
-	if (argc == 6 && !strcmp(argv[1], "router"))
-		return run_router(argv + 2);
-	if (argc == 4 && !strcmp(argv[1], "hosts"))
-		return run_hosts(argv + 2);
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "router"))
+		return run_router(argv + 2, argc - 2);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "hosts"))
+		return run_hosts(argv + 2, argc - 2);
 	if (argc == 5 && !strcmp(argv[1], "sockops"))
 		return run_sockops(argv + 2);
-	fprintf(stderr, "usage: racc-bpf-loader router OBJ NETNS IFNAME CONFIG | hosts OBJ CONFIG | "
-			"sockops OBJ CGROUP PROG\n");
+	fprintf(stderr, "usage: racc-bpf-loader router OBJ NETNS IFNAME CONFIG [COUNTERS] | "
+			"hosts OBJ CONFIG [COUNTERS] | sockops OBJ CGROUP PROG\n");
 	return 2;
 }
