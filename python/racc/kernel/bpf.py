@@ -6,7 +6,7 @@ against a ``vmlinux.h`` dumped from the running kernel's BTF. Each ``attach_*`` 
 process that holds its BPF links and dies with this process, so nothing outlives a run.
 
 - ``available()``: ``None`` when usable, else the one-line reason.
-- ``supported(protocol)``: whether the kernel has this protocol (``"vcp"``).
+- ``supported(protocol)``: whether the kernel has this protocol (``"vcp"``, ``"dpcp"``).
 - ``attach_router(netns, ifname, protocol, params, rate_bps)``: the router module as a TCX egress
   program on ``ifname`` inside ``netns``.
 - ``attach_hosts(cgroup_path, protocol, params, host_ifaces=())``: the controller (struct_ops,
@@ -32,7 +32,19 @@ from pathlib import Path
 from typing_extensions import Self
 
 CC_NAME = "racc_vcp"
-_PROTOCOLS = ("vcp",)
+_PROTOCOLS = ("vcp", "dpcp")
+#: Each protocol's controller (struct_ops name), host object and router object.
+CC_NAMES = {"vcp": CC_NAME, "dpcp": "racc_dpcp"}
+_HOST_OBJECTS = {"vcp": "vcp_host", "dpcp": "dpcp_host"}
+_ROUTER_OBJECTS = {"vcp": "vcp_router", "dpcp": "dpcp_router"}
+#: Chain lengths of the chain family (MPCP §3: DPCP 2).
+CHAINS = {"dpcp": 2}
+#: The counter slots of the chain family's objects (kernel/bpf/dpcp_common.h, in order).
+DPCP_ROUTER_COUNTERS = ("packets", "bytes", "marked", "lowered", "msp", "later", "over", "not_ect", "gso",
+                        "flows_evicted")  # fmt: skip
+DPCP_HOST_COUNTERS = ("acks", "grow", "ai", "md_events", "md_held", "bleached", "echo_absent", "echo_malformed",
+                      "echo_written", "data_coded", "sent_ect1", "loss_halvings", "exceptions", "fallbacks",
+                      "resumes", "refinements", "echo_lsp")  # fmt: skip
 _ROOT = Path(__file__).resolve().parents[3]
 _SOURCES = _ROOT / "kernel"
 _BTF = Path("/sys/kernel/btf/vmlinux")
@@ -81,7 +93,10 @@ def build() -> dict[str, Path]:
         tmp = out / f".vmlinux.h.{os.getpid()}.tmp"
         tmp.write_text(r.stdout)
         os.replace(tmp, vmlinux)
-    paths = {name: build_object(name, vmlinux) for name in ("vcp_host", "vcp_router")}
+    paths = {
+        name: build_object(name, vmlinux)
+        for name in ("vcp_host", "vcp_router", "dpcp_host", "dpcp_router")
+    }
     exe, src = out / "racc-bpf-loader", _SOURCES / "loader" / "racc_bpf_loader.c"
     if _stale(exe, [src]):
         _compile(["cc", "-O2", "-Wall", str(src), "-lbpf"], exe)
@@ -213,6 +228,83 @@ def law_config(params: dict | None) -> list[int]:
     ]
 
 
+#: DPCP's own flow keys (racc-proto `dpcp/params.rs`); the rest are VCP's window laws.
+_DPCP_KEYS = {"chain", "xi_cap", "md_on_msp_only", "md_factors", "dpcp_growth", "exception_limit", "resume_after",
+              "max_resumes"}  # fmt: skip
+#: MPCP Table 1's thresholds (racc-proto `dpcp::levels::THRESHOLDS`) and MD factors.
+_THRESHOLDS = (0.20, 0.40, 0.80, 0.85, 0.95, 1.00, 1.05, 1.40, 2.00)
+_MD_FACTORS = (0.875, 0.6, 0.43)
+
+
+def _level_upper(digits: tuple[int, ...]) -> float:
+    """The upper bound of a level's ρ interval (`Lf::rho_bounds`), the same float arithmetic."""
+    j = (digits[0] - 1) * 3 + (digits[1] - 1)
+    lo, hi = (0.0 if j == 0 else _THRESHOLDS[j - 1]), _THRESHOLDS[j]
+    for d in digits[2:]:
+        split = [lo, lo + (hi - lo) * 1 / 3.0, lo + (hi - lo) * 2 / 3.0, hi]
+        lo, hi = split[d - 1], split[d]
+    return hi
+
+
+def dpcp_config(params: dict | None, chain: int) -> list[int]:
+    """A DPCP/TPCP flow's ``params`` as ``struct dpcp_params`` (kernel/bpf/dpcp_law.h): VCP's window
+    laws (``law_config``), then the decoder's knobs and log2(1 + ξ) per level, ξ = h(1/max(ρ_ub, 0.2)
+    − 1) at most ``xi_cap`` (racc-proto `Lf::xi`, `ChainLaws::xi`)."""
+    p = dict(params or {})
+    own = {k: p.pop(k) for k in list(p) if k in _DPCP_KEYS}
+    n = int(own.get("chain", chain))
+    if n not in (2, 3):
+        raise ValueError(f"params.chain: the kernel programs run chains of 2 (DPCP) or 3 (TPCP), got {n}")
+    try:
+        from racc import _core
+
+        _core.dpcp_window_trace(json.dumps({**p, **own, "chain": n}), [])
+    except ImportError:
+        pass
+    except ValueError as e:
+        raise ValueError(f"params.{str(e).splitlines()[0]}") from None
+    growth = own.get("dpcp_growth", "mi+ai")
+    if growth not in ("mi+ai", "vcp-like"):
+        raise ValueError(f'params.dpcp_growth: must be "mi+ai" or "vcp-like", got {growth!r}')
+    h = float(p.get("h", 0.25))
+    cap = own.get("xi_cap")
+    xis = []
+    for idx in range(27):
+        digits = tuple(idx // 3 ** (n - 1 - i) % 3 + 1 for i in range(n)) if idx < 3**n else (1,) * n
+        xi = 0.0 if digits[0] == 3 else h * (1.0 / max(_level_upper(digits), _THRESHOLDS[0]) - 1.0)
+        if cap is not None:
+            xi = min(xi, float(cap))
+        xis.append(_q(math.log2(1 + xi), 30))
+    md = [float(x) for x in own.get("md_factors", _MD_FACTORS)]
+    return [
+        *law_config(p),
+        n,
+        int(own.get("exception_limit", 3)),
+        _q(float(own.get("resume_after", 8.0)), 8),
+        int(own.get("max_resumes", 3)),
+        1 if own.get("md_on_msp_only", False) else 0,
+        1 if growth == "vcp-like" else 0,
+        *(_q(b, 24) for b in md),
+        *xis,
+    ]
+
+
+def dpcp_router_config(params: dict | None, rate_bps: float, chain: int) -> list[int]:
+    """A DPCP/TPCP router's ``router_params`` as ``struct dpcp_router_params``
+    (kernel/bpf/dpcp_router.bpf.c): VCP's estimator, the chain, the eviction time, latch_lsp."""
+    p = dict(params or {})
+    n = int(p.pop("chain", chain))
+    if n not in (2, 3):
+        raise ValueError(f"router_params.chain: the kernel programs run chains of 2 (DPCP) or 3 (TPCP), got {n}")
+    evict = float(p.pop("evict_after", 10.0))
+    if not evict > 0:
+        raise ValueError(f"router_params.evict_after: must be > 0 s, got {evict}")
+    latch = p.pop("latch_lsp", False)
+    if latch is not True and latch is not False:
+        raise ValueError(f"router_params.latch_lsp: must be true or false, got {latch!r}")
+    return [*router_config(p, rate_bps), n, round(evict * 1e9), int(latch)]
+
+
 def router_config(params: dict | None, rate_bps: float) -> list[int]:
     """A VCP router's ``router_params`` as ``struct lf_params`` (kernel/bpf/load_factor.h)."""
     p = dict(params or {})
@@ -319,13 +411,20 @@ class HostsHandle(Handle):
 
     def __init__(self, protocol: str, controller: _Controller):
         super().__init__(controller.loader)
-        self.cc_name = CC_NAME
+        self.cc_name = CC_NAMES[protocol]
         self._protocol, self._controller, self._id = protocol, controller, next(_next_id)
         self._closed = False
 
     def attach_iface(self, netns: str, ifname: str) -> None:
-        """The senders' egress (ECN 01 on racc_vcp data) on ``ifname`` in ``netns``."""
+        """The senders' egress (ECN 01 on this controller's data) on ``ifname`` in ``netns``. For
+        the chain family also TSO/GSO off there: every data segment leaves as its own skb, so that
+        routers write each its own digit (a GSO skb would carry one code for all its segments)."""
         self._loader.ask(f"iface {self._id} {netns}:{ifname}")
+        if self._protocol in CHAINS:
+            from racc.kernel.machine import offloads_off
+            from racc.kernel.network import in_ns
+
+            in_ns(netns, offloads_off, ifname)
 
     def close(self) -> None:
         with _controllers_lock:
@@ -358,8 +457,13 @@ def attach_router(netns: str, ifname: str, protocol: str, params: dict | None, r
     ``rate_bps`` (the virtual queue drains at it; ρ's denominator γ·C·t_p)."""
     _check(protocol)
     paths = build()
-    cfg = router_config(params, rate_bps)
-    args = [str(paths["loader"]), "router", str(paths["vcp_router"]), netns, ifname, _csv(cfg)]
+    if protocol in CHAINS:
+        cfg = dpcp_router_config(params, rate_bps, CHAINS[protocol])
+        names = [",".join(DPCP_ROUTER_COUNTERS)]
+    else:
+        cfg, names = router_config(params, rate_bps), []
+    obj = paths[_ROUTER_OBJECTS[protocol]]
+    args = [str(paths["loader"]), "router", str(obj), netns, ifname, _csv(cfg), *names]
     return Handle(_Loader(args, f"router on {netns}/{ifname}"))
 
 
@@ -373,7 +477,7 @@ def attach_hosts(
     protocol and shared by the next ones, which must bring the same parameters; it goes when the
     last handle closes."""
     _check(protocol)
-    cfg = law_config(params)
+    cfg = dpcp_config(params, CHAINS[protocol]) if protocol in CHAINS else law_config(params)
     with _controllers_lock:
         ctl = _controllers.get(protocol)
         if ctl is not None and ctl.config != cfg:
@@ -383,7 +487,8 @@ def attach_hosts(
             )
         if ctl is None:
             paths = build()
-            args = [str(paths["loader"]), "hosts", str(paths["vcp_host"]), _csv(cfg)]
+            names = [",".join(DPCP_HOST_COUNTERS)] if protocol in CHAINS else []
+            args = [str(paths["loader"]), "hosts", str(paths[_HOST_OBJECTS[protocol]]), _csv(cfg), *names]
             ctl = _controllers[protocol] = _Controller(_Loader(args, f"{protocol} controller"), cfg)
         ctl.users += 1
         h = HostsHandle(protocol, ctl)
