@@ -1,7 +1,8 @@
-"""DPCP on the kernel's own TCP end to end (issue 36, the load-factor family; docs/KERNEL-BPF.md):
+"""DPCP and TPCP on the kernel's own TCP end to end (issue 36, the load-factor family; docs/KERNEL-BPF.md):
 the DPCP router module as the BPF program at the bottleneck (ρ into MPCP Table 1's 4-bit code,
 Alg. 2 over pairs told apart by the segment's index in the sequence space), the flows under the
-struct_ops ``racc_dpcp`` (the decoder and Table 1's laws), one (code, position) echoed per ACK.
+struct_ops ``racc_dpcp`` (the decoder and Table 1's laws), one (code, position) echoed per ACK;
+TPCP (MPCP §5) the same with chains of 3 (``racc_tpcp``).
 
 Through ``racc kernel run --compare``: two DPCP flows share 10 Mb/s, RTT 40 ms, a one-BDP buffer
 (50 packets of 1000 B), 5 s, ``iw`` 20 as VCP's test. MPCP's claims (MPCP §4): high utilisation
@@ -79,7 +80,7 @@ def _bottleneck(links: Path) -> tuple[float, int]:
     return float(rows["utilisation"].mean()), int(rows["drops"].sum())
 
 
-@pytest.mark.parametrize("protocol", ["dpcp"])
+@pytest.mark.parametrize("protocol", ["dpcp", "tpcp"])
 def test_chain_protocol_through_racc_kernel_run_keeps_its_claims(tmp_path, protocol):
     _skip_unless_kernel_bpf()
     import kernel_path
@@ -131,7 +132,8 @@ def path():
 def test_forged_and_malformed_echoes_are_counted_and_change_no_window(path, protocol):
     """kernel/bpf/test_echo_forger.bpf.c writes, in turn: length 6; the byte 9 (code 01 at
     position 2: past a pair); no code byte; another ExID; nothing. The sender counts the
-    malformed ones, finds no valid echo for any ACK, and its window stays at iw = 10."""
+    malformed ones, finds no valid echo for any ACK, and its window stays at iw = 10. (TPCP is
+    not forged here: the byte 9, position 2, is a valid echo for chains of 3.)"""
     cg_send, cg_recv = path.new_cgroup("e2e"), path.new_cgroup("forge")
     with (
         bpf.attach_hosts(str(cg_send), protocol, {"iw": 10}, host_ifaces=[(path.NS_S, "s0")]) as hosts,

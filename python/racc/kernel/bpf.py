@@ -6,7 +6,7 @@ against a ``vmlinux.h`` dumped from the running kernel's BTF. Each ``attach_*`` 
 process that holds its BPF links and dies with this process, so nothing outlives a run.
 
 - ``available()``: ``None`` when usable, else the one-line reason.
-- ``supported(protocol)``: whether the kernel has this protocol (``"vcp"``, ``"dpcp"``).
+- ``supported(protocol)``: whether the kernel has this protocol (``"vcp"``, ``"dpcp"``, ``"tpcp"``).
 - ``attach_router(netns, ifname, protocol, params, rate_bps)``: the router module as a TCX egress
   program on ``ifname`` inside ``netns``.
 - ``attach_hosts(cgroup_path, protocol, params, host_ifaces=())``: the controller (struct_ops,
@@ -32,13 +32,13 @@ from pathlib import Path
 from typing_extensions import Self
 
 CC_NAME = "racc_vcp"
-_PROTOCOLS = ("vcp", "dpcp")
+_PROTOCOLS = ("vcp", "dpcp", "tpcp")
 #: Each protocol's controller (struct_ops name), host object and router object.
-CC_NAMES = {"vcp": CC_NAME, "dpcp": "racc_dpcp"}
-_HOST_OBJECTS = {"vcp": "vcp_host", "dpcp": "dpcp_host"}
-_ROUTER_OBJECTS = {"vcp": "vcp_router", "dpcp": "dpcp_router"}
-#: Chain lengths of the chain family (MPCP §3: DPCP 2).
-CHAINS = {"dpcp": 2}
+CC_NAMES = {"vcp": CC_NAME, "dpcp": "racc_dpcp", "tpcp": "racc_tpcp"}
+_HOST_OBJECTS = {"vcp": "vcp_host", "dpcp": "dpcp_host", "tpcp": "tpcp_host"}
+_ROUTER_OBJECTS = {"vcp": "vcp_router", "dpcp": "dpcp_router", "tpcp": "dpcp_router"}
+#: Chain lengths of the chain family (MPCP §3: DPCP 2, §5: TPCP 3).
+CHAINS = {"dpcp": 2, "tpcp": 3}
 #: The counter slots of the chain family's objects (kernel/bpf/dpcp_common.h, in order).
 DPCP_ROUTER_COUNTERS = ("packets", "bytes", "marked", "lowered", "msp", "later", "over", "not_ect", "gso",
                         "flows_evicted")  # fmt: skip
@@ -95,7 +95,7 @@ def build() -> dict[str, Path]:
         os.replace(tmp, vmlinux)
     paths = {
         name: build_object(name, vmlinux)
-        for name in ("vcp_host", "vcp_router", "dpcp_host", "dpcp_router")
+        for name in ("vcp_host", "vcp_router", "dpcp_host", "tpcp_host", "dpcp_router")
     }
     exe, src = out / "racc-bpf-loader", _SOURCES / "loader" / "racc_bpf_loader.c"
     if _stale(exe, [src]):
