@@ -35,6 +35,9 @@ enum dpcp_host_counter {
 	DHC_RESUMES,
 	DHC_REFINEMENTS, /* an MD refined by a later digit */
 	DHC_ECHO_LSP, /* echoes of a later position */
+	DHC_CONGESTION_LOSSES, /* DCP-EW: a fast retransmit with CF set */
+	DHC_ERROR_LOSSES, /* DCP-EW: CF clear, cwnd kept */
+	DHC_LOSS_MDS, /* DCP-EW: a congestion loss that cut the window */
 	DHC_MAX,
 };
 

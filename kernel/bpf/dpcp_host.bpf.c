@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* TCP/DPCP's end hosts on the kernel's own TCP (MPCP §3; docs/KERNEL-BPF.md; racc-proto
  * `dpcp/window.rs`, `dpcp/echo.rs`), one object so that its programs share the socket storage.
- * tpcp_host.bpf.c builds the same source as TCP/TPCP (MPCP §5): chains of 3.
+ * tpcp_host.bpf.c builds the same source as TCP/TPCP (MPCP §5): chains of 3; dcpew_host.bpf.c
+ * as TCP/DCP-EW (DCP-EW §III): pairs by the IP ID's LSB, and loss differentiation (dcpew_law.h).
  *
  * - `racc_dpcp` (struct_ops tcp_congestion_ops): the decoder and Table 1's laws on the
  *   (code, position) the ACK echoed (dpcp_law.h); a loss is TCP's halving, as VCP's.
@@ -18,6 +19,18 @@
 #include "dpcp_common.h"
 #include "dpcp_law.h"
 #include "dpcp_echo.h"
+#ifdef RACC_DCPEW
+#include "dcpew_law.h"
+typedef struct dcpew_params host_params;
+typedef struct dcpew_state host_state;
+#define DP(p) (&(p)->dp)
+#define ST(s) (&(s)->st)
+#else
+typedef struct dpcp_params host_params;
+typedef struct dpcp_state host_state;
+#define DP(p) (p)
+#define ST(s) (s)
+#endif
 
 #ifndef RACC_CC
 #define RACC_CC racc_dpcp
@@ -43,7 +56,7 @@ struct dpcp_sk {
 
 /* The controller's private state (inet_csk_ca, 104 bytes). */
 struct dpcp_ca {
-	struct dpcp_state st;
+	host_state st;
 	__u32 last_set;
 };
 _Static_assert(sizeof(struct dpcp_ca) <= 104, "icsk_ca_priv holds 104 bytes");
@@ -59,7 +72,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct dpcp_params);
+	__type(value, host_params);
 } law_config SEC(".maps");
 
 struct {
@@ -90,7 +103,7 @@ static __always_inline void count(__u32 slot)
 	count_n(slot, 1);
 }
 
-static __always_inline struct dpcp_params *law_params(void)
+static __always_inline host_params *law_params(void)
 {
 	__u32 zero = 0;
 
@@ -99,6 +112,12 @@ static __always_inline struct dpcp_params *law_params(void)
 
 /* ---- the controller ---------------------------------------------------------------------- */
 
+#ifdef RACC_DCPEW
+#define HOST_ON_ACK dcpew_on_ack
+#else
+#define HOST_ON_ACK dpcp_on_ack
+#endif
+
 static __always_inline struct dpcp_ca *ca_of(struct sock *sk)
 {
 	return (struct dpcp_ca *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
@@ -106,13 +125,13 @@ static __always_inline struct dpcp_ca *ca_of(struct sock *sk)
 
 static __always_inline void set_cwnd(struct tcp_sock *tp, struct dpcp_ca *ca)
 {
-	__u64 w = ca->st.cwnd >> FX_CWND_SHIFT;
+	__u64 w = ST(&ca->st)->cwnd >> FX_CWND_SHIFT;
 
 	if (w < 1)
 		w = 1;
 	if (w > tp->snd_cwnd_clamp) {
 		w = tp->snd_cwnd_clamp;
-		ca->st.cwnd = w << FX_CWND_SHIFT;
+		ST(&ca->st)->cwnd = w << FX_CWND_SHIFT;
 	}
 	tp->snd_cwnd = (__u32)w;
 	ca->last_set = (__u32)w;
@@ -123,12 +142,16 @@ void BPF_PROG(racc_dpcp_init, struct sock *sk)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct dpcp_ca *ca = ca_of(sk);
-	struct dpcp_params *p = law_params();
-	__u64 iw = p && p->law.iw ? p->law.iw : 2;
+	host_params *p = law_params();
+	__u64 iw;
 
 	if (!p)
 		return;
-	dpcp_init(&ca->st, p, iw << FX_CWND_SHIFT);
+	iw = DP(p)->law.iw ? DP(p)->law.iw : 2;
+	dpcp_init(ST(&ca->st), DP(p), iw << FX_CWND_SHIFT);
+#ifdef RACC_DCPEW
+	ca->st.bm = 0;
+#endif
 	set_cwnd(tp, ca);
 }
 
@@ -137,7 +160,8 @@ void BPF_PROG(racc_dpcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct dpcp_ca *ca = ca_of(sk);
-	struct dpcp_params *p = law_params();
+	host_params *p = law_params();
+	struct dpcp_state *ds = ST(&ca->st);
 	struct dpcp_sk *st;
 	__u32 byte, code, pos, exc, fb, res, ref, kind;
 	__u64 rtt_us;
@@ -146,7 +170,7 @@ void BPF_PROG(racc_dpcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		return;
 	count(DHC_ACKS);
 	if (tp->snd_cwnd != ca->last_set)
-		ca->st.cwnd = (__u64)tp->snd_cwnd << FX_CWND_SHIFT;
+		ds->cwnd = (__u64)tp->snd_cwnd << FX_CWND_SHIFT;
 	st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
 	if (!st || !st->echo_valid || st->echo_ack != ack) {
 		count(DHC_ECHO_ABSENT);
@@ -158,28 +182,28 @@ void BPF_PROG(racc_dpcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	pos = (byte >> 2) & 3;
 	rtt_us = tp->srtt_us >> 3; /* SRTT, else t_p (`ChainWindow::rtt`) */
 	if (!rtt_us)
-		rtt_us = p->law.t_p_us;
+		rtt_us = DP(p)->law.t_p_us;
 	if (code == 0) {
-		dpcp_on_ack(&ca->st, p, byte, acked, rtt_us, tp->tcp_mstamp);
+		HOST_ON_ACK(&ca->st, p, byte, acked, rtt_us, tp->tcp_mstamp);
 		count(DHC_BLEACHED);
 		set_cwnd(tp, ca);
 		return;
 	}
 	if (pos)
 		count(DHC_ECHO_LSP);
-	exc = ca->st.exceptions;
-	fb = ca->st.fallbacks;
-	res = ca->st.resumes;
-	ref = ca->st.refinements;
-	kind = dpcp_on_ack(&ca->st, p, byte, acked, rtt_us, tp->tcp_mstamp);
+	exc = ds->exceptions;
+	fb = ds->fallbacks;
+	res = ds->resumes;
+	ref = ds->refinements;
+	kind = HOST_ON_ACK(&ca->st, p, byte, acked, rtt_us, tp->tcp_mstamp);
 	count(kind == DPCP_ACT_GROW ? DHC_GROW :
 	      kind == DPCP_ACT_AI   ? DHC_AI :
 	      kind == DPCP_ACT_SET  ? DHC_MD :
 				      DHC_HELD);
-	count_n(DHC_EXCEPTIONS, ca->st.exceptions - exc);
-	count_n(DHC_FALLBACKS, ca->st.fallbacks - fb);
-	count_n(DHC_RESUMES, ca->st.resumes - res);
-	count_n(DHC_REFINEMENTS, ca->st.refinements - ref);
+	count_n(DHC_EXCEPTIONS, ds->exceptions - exc);
+	count_n(DHC_FALLBACKS, ds->fallbacks - fb);
+	count_n(DHC_RESUMES, ds->resumes - res);
+	count_n(DHC_REFINEMENTS, ds->refinements - ref);
 	set_cwnd(tp, ca);
 }
 
@@ -187,9 +211,31 @@ SEC("struct_ops/racc_dpcp_ssthresh")
 __u32 BPF_PROG(racc_dpcp_ssthresh, struct sock *sk)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
+#ifdef RACC_DCPEW
+	/* DCP-EW §III.D: the loss is told apart by the bit map; recovery exits to the window
+	 * dcpew_on_loss leaves (kept, or cut by the level's factor). */
+	struct dpcp_ca *ca = ca_of(sk);
+	host_params *p = law_params();
+	__u64 rtt_us = tp->srtt_us >> 3, w;
+	__u32 what;
 
 	count(DHC_LOSS);
+	if (!p)
+		return tp->snd_cwnd >> 1 > 2 ? tp->snd_cwnd >> 1 : 2;
+	if (!rtt_us)
+		rtt_us = DP(p)->law.t_p_us;
+	if (tp->snd_cwnd != ca->last_set)
+		ca->st.st.cwnd = (__u64)tp->snd_cwnd << FX_CWND_SHIFT;
+	what = dcpew_on_loss(&ca->st, p, tp->tcp_mstamp, rtt_us);
+	count(what == DCPEW_LOSS_ERROR ? DHC_ERROR_LOSSES : DHC_CONGESTION_LOSSES);
+	if (what == DCPEW_LOSS_MD)
+		count(DHC_LOSS_MDS);
+	w = ca->st.st.cwnd >> FX_CWND_SHIFT;
+	return w > 2 ? (__u32)w : 2;
+#else
+	count(DHC_LOSS);
 	return tp->snd_cwnd >> 1 > 2 ? tp->snd_cwnd >> 1 : 2;
+#endif
 }
 
 SEC("struct_ops/racc_dpcp_undo_cwnd")
@@ -280,7 +326,7 @@ int dpcp_host_egress(struct __sk_buff *skb)
 SEC("cgroup_skb/ingress")
 int dpcp_host_ingress(struct __sk_buff *skb)
 {
-	struct dpcp_params *p = law_params();
+	host_params *p = law_params();
 	struct iphdr iph;
 	__u8 th[16];
 	__u32 ihl, code, payload, seq, seg, segs, len, i, n;
@@ -306,7 +352,7 @@ int dpcp_host_ingress(struct __sk_buff *skb)
 	st = bpf_sk_storage_get(&sk_store, sk, 0, code ? BPF_SK_STORAGE_GET_F_CREATE : 0);
 	if (!st)
 		return 1;
-	n = p->n;
+	n = DP(p)->n;
 	seq = ((__u32)th[4] << 24) | ((__u32)th[5] << 16) | ((__u32)th[6] << 8) | th[7];
 	/* A GRO'd skb: its segments, each at its own position (GRO merges equal TOS only). */
 	segs = skb->gso_segs > 1 ? skb->gso_segs : 1;
@@ -321,7 +367,12 @@ int dpcp_host_ingress(struct __sk_buff *skb)
 			if (i >= segs || payload == 0)
 				break;
 			len = payload < seg ? payload : seg;
+#ifdef RACC_DCPEW
+			/* DCP-EW §III.B: the IP ID's LSB (GRO'd segments: consecutive IDs). */
+			dpcp_echo_on_data(&st->echo, code, (bpf_ntohs(iph.id) + i) & 1);
+#else
 			dpcp_echo_on_data(&st->echo, code, dpcp_position(seq, len, n));
+#endif
 			seq += len;
 			payload -= len;
 		}
@@ -364,7 +415,7 @@ static __always_inline void parse_echo(struct bpf_sock_ops *skops, __u32 n)
 SEC("sockops")
 int dpcp_sockops(struct bpf_sock_ops *skops)
 {
-	struct dpcp_params *p = law_params();
+	host_params *p = law_params();
 	struct bpf_sock *sk = skops->sk;
 	struct dpcp_sk *st;
 	struct echo_opt opt;
@@ -400,7 +451,7 @@ int dpcp_sockops(struct bpf_sock_ops *skops)
 		break;
 	case BPF_SOCK_OPS_PARSE_HDR_OPT_CB:
 		if (p)
-			parse_echo(skops, p->n);
+			parse_echo(skops, DP(p)->n);
 		break;
 	}
 	return 1;

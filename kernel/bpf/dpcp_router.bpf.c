@@ -4,7 +4,8 @@
  * virtual queue, as vcp_router.bpf.c), ρ quantised into n digits at each t_p (MPCP Table 1,
  * TPCP's split; dpcp_law.h), and Alg. 2 on every ECT TCP data packet with its flow's 2-bit
  * flag (dpcp_encode.h). The position is the segment's index in the sequence space
- * (dpcp_echo.h, `dpcp_position`). The chain's bits are written at the egress hook, before the
+ * (dpcp_echo.h, `dpcp_position`), or for DCP-EW the IP ID's LSB (DCP-EW §III.B; racc-proto
+ * `dcpew/router.rs`, the NM: Alg. 2 by the visible ID). The chain's bits are written at the egress hook, before the
  * qdisc (as VCP's: no BPF dequeue hook here). docs/KERNEL-BPF.md. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -14,7 +15,9 @@
 #include "dpcp_encode.h"
 #include "dpcp_echo.h"
 
-#define TC_ACT_OK 0
+/* TCX_NEXT: the next program on this hook decides (the last passes), so that a test can chain a
+ * lossy link after the router (test_random_drop.bpf.c). */
+#define TC_ACT_OK (-1)
 #define ETH_P_IP 0x0800
 #define ETH_HLEN 14
 #define IPPROTO_TCP_ 6
@@ -26,6 +29,7 @@ struct dpcp_router_params {
 	__u64 n; /* chain length (MPCP §3: 2; §5: 3) */
 	__u64 evict_ns; /* a flow idle this long starts again from MSP_EQ [reconstructed: 10 s] */
 	__u64 latch_lsp; /* later positions use the level at the flow's MSP [reconstructed: off] */
+	__u64 pos_by_ip_id; /* DCP-EW: the position is the IP ID's LSB (DCP-EW §III.B) */
 };
 
 struct router_state {
@@ -190,7 +194,7 @@ int dpcp_router_egress(struct __sk_buff *skb)
 		len = skb->gso_size ? skb->gso_size : payload;
 	}
 	seq = ((__u32)hdr[4] << 24) | ((__u32)hdr[5] << 16) | ((__u32)hdr[6] << 8) | hdr[7];
-	pos = dpcp_position(seq, len, n);
+	pos = p->pos_by_ip_id ? bpf_ntohs(iph->id) & 1 : dpcp_position(seq, len, n);
 	count(pos == 0 ? DRC_MSP : DRC_LATER, 1);
 
 	key.saddr = iph->saddr;

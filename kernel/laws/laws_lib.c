@@ -75,3 +75,17 @@ __u32 racc_dpcp_echo_take(struct dpcp_echo *e)
 {
 	return dpcp_echo_take(e);
 }
+
+/* DCP-EW (dcpew_law.h). */
+#include "dcpew_law.h"
+
+__u32 racc_dcpew_on_ack(struct dcpew_state *s, const struct dcpew_params *p, __u32 byte, __u64 k, __u64 rtt_us,
+			__u64 now_us)
+{
+	return dcpew_on_ack(s, p, byte, k, rtt_us, now_us);
+}
+
+__u32 racc_dcpew_on_loss(struct dcpew_state *s, const struct dcpew_params *p, __u64 now_us, __u64 rtt_us)
+{
+	return dcpew_on_loss(s, p, now_us, rtt_us);
+}

@@ -255,3 +255,89 @@ def test_echo_walks_one_chain_at_a_time(lib):
         seen.append(lib.racc_dpcp_echo_take(ctypes.byref(e)))
     # chain 1's MSP, then its LSP (held), then chain 3's MSP, then its LSP
     assert seen == [1, 2 | 4, 2, 1 | 4]
+
+
+# ---- DCP-EW: DPCP's laws plus the loss differentiation (kernel/bpf/dcpew_law.h) ------------
+
+
+class DcpewParams(ctypes.Structure):
+    _fields_ = [("v", U64 * 53)]  # struct dcpew_params: dpcp_params + bm_keep, bm_t_mask, loss_md
+
+
+class DcpewState(ctypes.Structure):
+    _fields_ = [("st", State), ("bm", U64)]
+
+
+def dcpew_kernel_trace(lib, params: dict, steps: list) -> list[tuple]:
+    from racc.kernel import bpf
+
+    cfg = bpf.dcpew_config(params)
+    p = DcpewParams()
+    for i, v in enumerate(cfg):
+        p.v[i] = v
+    s = DcpewState()
+    dp = ctypes.cast(ctypes.byref(p), ctypes.POINTER(Params))
+    lib.racc_dpcp_init(ctypes.byref(s.st), dp, round(float(params.get("iw", 2.0)) * ONE_CWND))
+    lib.racc_dcpew_on_ack.argtypes = [ctypes.POINTER(DcpewState), ctypes.POINTER(DcpewParams), U32, U64, U64, U64]
+    lib.racc_dcpew_on_loss.argtypes = [ctypes.POINTER(DcpewState), ctypes.POINTER(DcpewParams), U64, U64]
+    lib.racc_dcpew_on_loss.restype = U32
+    out, losses = [], [0, 0, 0]  # congestion, error, loss MDs
+    for loss, code, pos, k, rtt_s, now_ns in steps:
+        if loss:
+            what = lib.racc_dcpew_on_loss(ctypes.byref(s), ctypes.byref(p), now_ns // 1000, round(rtt_s * 1e6))
+            losses[1 if what == 0 else 0] += 1
+            losses[2] += what == 2
+        else:
+            lib.racc_dcpew_on_ack(
+                ctypes.byref(s), ctypes.byref(p), code | pos << 2, k, round(rtt_s * 1e6), now_ns // 1000
+            )
+        st = s.st
+        out.append((st.cwnd / ONE_CWND, st.mds, st.exceptions, st.fallbacks, st.refinements, *losses))
+    return out
+
+
+def dcpew_trace(seed: int, p_over: float, p_loss: float) -> list:
+    """Pairs in sequence with overload at rate `p_over`, fast retransmits at rate `p_loss`."""
+    r = random.Random(seed)
+    t, steps = 0, []
+    for i in range(1500):
+        t += r.randint(1, 6) * 1_000_000
+        if r.random() < p_loss:
+            steps.append((1, 0, 0, 0, 0.04, t))
+            continue
+        code = 3 if r.random() < p_over else r.choice([1, 2])
+        steps.append((0, code, i % 2, r.choice([1, 1, 2]), r.choice([0.03, 0.05]), t))
+    return steps
+
+
+LOSS_MD_CASE = {"iw": 20.0, "md_on_msp_only": True, "bm_bits": 4, "bm_threshold": 2}
+
+
+@pytest.mark.parametrize(
+    ("params", "p_over", "p_loss"),
+    [({"iw": 20.0}, 0.1, 0.02), ({"iw": 20.0}, 0.9, 0.02), ({"iw": 20.0, "ew_loss_md": "half"}, 0.9, 0.02),
+     ({"iw": 20.0, "bm_bits": 8, "bm_threshold": 4}, 0.6, 0.02), ({"iw": 20.0, "exception_limit": 0}, 0.5, 0.02),
+     (LOSS_MD_CASE, 0.7, 0.05), ({**LOSS_MD_CASE, "ew_loss_md": "half"}, 0.5, 0.05)],
+)  # fmt: skip
+def test_dcpew_windows_and_loss_differentiation_agree_with_racc_proto(lib, params, p_over, p_loss):
+    from racc import _core
+
+    worst, loss_mds = 0.0, 0
+    for seed in range(3):
+        steps = dcpew_trace(seed, p_over, p_loss)
+        got = dcpew_kernel_trace(lib, params, steps)
+        want = _core.dcpew_window_trace(json.dumps(params), [(a, b, c, float(k), r, t) for a, b, c, k, r, t in steps])
+        for i, ((wk, *ck), (wr, *cr)) in enumerate(zip(got, want)):
+            assert ck == list(cr), f"step {i} {steps[i]}: kernel counts {ck}, racc-proto {cr}"
+            assert abs(wk - wr) <= 0.01 + 1e-5 * wr, f"step {i} {steps[i]}: kernel {wk:.6f}, racc-proto {wr:.6f}"
+            worst = max(worst, abs(wk - wr))
+        congestion, error = got[-1][5], got[-1][6]
+        assert congestion + error > 10, "the traces must lose packets"
+        if p_over < 0.2:
+            assert error > 0 and got[-1][7] == 0, "rare overload: losses are the wireless link's, cwnd kept"
+        if p_over > 0.8:
+            assert congestion > 0, "overload runs: congestion losses"
+        loss_mds += got[-1][7]
+    if params.get("md_on_msp_only"):
+        assert loss_mds >= 2, "overload outside any echo's MD episode: losses cut the window"
+    print(f"DCP-EW {params} overload {p_over}: largest window deviation {worst:.2e} packet")

@@ -1,8 +1,9 @@
-"""DPCP and TPCP on the kernel's own TCP end to end (issue 36, the load-factor family; docs/KERNEL-BPF.md):
+"""DPCP, TPCP and DCP-EW on the kernel's own TCP end to end (issue 36, the load-factor family; docs/KERNEL-BPF.md):
 the DPCP router module as the BPF program at the bottleneck (ρ into MPCP Table 1's 4-bit code,
 Alg. 2 over pairs told apart by the segment's index in the sequence space), the flows under the
 struct_ops ``racc_dpcp`` (the decoder and Table 1's laws), one (code, position) echoed per ACK;
-TPCP (MPCP §5) the same with chains of 3 (``racc_tpcp``).
+TPCP (MPCP §5) the same with chains of 3 (``racc_tpcp``), DCP-EW (DCP-EW §III) with pairs by
+the IP ID's LSB and its loss differentiation (``racc_dcpew``).
 
 Through ``racc kernel run --compare``: two DPCP flows share 10 Mb/s, RTT 40 ms, a one-BDP buffer
 (50 packets of 1000 B), 5 s, ``iw`` 20 as VCP's test. MPCP's claims (MPCP §4): high utilisation
@@ -80,7 +81,7 @@ def _bottleneck(links: Path) -> tuple[float, int]:
     return float(rows["utilisation"].mean()), int(rows["drops"].sum())
 
 
-@pytest.mark.parametrize("protocol", ["dpcp", "tpcp"])
+@pytest.mark.parametrize("protocol", ["dpcp", "tpcp", "dcpew"])
 def test_chain_protocol_through_racc_kernel_run_keeps_its_claims(tmp_path, protocol):
     _skip_unless_kernel_bpf()
     import kernel_path
@@ -128,7 +129,7 @@ def path():
             kernel_path.sweep()
 
 
-@pytest.mark.parametrize("protocol", ["dpcp"])
+@pytest.mark.parametrize("protocol", ["dpcp", "dcpew"])
 def test_forged_and_malformed_echoes_are_counted_and_change_no_window(path, protocol):
     """kernel/bpf/test_echo_forger.bpf.c writes, in turn: length 6; the byte 9 (code 01 at
     position 2: past a pair); no code byte; another ExID; nothing. The sender counts the
@@ -146,3 +147,36 @@ def test_forged_and_malformed_echoes_are_counted_and_change_no_window(path, prot
     assert h["echo_absent"] == h["acks"] > 100, "no ACK carried a valid echo"
     assert h["grow"] == h["ai"] == h["md_events"] == h["md_held"] == h["bleached"] == 0
     assert {c for _, c, _, _ in r["trace"]} == {10}, "the window never moved"
+
+
+def test_dcpew_keeps_its_window_through_random_loss_where_dpcp_halves(path):
+    """DCP-EW §III.D: a loss that no run of overload echoes preceded is the wireless link's, and
+    the window is kept. A tc program drops 1 % of the data segments on the link after the router
+    module, at the bottleneck's egress ahead of its qdisc (kernel/bpf/test_random_drop.bpf.c):
+    DCP-EW must count them as error losses and cut (almost) nothing for them, and fill the path
+    where DPCP, halving on each, cannot."""
+    paths = bpf.build()
+    drop = bpf.build_object("test_random_drop")
+    util = {}
+    for protocol in ("dcpew", "dpcp"):
+        cg = path.new_cgroup(f"loss-{protocol}")
+        with (
+            bpf.attach_hosts(str(cg), protocol, {"iw": 10}, host_ifaces=[(path.NS_S, "s0")]) as hosts,
+            bpf.attach_router(path.NS_R, "r1", protocol, {}, 10e6),
+        ):
+            args = [str(paths["loader"]), "router", str(drop), path.NS_R, "r1", str(2**32 // 100), "data,dropped"]
+            lossy = bpf.Handle(bpf._Loader(args, "random drop on r1"))  # after the router module
+            try:
+                r = path.bulk(cg, cg, hosts.cc_name, secs=8.0, measure_from=3.0)
+                h, d = hosts.counters(), lossy.counters()
+            finally:
+                lossy.close()
+        util[protocol] = r["bytes"] * 8 / (10e6 * r["secs"])
+        print(f"{protocol}: utilisation {util[protocol]:.3f}, bottleneck drops {r['drops']}, link {d}\nhosts {h}")
+        assert d["dropped"] > (20 if protocol == "dcpew" else 5), "the link must lose packets"
+        assert r["drops"] == 0, "no loss at the bottleneck itself"
+        if protocol == "dcpew":
+            assert h["error_losses"] > 10, "the random losses must be told apart as errors"
+            assert h["loss_mds"] <= h["error_losses"] // 10, "and cut (almost) nothing"
+    assert util["dcpew"] >= 0.8, f"DCP-EW utilisation {util['dcpew']:.3f} through 1 % random loss"
+    assert util["dcpew"] >= util["dpcp"] + 0.1, f"DCP-EW {util['dcpew']:.3f} vs DPCP {util['dpcp']:.3f}"

@@ -6,7 +6,8 @@ against a ``vmlinux.h`` dumped from the running kernel's BTF. Each ``attach_*`` 
 process that holds its BPF links and dies with this process, so nothing outlives a run.
 
 - ``available()``: ``None`` when usable, else the one-line reason.
-- ``supported(protocol)``: whether the kernel has this protocol (``"vcp"``, ``"dpcp"``, ``"tpcp"``).
+- ``supported(protocol)``: whether the kernel has this protocol (``"vcp"``, ``"dpcp"``, ``"tpcp"``,
+  ``"dcpew"``).
 - ``attach_router(netns, ifname, protocol, params, rate_bps)``: the router module as a TCX egress
   program on ``ifname`` inside ``netns``.
 - ``attach_hosts(cgroup_path, protocol, params, host_ifaces=())``: the controller (struct_ops,
@@ -32,19 +33,20 @@ from pathlib import Path
 from typing_extensions import Self
 
 CC_NAME = "racc_vcp"
-_PROTOCOLS = ("vcp", "dpcp", "tpcp")
+_PROTOCOLS = ("vcp", "dpcp", "tpcp", "dcpew")
 #: Each protocol's controller (struct_ops name), host object and router object.
-CC_NAMES = {"vcp": CC_NAME, "dpcp": "racc_dpcp", "tpcp": "racc_tpcp"}
-_HOST_OBJECTS = {"vcp": "vcp_host", "dpcp": "dpcp_host", "tpcp": "tpcp_host"}
-_ROUTER_OBJECTS = {"vcp": "vcp_router", "dpcp": "dpcp_router", "tpcp": "dpcp_router"}
-#: Chain lengths of the chain family (MPCP §3: DPCP 2, §5: TPCP 3).
-CHAINS = {"dpcp": 2, "tpcp": 3}
+CC_NAMES = {"vcp": CC_NAME, "dpcp": "racc_dpcp", "tpcp": "racc_tpcp", "dcpew": "racc_dcpew"}
+_HOST_OBJECTS = {"vcp": "vcp_host", "dpcp": "dpcp_host", "tpcp": "tpcp_host", "dcpew": "dcpew_host"}
+_ROUTER_OBJECTS = {"vcp": "vcp_router", "dpcp": "dpcp_router", "tpcp": "dpcp_router", "dcpew": "dpcp_router"}
+#: Chain lengths of the chain family (MPCP §3: DPCP 2, §5: TPCP 3; DCP-EW §III: pairs).
+CHAINS = {"dpcp": 2, "tpcp": 3, "dcpew": 2}
 #: The counter slots of the chain family's objects (kernel/bpf/dpcp_common.h, in order).
 DPCP_ROUTER_COUNTERS = ("packets", "bytes", "marked", "lowered", "msp", "later", "over", "not_ect", "gso",
                         "flows_evicted")  # fmt: skip
 DPCP_HOST_COUNTERS = ("acks", "grow", "ai", "md_events", "md_held", "bleached", "echo_absent", "echo_malformed",
                       "echo_written", "data_coded", "sent_ect1", "loss_halvings", "exceptions", "fallbacks",
-                      "resumes", "refinements", "echo_lsp")  # fmt: skip
+                      "resumes", "refinements", "echo_lsp", "congestion_losses", "error_losses",
+                      "loss_mds")  # fmt: skip
 _ROOT = Path(__file__).resolve().parents[3]
 _SOURCES = _ROOT / "kernel"
 _BTF = Path("/sys/kernel/btf/vmlinux")
@@ -95,7 +97,7 @@ def build() -> dict[str, Path]:
         os.replace(tmp, vmlinux)
     paths = {
         name: build_object(name, vmlinux)
-        for name in ("vcp_host", "vcp_router", "dpcp_host", "tpcp_host", "dpcp_router")
+        for name in ("vcp_host", "vcp_router", "dpcp_host", "tpcp_host", "dcpew_host", "dpcp_router")
     }
     exe, src = out / "racc-bpf-loader", _SOURCES / "loader" / "racc_bpf_loader.c"
     if _stale(exe, [src]):
@@ -289,10 +291,16 @@ def dpcp_config(params: dict | None, chain: int) -> list[int]:
     ]
 
 
-def dpcp_router_config(params: dict | None, rate_bps: float, chain: int) -> list[int]:
-    """A DPCP/TPCP router's ``router_params`` as ``struct dpcp_router_params``
-    (kernel/bpf/dpcp_router.bpf.c): VCP's estimator, the chain, the eviction time, latch_lsp."""
+def dpcp_router_config(params: dict | None, rate_bps: float, chain: int, by_ip_id: bool = False) -> list[int]:
+    """A DPCP/TPCP/DCP-EW router's ``router_params`` as ``struct dpcp_router_params``
+    (kernel/bpf/dpcp_router.bpf.c): VCP's estimator, the chain, the eviction time, latch_lsp, and
+    whether the position is the IP ID's LSB (DCP-EW)."""
     p = dict(params or {})
+    if by_ip_id:
+        if p.pop("per_inner_flow", False) not in (False, None):
+            raise ValueError("router_params.per_inner_flow: the kernel runtime has no tunnels (one flow per 4-tuple)")
+        if "chain" in p:
+            raise ValueError("router_params.chain: not a DCP-EW key (DCP-EW's chains are pairs)")
     n = int(p.pop("chain", chain))
     if n not in (2, 3):
         raise ValueError(f"router_params.chain: the kernel programs run chains of 2 (DPCP) or 3 (TPCP), got {n}")
@@ -302,7 +310,43 @@ def dpcp_router_config(params: dict | None, rate_bps: float, chain: int) -> list
     latch = p.pop("latch_lsp", False)
     if latch is not True and latch is not False:
         raise ValueError(f"router_params.latch_lsp: must be true or false, got {latch!r}")
-    return [*router_config(p, rate_bps), n, round(evict * 1e9), int(latch)]
+    return [*router_config(p, rate_bps), n, round(evict * 1e9), int(latch), int(by_ip_id)]
+
+
+#: DCP-EW's own flow keys (racc-proto `dcpew/params.rs`) beyond DPCP's.
+_DCPEW_KEYS = {"ip_id", "ip_id_seed", "bm_bits", "bm_threshold", "ew_loss_md", "ew_apply_to_rto", "exception_limit"}
+
+
+def dcpew_config(params: dict | None) -> list[int]:
+    """A DCP-EW flow's ``params`` as ``struct dcpew_params`` (kernel/bpf/dcpew_law.h): DPCP's
+    (``dpcp_config``, pairs), then the bit map's masks and the loss MD (DCP-EW §III.D)."""
+    p = dict(params or {})
+    if "chain" in p:
+        raise ValueError("params.chain: not a DCP-EW key (DCP-EW's chains are pairs)")
+    own = {k: p.pop(k) for k in list(p) if k in _DCPEW_KEYS}
+    try:
+        from racc import _core
+
+        _core.dcpew_window_trace(json.dumps({**p, **own}), [])
+    except ImportError:
+        pass
+    except ValueError as e:
+        raise ValueError(f"params.{str(e).splitlines()[0]}") from None
+    if own.get("ip_id", "increment") != "increment":
+        raise ValueError(
+            'params.ip_id: the kernel runtime reads Linux\'s own IP IDs, which increment per segment: only "increment"'
+        )
+    if own.get("ew_apply_to_rto", False):
+        raise ValueError("params.ew_apply_to_rto: not supported by the kernel controller (an RTO is the kernel's)")
+    loss_md = own.get("ew_loss_md", "level")
+    kinds = {"level": 0, "half": 1, "none": 2}
+    if loss_md not in kinds:
+        raise ValueError(f'params.ew_loss_md: must be "level", "half" or "none", got {loss_md!r}')
+    limit = own.get("exception_limit")
+    cfg = dpcp_config(p, 2)
+    cfg[15] = 2**32 - 1 if limit == 0 else int(limit if limit is not None else 3)  # 0: exceptions off
+    bits, t = int(own.get("bm_bits", 32)), int(own.get("bm_threshold", 16))
+    return [*cfg, (1 << bits) - 1, (1 << t) - 1, kinds[loss_md]]
 
 
 def router_config(params: dict | None, rate_bps: float) -> list[int]:
@@ -458,7 +502,7 @@ def attach_router(netns: str, ifname: str, protocol: str, params: dict | None, r
     _check(protocol)
     paths = build()
     if protocol in CHAINS:
-        cfg = dpcp_router_config(params, rate_bps, CHAINS[protocol])
+        cfg = dpcp_router_config(params, rate_bps, CHAINS[protocol], by_ip_id=protocol == "dcpew")
         names = [",".join(DPCP_ROUTER_COUNTERS)]
     else:
         cfg, names = router_config(params, rate_bps), []
@@ -477,7 +521,12 @@ def attach_hosts(
     protocol and shared by the next ones, which must bring the same parameters; it goes when the
     last handle closes."""
     _check(protocol)
-    cfg = dpcp_config(params, CHAINS[protocol]) if protocol in CHAINS else law_config(params)
+    if protocol == "dcpew":
+        cfg = dcpew_config(params)
+    elif protocol in CHAINS:
+        cfg = dpcp_config(params, CHAINS[protocol])
+    else:
+        cfg = law_config(params)
     with _controllers_lock:
         ctl = _controllers.get(protocol)
         if ctl is not None and ctl.config != cfg:
