@@ -56,6 +56,7 @@ pub(crate) fn vcp_load_factor_trace(
 /// `params.iw`. Returns after each step the window (packets) and the decoder's counts (MDs,
 /// exceptions, fallbacks to VCP mode, refinements).
 #[pyfunction]
+#[allow(clippy::type_complexity)]
 pub(crate) fn dpcp_window_trace(
     params: &str,
     steps: Vec<(u8, u8, f64, f64, u64)>,
