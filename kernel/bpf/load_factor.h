@@ -43,6 +43,7 @@ struct lf_state {
 	__u64 rho_q16; /* the latest ρ, Q16 (reported; the code is decided exactly) */
 	__u64 code;
 	__u64 estimates;
+	__u64 num_q16; /* the latest λ + k_q·q_l (Q16 bytes): ρ = num_q16 / (interval_bytes_q8 << 8) */
 };
 
 /* The code of ρ = num/den without rounding ρ: num Q16 bytes, den Q8 bytes (`vcp_code`). */
@@ -85,6 +86,7 @@ RACC_INLINE void lf_boundary(struct lf_state *s, const struct lf_params *p)
 		num = (s->lambda << LF_Q_SHIFT) + ((p->k_q_q16 * s->q_l) >> LF_Q_SHIFT); /* A1 */
 		s->rho_q16 = p->interval_bytes_q8 ? (num << 8) / p->interval_bytes_q8 : 0;
 		s->code = lf_code(num, p->interval_bytes_q8);
+		s->num_q16 = num;
 		s->estimates++;
 	}
 	s->opened = 1;

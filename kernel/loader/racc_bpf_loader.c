@@ -6,8 +6,8 @@
  * cgroup_skb, and a struct_ops link for the controller (registered with BPF_F_LINK, so that its
  * name disappears with the process).
  *
- *   racc-bpf-loader router OBJ NETNS IFNAME CONFIG
- *   racc-bpf-loader hosts OBJ CONFIG
+ *   racc-bpf-loader router OBJ NETNS IFNAME CONFIG [COUNTERS]
+ *   racc-bpf-loader hosts OBJ CONFIG [COUNTERS]
  *   racc-bpf-loader sockops OBJ CGROUP PROG       (any one sockops program; the tests' forger)
  *
  * CONFIG is the configuration struct as comma-separated unsigned 64-bit integers. Programs and
@@ -397,13 +397,16 @@ int main(int argc, char **argv)
 	if (getppid() == 1)
 		return 1; /* the parent is already gone */
 	libbpf_set_print(libbpf_quiet);
-	if (argc == 6 && !strcmp(argv[1], "router"))
+	/* A trailing COUNTERS argument names the counter slots as RACC_COUNTERS does. */
+	if ((argc == 7 && !strcmp(argv[1], "router")) || (argc == 5 && !strcmp(argv[1], "hosts")))
+		setenv("RACC_COUNTERS", argv[argc - 1], 1);
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "router"))
 		return run_router(argv + 2);
-	if (argc == 4 && !strcmp(argv[1], "hosts"))
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "hosts"))
 		return run_hosts(argv + 2);
 	if (argc == 5 && !strcmp(argv[1], "sockops"))
 		return run_sockops(argv + 2);
-	fprintf(stderr, "usage: racc-bpf-loader router OBJ NETNS IFNAME CONFIG | hosts OBJ CONFIG | "
+	fprintf(stderr, "usage: racc-bpf-loader router OBJ NETNS IFNAME CONFIG [COUNTERS] | hosts OBJ CONFIG [COUNTERS] | "
 			"sockops OBJ CGROUP PROG\n");
 	return 2;
 }

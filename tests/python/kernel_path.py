@@ -7,7 +7,8 @@ RTT is `delay` on the ACK path, so that the bottleneck queue holds only its own 
 built without netem (this machine's has neither netem nor fq) cannot delay in a qdisc, so the
 "wire" namespace bridges w0 and w1 in user space (`DELAY_LINE`, AF_PACKET sockets), passing
 frames towards the receiver at once and frames back after `delay`. GSO is off on every egress
-(gso_max_segs 1): one packet per skb, as the simulator's. Names carry "kernel36b"; `sweep()`
+(gso_max_segs 1): one packet per skb, as the simulator's. Names carry "kernel36b" (or
+$RACC_KERNEL_PATH_TAG, so that engineers sharing a machine tell theirs apart); `sweep()`
 removes what a killed run left."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-TAG = "kernel36b"
+TAG = os.environ.get("RACC_KERNEL_PATH_TAG") or "kernel36b"
 NS_S, NS_R, NS_W, NS_D = f"{TAG}-s", f"{TAG}-r", f"{TAG}-w", f"{TAG}-d"
 DST = "10.36.2.2"
 

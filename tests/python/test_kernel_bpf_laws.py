@@ -47,8 +47,9 @@ LfParams = _struct(
 )
 LfState = _struct(
     "LfState",
-    ["lambda_", "q_l", "q_sum", "q_samples", "next_q_ns", "next_p_ns", "opened", "rho_q16", "code", "estimates"],
-)
+    ["lambda_", "q_l", "q_sum", "q_samples", "next_q_ns", "next_p_ns", "opened", "rho_q16", "code", "estimates",
+     "num_q16"],
+)  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -49,3 +49,147 @@ pub(crate) fn vcp_load_factor_trace(
         })
         .collect())
 }
+
+/// DPCP/TPCP's sender one ACK at a time (`DpcpWindow`, racc-proto `dpcp/window.rs`): for each
+/// step `(code, position, k, rtt_s, now_ns)` an ACK echoing `code` at `position` arrives and
+/// reports `k` packets, with smoothed RTT `rtt_s` noted before it. The window starts at
+/// `params.iw`. Returns after each step the window (packets) and the decoder's counts (MDs,
+/// exceptions, fallbacks to VCP mode, refinements).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn dpcp_window_trace(
+    params: &str,
+    steps: Vec<(u8, u8, f64, f64, u64)>,
+) -> PyResult<Vec<(f64, u64, u64, u64, u64)>> {
+    use racc_proto::cc::{Ack, CongestionControl, SenderCtx};
+    use racc_proto::dpcp::ordering::impose;
+    use racc_proto::dpcp::{DpcpParams, DpcpWindow, Position};
+    use racc_proto::endpoint::FlowConfig;
+    use racc_proto::packet::{tcp_checksum, Kind, Packet, TcpHeader};
+
+    const MSS: u32 = 1000;
+    const ISN: u32 = 0x8000_0000;
+    let p: DpcpParams = parse(&json(params, "params")?).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    p.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut cfg = FlowConfig::new(0, MSS + 40);
+    cfg.isn = ISN;
+    let mut w = DpcpWindow::new(&cfg, MSS, &p);
+    Ok(steps
+        .into_iter()
+        .map(|(code, pos, k, rtt_s, now)| {
+            let rtt = (rtt_s * 1e9).round() as u64;
+            let ctx = SenderCtx {
+                now,
+                mss: MSS,
+                cwnd: w.window(),
+                srtt: Some(rtt),
+                latest_rtt: Some(rtt),
+                ..Default::default()
+            };
+            // The RTT is noted on a send (`note_rtt`), as the kernel reads srtt at the ACK.
+            let mut probe = Packet::tcp(0, Kind::Ack, 40, 0, TcpHeader { seq: ISN, ..Default::default() });
+            w.on_send(&mut probe, &ctx);
+            let mut h = TcpHeader { seq: 0, ack: ISN, echo: code | (pos << 2), ..Default::default() };
+            h.checksum = tcp_checksum(&h);
+            impose(&mut h, Position(pos), p.chain);
+            let mut a = Packet::tcp(0, Kind::Ack, 40, 0, h);
+            w.on_wire_arrival(&mut a, &ctx);
+            w.on_ack(&Ack { packet: &a, acked_bytes: (k * MSS as f64) as u64, reported_pkts: k }, &ctx);
+            let d = w.decoder().stats();
+            (w.cwnd_pkts(), d.mds, d.exceptions, d.fallbacks, d.refinements)
+        })
+        .collect())
+}
+
+/// `Lf::from_rho(ρ, n)` packed, for each ρ (MPCP Table 1; TPCP's split for n = 3).
+#[pyfunction]
+pub(crate) fn dpcp_levels(rhos: Vec<f64>, n: u8) -> PyResult<Vec<u8>> {
+    racc_proto::dpcp::params::check_chain(n).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(rhos.into_iter().map(|r| racc_proto::dpcp::Lf::from_rho(r, n).packed()).collect())
+}
+
+/// Alg. 2 (`dpcp::encode`) for each case `(port level packed, x2, position, flag)`, flag 0
+/// MSP_LOW, 1 MSP_HIGH, 2 MSP_EQ: the new bits and the flag after.
+#[pyfunction]
+pub(crate) fn dpcp_encode_cases(n: u8, cases: Vec<(u8, u8, u8, u8)>) -> PyResult<Vec<(u8, u8)>> {
+    use racc_proto::dpcp::{encode, Flag, Lf, Position};
+    racc_proto::dpcp::params::check_chain(n).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(cases
+        .into_iter()
+        .map(|(port, x2, pos, flag)| {
+            let mut f = match flag {
+                0 => Flag::MspLow,
+                1 => Flag::MspHigh,
+                _ => Flag::MspEq,
+            };
+            let bits = encode(Lf::from_packed(n, port), x2, Position(pos), &mut f);
+            (bits, f as u8)
+        })
+        .collect())
+}
+
+/// DCP-EW's sender one event at a time (`DcpewWindow`, racc-proto `dcpew/window.rs`): each step
+/// `(loss, code, position, k, rtt_s, now_ns)` is an ACK as in `dpcp_window_trace` (loss 0), or
+/// a fast retransmit (loss 1) whose recovery exits at once (`set_window`: the window the loss
+/// response chose). Returns after each step the window (packets), the decoder's MDs, exceptions,
+/// fallbacks and refinements, and the congestion losses, error losses and loss MDs.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn dcpew_window_trace(
+    params: &str,
+    steps: Vec<(u8, u8, u8, f64, f64, u64)>,
+) -> PyResult<Vec<(f64, u64, u64, u64, u64, u64, u64, u64)>> {
+    use racc_proto::cc::{Ack, CongestionControl, SenderCtx, Signal};
+    use racc_proto::dcpew::{DcpewParams, DcpewWindow};
+    use racc_proto::dpcp::ordering::impose;
+    use racc_proto::dpcp::Position;
+    use racc_proto::endpoint::FlowConfig;
+    use racc_proto::packet::{tcp_checksum, Kind, Packet, TcpHeader};
+
+    const MSS: u32 = 1000;
+    const ISN: u32 = 0x8000_0000;
+    let p: DcpewParams = parse(&json(params, "params")?).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    p.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut cfg = FlowConfig::new(0, MSS + 40);
+    cfg.isn = ISN;
+    let mut w = DcpewWindow::new(&cfg, MSS, &p);
+    Ok(steps
+        .into_iter()
+        .map(|(loss, code, pos, k, rtt_s, now)| {
+            let rtt = (rtt_s * 1e9).round() as u64;
+            let ctx = SenderCtx {
+                now,
+                mss: MSS,
+                cwnd: w.window(),
+                srtt: Some(rtt),
+                latest_rtt: Some(rtt),
+                ..Default::default()
+            };
+            let mut probe = Packet::tcp(0, Kind::Ack, 40, 0, TcpHeader { seq: ISN, ..Default::default() });
+            w.on_send(&mut probe, &ctx);
+            if loss != 0 {
+                w.on_congestion(Signal::Loss, &ctx);
+                w.set_window(w.window(), w.window());
+            } else {
+                let mut h = TcpHeader { seq: 0, ack: ISN, echo: code | (pos << 2), ..Default::default() };
+                h.checksum = tcp_checksum(&h);
+                impose(&mut h, Position(pos), 2);
+                let mut a = Packet::tcp(0, Kind::Ack, 40, 0, h);
+                w.on_wire_arrival(&mut a, &ctx);
+                w.on_ack(&Ack { packet: &a, acked_bytes: (k * MSS as f64) as u64, reported_pkts: k }, &ctx);
+            }
+            let d = w.decoder().stats();
+            let l = w.loss_stats();
+            (
+                w.cwnd_pkts(),
+                d.mds,
+                d.exceptions,
+                d.fallbacks,
+                d.refinements,
+                l.congestion_losses,
+                l.error_losses,
+                l.loss_mds,
+            )
+        })
+        .collect())
+}

@@ -13,7 +13,9 @@ mod xcc_laws;
 use bench::run_bench;
 use catalogue::{list_loss_models, list_protocols, list_router_modules};
 use checking::{check, validate, ScenarioError};
-use laws::{vcp_laws_trace, vcp_load_factor_trace};
+use laws::{
+    dcpew_window_trace, dpcp_encode_cases, dpcp_levels, dpcp_window_trace, vcp_laws_trace, vcp_load_factor_trace,
+};
 use pyo3::prelude::*;
 use resolved::ResolvedScenario;
 use simulation::Simulation;
@@ -35,6 +37,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(xcp_router_check, m)?)?;
     m.add_function(wrap_pyfunction!(rcp_router_trace, m)?)?;
     m.add_function(wrap_pyfunction!(rcp_router_check, m)?)?;
+    m.add_function(wrap_pyfunction!(dpcp_window_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(dpcp_levels, m)?)?;
+    m.add_function(wrap_pyfunction!(dpcp_encode_cases, m)?)?;
+    m.add_function(wrap_pyfunction!(dcpew_window_trace, m)?)?;
     m.add_class::<Simulation>()?;
     m.add_class::<ResolvedScenario>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

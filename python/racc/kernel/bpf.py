@@ -6,7 +6,8 @@ against a ``vmlinux.h`` dumped from the running kernel's BTF. Each ``attach_*`` 
 process that holds its BPF links and dies with this process, so nothing outlives a run.
 
 - ``available()``: ``None`` when usable, else the one-line reason.
-- ``supported(protocol)``: whether the kernel has this protocol (``"vcp"``).
+- ``supported(protocol)``: whether the kernel has this protocol (VCP here; the chain family in
+  ``racc.kernel.chains``, the congestion-header family in ``racc.kernel.xcc``).
 - ``attach_router(netns, ifname, protocol, params, rate_bps)``: the router module as a TCX egress
   program on ``ifname`` inside ``netns``.
 - ``attach_hosts(cgroup_path, protocol, params, host_ifaces=())``: the controller (struct_ops,
@@ -140,6 +141,11 @@ def supported(protocol: str) -> bool:
     return protocol in _KERNEL
 
 
+def cc_name(protocol: str) -> str:
+    """The name ``protocol``'s controller registers (``TCP_CONGESTION``)."""
+    return _KERNEL[protocol].cc_name
+
+
 def _check(protocol: str) -> None:
     if not supported(protocol):
         raise ValueError(f"protocol {protocol!r}: not available in the kernel (have: {', '.join(_KERNEL)})")
@@ -254,6 +260,9 @@ class KernelProtocol:
     router_counters: tuple[str, ...] | None = None
     #: The hosts' object has a tc program for the senders' interfaces (VCP's ECN 01).
     host_iface: bool = True
+    #: TSO/GSO off on the senders' interfaces: every data segment leaves as its own skb, so that
+    #: routers write each its own digit (a GSO skb carries one ECN field for all its segments).
+    gso_off: bool = False
 
 
 _KERNEL: dict[str, KernelProtocol] = {}
@@ -358,9 +367,15 @@ class HostsHandle(Handle):
         """The senders' egress (ECN 01 on racc_vcp data) on ``ifname`` in ``netns``; nothing for
         a protocol whose hosts have no such program (the congestion header travels as a TCP
         option that sockops writes)."""
-        if not _KERNEL[self._protocol].host_iface:
+        spec = _KERNEL[self._protocol]
+        if not spec.host_iface:
             return
         self._loader.ask(f"iface {self._id} {netns}:{ifname}")
+        if spec.gso_off:
+            from racc.kernel.machine import offloads_off
+            from racc.kernel.network import in_ns
+
+            in_ns(netns, offloads_off, ifname)
 
     def close(self) -> None:
         with _controllers_lock:
@@ -439,5 +454,7 @@ def attach_hosts(
 
 register("vcp", KernelProtocol("vcp_host", "vcp_router", CC_NAME, law_config, router_config))
 
-# The congestion-header family registers itself (racc.kernel.xcc imports this module).
-from racc.kernel import xcc as _xcc  # noqa: F401
+# The chain family and the congestion-header family register themselves (racc.kernel.chains and
+# racc.kernel.xcc import this module).
+from racc.kernel import chains as _chains  # noqa: F401, E402
+from racc.kernel import xcc as _xcc  # noqa: F401, E402
