@@ -112,13 +112,28 @@ def measure(res: Any) -> Side:
     ports = s.get("ports", [])
     bott = next((p for p in ports if p.get("name") == "r0->r1"), {})
     drops = sum(int(p.get("drops") or 0) for p in ports)
-    extra: dict[str, Any] = {}
-    lv = s.get("live")
-    if isinstance(lv, dict):
-        for k in ("lateness", "lateness_ns", "host_drops"):
-            if k in lv:
-                extra[k] = lv[k]
+    extra: dict[str, Any] = {"drops_by_port": {p["name"]: p["drops"] for p in ports if p.get("drops")}}
+    router = (s.get("live") or {}).get("router") if isinstance(s.get("live"), dict) else None
+    if isinstance(router, dict):
+        for k in ("lateness_p99_s", "lateness_max_s", "runnable_not_running_s"):
+            if k in router:
+                extra[k] = router[k]
     return Side(goodput, float(bott.get("utilisation") or 0.0), drops, extra=extra)
+
+
+def evidence(live: Side) -> str:
+    """What the live router saw: its delivery lateness (p99, max), how long the kernel held it off
+    its CPU, and which ports dropped: a stall shows as a lateness of milliseconds."""
+    e = live.extra
+
+    def ms(k: str) -> str:
+        v = e.get(k)
+        return "-" if v is None else f"{v * 1e3:.2f}"
+
+    return (
+        f"    live router: lateness p99 {ms('lateness_p99_s')} ms, max {ms('lateness_max_s')} ms,"
+        f" runnable but not running {ms('runnable_not_running_s')} ms; drops by port {e.get('drops_by_port') or {}}"
+    )
 
 
 def rel(a: float, b: float) -> float | None:
@@ -221,6 +236,8 @@ def table(
                 lv = run_live(p, shape, duration_s)
                 ok, why = verdict(lv, sim)
                 echo(row(p, key, lv, sim) + (f"  (re-run {attempt})" if attempt else ""))
+                if not ok:
+                    echo(evidence(lv))
                 out.append(
                     {"protocol": p, "shape": key, "live": lv.__dict__, "sim": sim.__dict__, "ok": ok, "why": why}
                 )
