@@ -5,9 +5,12 @@
 # (as root, or through sudo), Rust through rustup into ~/.cargo, then racc itself (building its
 # Rust engine) with its test dependencies. Safe to run again: it only rebuilds racc.
 # Afterwards: .venv/bin/racc ..., or `. .venv/bin/activate` and then racc ....
+# RACC_PROFILE picks the Cargo profile of the engine and racc-live (default release); the test
+# command sets test-debug, the profile its Rust tests build, so that one compilation serves both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${RACC_VENV:-.venv}
+PROFILE=${RACC_PROFILE:-release}
 PY=${PYTHON:-python3}
 say() { echo "== setup: $*"; }
 die() { echo "setup: $*" >&2; exit 1; }
@@ -73,7 +76,9 @@ fi
 
 # 3. racc (editable: Python changes need no reinstall; Rust changes need this script again) and
 # its test dependencies. The Rust build is the long part: show the crates as they compile.
-say "installing racc and its dependencies into $VENV (building the Rust engine: minutes on a small machine)"
+say "installing racc and its dependencies into $VENV (building the Rust engine, profile $PROFILE: minutes on a small machine)"
+# maturin's PEP 517 backend reads its cargo arguments from MATURIN_PEP517_ARGS.
+[ "$PROFILE" = release ] || export MATURIN_PEP517_ARGS="--profile $PROFILE"
 log=$(mktemp)
 set +e
 # (A bash loop, not awk: Debian's mawk reads its input in blocks, which would hide the progress.)
@@ -87,7 +92,7 @@ set +e
       *" Compiling "*)
         n=$((n + 1)); set -- $line
         if [ $((n % 25)) = 1 ] || [[ "$2" == racc* ]]; then echo "   compiling $2 (crate $n)"; fi ;;
-      *"Finished \`release\`"*) echo "   Rust build finished" ;;
+      *"Finished \`$PROFILE\`"*) echo "   Rust build finished" ;;
       "Successfully installed"*) echo "   installed: ${line#Successfully installed }" | cut -c1-160 ;;
     esac
   done
@@ -102,9 +107,11 @@ rm -f "$log"
 
 # 4. The live runtime's binary (`racc live run`; running it needs root), beside the environment's
 # python, where racc looks for it first. Not fatal: the simulator works without it.
+# --workspace: the features of the shared dependencies (serde_derive's syn) are then those of the
+# engine's build above and of the test command's, so they are not compiled again for racc-live.
 say "building the live runtime (racc-live)"
-if cargo build --release -q -p racc-net --bin racc-live; then
-  cp "${CARGO_TARGET_DIR:-target}/release/racc-live" "$VENV/bin/racc-live"
+if cargo build --profile "$PROFILE" -q --workspace --bin racc-live; then
+  cp "${CARGO_TARGET_DIR:-target}/$PROFILE/racc-live" "$VENV/bin/racc-live"
 else
   say "racc-live did not build: \`racc live run\` will not be available"
 fi

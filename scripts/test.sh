@@ -6,6 +6,10 @@
 # skip without it. Each step says what it is doing as it starts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# The engine and racc-live are built in the profile the Rust tests use (test-debug, below), so the
+# dependencies, racc-proto and racc-sim compile once for the install and the tests together, and
+# the Python tests run the engine with its debug_assert!s and overflow checks on as well.
+export RACC_PROFILE=test-debug
 ./scripts/setup.sh || exit 1
 export PATH="$HOME/.cargo/bin:$PATH"
 PY="${RACC_VENV:-.venv}/bin/python"
@@ -14,8 +18,10 @@ echo "== style (cargo fmt --check, ruff)"
 cargo fmt --all --check || { echo "Rust code is not formatted: run cargo fmt --all"; exit 1; }
 "$PY" -m ruff check --quiet python tests/python || { echo "ruff found problems"; exit 1; }
 
+# In the test-debug profile too: its build scripts and proc macros (syn, serde_derive, pyo3's) are
+# then the ones step 1 built; the checks themselves are clippy's own (no code is generated).
 echo "== clippy (cargo clippy --workspace --all-targets, warnings are errors)"
-cargo clippy --workspace --all-targets -q -- -D warnings || { echo "clippy found problems"; exit 1; }
+cargo clippy --workspace --all-targets --profile test-debug -q -- -D warnings || { echo "clippy found problems"; exit 1; }
 
 # One build of every test binary, in Cargo.toml's test-debug profile: optimised as release, with
 # the debug_assert!s and integer overflow checks that release leaves out, and without release's
@@ -65,6 +71,8 @@ else
 fi
 
 # Two workers (pytest-xdist), each test file on one worker so that a module's shared fixture (a
-# simulation several tests read) runs once.
+# simulation several tests read) runs once; the files in collection order, which conftest.py's
+# SLOW_FIRST starts with the slowest (xdist would otherwise order them by their number of tests).
+# The 20 slowest tests are listed before the summary, to see where the time goes.
 echo "== Python tests (pytest -n 2 tests/python)"
-exec "$PY" -m pytest -q -n 2 --dist loadfile tests/python
+exec "$PY" -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=20 tests/python

@@ -40,6 +40,37 @@ if not HAVE_CORE and os.environ.get("CI"):
     raise RuntimeError("racc._core is not importable in CI: the install step did not build the engine")
 needs_core = pytest.mark.skipif(not HAVE_CORE, reason="racc._core is not built (run `maturin develop --release`)")
 
+#: The slowest test files, slowest first (`pytest --durations`, scripts/test.sh prints them). The
+#: test command hands whole files to two workers in collection order (`--dist loadfile
+#: --no-loadscope-reorder`); started first, the long files run side by side and the short ones
+#: fill in behind them, instead of a long file starting last and running alone at the end.
+SLOW_FIRST = [
+    "test_xcc",
+    "test_examples",
+    "test_dcpew",
+    "test_reproduce",
+    "test_causes",
+    "test_qfcp",
+    "test_mpcp",
+    "test_anywhere",
+    "test_piped_output",
+    "test_resume",
+    "test_sweep",
+    "test_live",
+    "test_end_to_end",
+    "test_cli",
+    "test_output",
+    "test_plots",
+]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the files of SLOW_FIRST first, in its order, and the others after them as collected
+    (a stable sort: each file's tests keep their order and stay together)."""
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))
+
+
 _QUICK: dict = {}
 
 

@@ -233,10 +233,10 @@ def test_unspecified_cause_is_the_round_trip_sweeps_range():
     """mpcp-dumbbell: MPCP gives no round trip for its testbed; DPCP's steady utilisation is
     below VCP's at the scenario's 500 ms and the experiment's round-trip sweep finds where it is
     not, which the cause quotes."""
-    from racc import experiments
     from racc.experiments.mpcp_dumbbell import rtt_sweep
 
-    rep = experiments.reproduce("mpcp-dumbbell", quick=True)
+    # The same quick run test_no_shipped_claim_differs_without_a_cause[mpcp-dumbbell] reads.
+    rep = quick_reproduction("mpcp-dumbbell")
     c = next(c for c in rep.claims if c.claim == "DPCP steady-state utilisation at least VCP's")
     assert c.verdict == "differs", c
     assert c.cause.kind == "unspecified" and "round-trip" in c.cause.text
