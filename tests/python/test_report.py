@@ -22,7 +22,7 @@ def reproduced(tmp_path_factory):
     from racc import experiments
 
     out = tmp_path_factory.mktemp("rep") / "mpcp-dumbbell"
-    rep = experiments.reproduce("mpcp-dumbbell", out=out, quick=True)
+    rep = experiments.reproduce("mpcp-dumbbell", out=out, quick=True, case_plots=True)
     return rep, out
 
 
@@ -50,6 +50,21 @@ def test_plot_redraws_an_experiment_folder(reproduced, racc_cli):
     assert [c["verdict"] for c in json.loads((out / "claims.json").read_text())["claims"]] == [
         c.verdict for c in rep.claims
     ]
+
+
+def test_case_plots_are_drawn_only_when_asked(tmp_path):
+    """By default a reproduction's cases keep their data but draw no plots of their own (issue 40:
+    they cost more CPU than the runs), and the experiment's report links to no missing page."""
+    if not HAVE_CORE:
+        pytest.skip("racc._core is not built")
+    from racc import experiments
+
+    out = tmp_path / "x"
+    rep = experiments.reproduce("mpcp-dumbbell", out=out, quick=True, cases=["dpcp"])
+    assert (out / "dpcp" / "summary.json").exists()
+    assert not (out / "dpcp" / "report.html").exists() and not (out / "dpcp" / "plots").exists()
+    assert "href='dpcp/report.html'" not in (out / "report.html").read_text()
+    assert rep.figures
 
 
 def test_long_series_are_drawn_as_an_envelope(tmp_path):

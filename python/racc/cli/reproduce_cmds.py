@@ -17,7 +17,13 @@ def add(sub: argparse._SubParsersAction) -> None:
     rp = sub.add_parser("reproduce", help="run a paper experiment: every case, its figures and its claims")
     rp.add_argument("name", metavar="NAME", nargs="?", help="experiment name (omit, or --list, to list them)")
     rp.add_argument("--list", action="store_true", help="list the experiments")
-    rp.add_argument("--out", metavar="DIR", help="output folder (default: results/<NAME>)")
+    rp.add_argument(
+        "--all",
+        action="store_true",
+        help="run every experiment into --out/<NAME>, skipping those already complete there and resuming "
+        "one cut short; a summary table of claims by verdict at the end",
+    )
+    rp.add_argument("--out", metavar="DIR", help="output folder (default: results/<NAME>; with --all: results)")
     rp.add_argument("--quick", action="store_true", help="reduced scale (minutes become seconds; claims qualitative)")
     rp.add_argument("--seed", type=int, metavar="N", help="run every case with this seed instead of the scenarios' own")
     rp.add_argument("--workers", type=int, metavar="N", help="run the cases on a local Dask cluster of N processes")
@@ -27,6 +33,11 @@ def add(sub: argparse._SubParsersAction) -> None:
     )
     rp.add_argument(
         "--force", action="store_true", help="replace an earlier reproduction in --out (racc's own files only)"
+    )
+    rp.add_argument(
+        "--case-plots",
+        action="store_true",
+        help="also draw each case's own plots and report.html (more CPU than the runs; `racc plot OUT/CASE` draws one later)",
     )
     rp.add_argument("--cases", metavar="A,B", help="run only these cases (names as in --list)")
     rp.add_argument("--json", action="store_true", help="print the claims (or the list) as JSON instead of a table")
@@ -42,7 +53,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise ResultsError(f"{folder}: not a folder" if folder.exists() else f"{folder}: no such folder")
     if (folder / "manifest.json").exists() and not (folder / "summary.json").exists():
-        from racc.experiments.base import redraw
+        from racc.experiments.suite import redraw
 
         rep = redraw(args.dir)
         print(f"figures: {folder / 'figures'}  claims: {folder / 'claims.json'}  report: {folder / 'report.html'}")
@@ -105,6 +116,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from racc.display import print_json
     from racc.errors import ScenarioError
 
+    if args.all:
+        return _reproduce_all(args)
     if args.list or not args.name:
         return _list(args)
     exp = experiments.get(args.name)  # unknown names are refused before anything runs
@@ -122,6 +135,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         resume=args.resume,
         cases=[c.strip() for c in args.cases.split(",") if c.strip()] if args.cases else None,
+        case_plots=args.case_plots,
     )
     if args.json:
         print_json(
@@ -145,7 +159,58 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     paper = paper_title(exp.source)
     console = make_console()
-    print_reproduction(rep, console, f"{exp.name} ({exp.source}{': ' + paper if paper else ''}){scale}", args.all_claims)
+    print_reproduction(
+        rep, console, f"{exp.name} ({exp.source}{': ' + paper if paper else ''}){scale}", args.all_claims
+    )
     console.print(f"results: [bold]{out}[/bold]  figures: {out / 'figures'}  claims: {out / 'claims.json'}")
     return 0
 
+
+def _reproduce_all(args: argparse.Namespace) -> int:
+    """``racc reproduce --all``: every experiment, then the summary table (claims by verdict)."""
+    from racc.display import console as make_console
+    from racc.display import print_json
+    from racc.errors import ScenarioError
+    from racc.experiments.suite import reproduce_all, summary_rows
+
+    for given, flag in ((args.name, "a NAME"), (args.cases, "--cases"), (args.list, "--list")):
+        if given:
+            raise ScenarioError(f"--all runs every experiment and every case: drop {flag}")
+    if args.workers is not None and args.workers < 1:
+        raise ScenarioError(f"--workers must be at least 1, got {args.workers}")
+    if args.resume and args.force:
+        raise ScenarioError("--resume and --force: choose one (finish the earlier run, or replace it)")
+    out = Path(args.out) if args.out else Path("results")
+    console = make_console(stderr=True) if args.json else make_console()
+
+    def said(o) -> None:
+        console.print(f"{o.name}: {o.status}", highlight=False)
+
+    outcomes = reproduce_all(
+        out,
+        quick=args.quick,
+        seed=args.seed,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        force=args.force,
+        progress=True,
+        case_plots=args.case_plots,
+        on_done=said,
+    )
+    rows = summary_rows(outcomes)
+    if args.json:
+        print_json({"out": str(out), "quick": args.quick, "seed": args.seed, "experiments": rows})
+        return 0
+    from rich.table import Table
+
+    t = Table(title=f"racc reproduce --all: claims by verdict ({out})", title_justify="left")
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    for c in columns:
+        t.add_column(c, justify="left" if c in ("experiment", "status") else "right")
+    for r in rows:
+        t.add_row(*(str(r.get(c, 0)) for c in columns))
+    totals = {c: sum(r.get(c, 0) for r in rows) for c in columns if c not in ("experiment", "status")}
+    t.add_row("all", f"{len(rows)} experiments", *(str(totals[c]) for c in columns[2:]), style="bold")
+    console.print(t)
+    console.print(f"results: [bold]{out}[/bold]/<experiment> (claims.json, report.html, figures)")
+    return 0

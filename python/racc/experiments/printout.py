@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from racc.experiments.base import CAUSES, Claim, tally
+from racc.experiments.claims import CAUSES, Claim, tally
 
 #: verdicts printed by default, in this order (the rest only with --all-claims)
 SHOWN = ("differs", "consistent")
