@@ -152,7 +152,7 @@ def load(
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ScenarioError(f"--seed: expected an integer, got {seed!r}")
         data["seed"] = seed
-    from racc import trace  # trace files are relative to the scenario file (else to the current folder)
+    from racc import traffic_files  # trace files are relative to the scenario file (else to the current folder)
 
     # A scenario file's traces stay in its folder; the API's own dicts and text are not confined.
     sc = Scenario(data=data, source=source, text=text, path=path, overrides=applied, seed=seed)
@@ -161,7 +161,7 @@ def load(
     except ScenarioError as exc:
         raise blame_override(exc, sc) from None
     try:
-        sc.traces = trace.load_traces(data, source, path.parent if path is not None else Path.cwd(), path is not None)
+        sc.traces = traffic_files.load_traces(data, source, path.parent if path is not None else Path.cwd(), path is not None)
     except ScenarioError as exc:
         raise blame_override(exc, sc) from None
     return sc

@@ -189,23 +189,6 @@ def read(source: str, key: str, file: str, base: Path, confine: bool = True) -> 
     return Trace(file=file, frame=pl.DataFrame(out), rows=rows)
 
 
-def load_traces(data: dict[str, Any], source: str, base: Path, confine: bool = True) -> dict[int, Trace]:
-    """Read every trace entry's file; the entries are left as written (``file`` stays a name).
-    ``confine``: see :func:`read` (a scenario file's traces are; the API's dicts and text are not)."""
-    traces: dict[int, Trace] = {}
-    for i, t in enumerate(data.get("traffic") or []):
-        if not isinstance(t, dict) or t.get("kind") not in ("trace", "connection_matrix") or "arrivals" in t:
-            continue
-        f = t.get("file")
-        if isinstance(f, str) and t["kind"] == "trace":
-            traces[i] = read(source, f"traffic[{i}].file", f, base, confine)
-        elif isinstance(f, str):
-            from racc import connection_matrix
-
-            traces[i] = connection_matrix.read(source, f"traffic[{i}].file", f, base, confine)
-    return traces
-
-
 # ---------------------------------------------------------------------------------------------
 # Writing: the list a scenario's traffic entries produce
 

@@ -14,10 +14,7 @@ import racc
 ROOT = Path(racc.__file__).resolve().parent
 
 #: Circles known and not yet broken, each with its reason; breaking one means deleting it here.
-KNOWN: list[set[str]] = [
-    # trace.load_traces reads connection-matrix files, which build a trace's rows (issue 38, open)
-    {"racc.trace", "racc.connection_matrix"},
-]
+KNOWN: list[set[str]] = []
 
 
 def _modules() -> dict[str, Path]:

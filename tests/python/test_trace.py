@@ -116,10 +116,10 @@ def test_parquet_rows_are_named_by_row(tmp_path):
 
 
 def test_a_missing_file_is_named(tmp_path):
-    from racc import trace
+    from racc import traffic_files
 
     with pytest.raises(ScenarioError, match=r"key `traffic\[0\].file`: nowhere.csv: file not found"):
-        trace.load_traces({"traffic": [{"kind": "trace", "file": "nowhere.csv"}]}, "sc.toml", tmp_path)
+        traffic_files.load_traces({"traffic": [{"kind": "trace", "file": "nowhere.csv"}]}, "sc.toml", tmp_path)
 
 
 def _same_run(a, b):

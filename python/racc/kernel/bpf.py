@@ -456,5 +456,5 @@ register("vcp", KernelProtocol("vcp_host", "vcp_router", CC_NAME, law_config, ro
 
 # The chain family and the congestion-header family register themselves (racc.kernel.chains and
 # racc.kernel.xcc import this module).
-from racc.kernel import chains as _chains  # noqa: F401, E402
-from racc.kernel import xcc as _xcc  # noqa: F401, E402
+from racc.kernel import chains as _chains  # noqa: F401
+from racc.kernel import xcc as _xcc  # noqa: F401
