@@ -16,7 +16,8 @@ tables; its memory the child's peak RSS, and that less the RSS before the run). 
 main built against htsim's library (FatTreeTopology, ConnectionMatrix, TcpSrc/TcpSink, as
 `sim/datacenter/main_tcp.cpp` with ACKs on the reverse path, flow sizes and starts from the matrix)
 that prints `fct src=.. dst=.. size=.. start_ms=.. fct_ms=..` lines and one `sim=htsim` key=value
-line with link_tx_pkts, link_tx_bytes, cpu_s and peak_rss_kb; without `--htsim` that side is
+line with link_tx_pkts, cpu_s and peak_rss_kb (and link_tx_bytes and drops when it counts them
+through loggers, which cost it a quarter more CPU: then they are shown); without `--htsim` that side is
 skipped with a message. docs/PERFORMANCE.md lists the modelling differences.
 """
 
@@ -140,9 +141,10 @@ def run_htsim(binary: str, cm: Path, k: int, gbps: float, ports: int) -> dict:
         "cpu_s": ru.ru_utime + ru.ru_stime,
         "peak_rss_kb": int(d["peak_rss_kb"]),
         "fct_s": fct_s,
-        "drops": int(d["drops"]),
+        # Without -count 1 the htsim main keeps main_tcp's null loggers: no drops or bytes counted.
+        "drops": int(d["drops"]) if int(d.get("link_tx_bytes", 0)) else "-",
         "flows": int(d["flows"]),
-        "util": int(d.get("link_tx_bytes", 0)) * 8 / (gbps * 1e9 * ports * makespan),
+        "util": int(d.get("link_tx_bytes", 0)) * 8 / (gbps * 1e9 * ports * makespan) or None,
         "goodput": done_bytes * 8 / makespan,
     }
 
@@ -207,9 +209,10 @@ def main() -> None:
                     )
                     if htsim:
                         h = run_htsim(htsim, d / f"{case}.cm", k, g, r["ports"])
+                        util = f"{100 * h['util']:.2f}" if h["util"] else "-"
                         print(
                             f"| {name} | htsim | {len(h['fct_s'])}/{h['flows']} | {h['hops']} | {h['cpu_s']:.2f} | {h['hops'] / h['cpu_s'] / 1e6:.2f} "
-                            f"| {h['peak_rss_kb'] / 1024:.0f} | {h['drops']} | {100 * h['util']:.2f} | {h['goodput'] / 1e9:.2f} | {quantiles(h['fct_s'])} |",
+                            f"| {h['peak_rss_kb'] / 1024:.0f} | {h['drops']} | {util} | {h['goodput'] / 1e9:.2f} | {quantiles(h['fct_s'])} |",
                             flush=True,
                         )
 
