@@ -46,6 +46,35 @@ impl BenchConfig {
     }
 }
 
+/// TCP model settings the htsim anchor cannot switch off, to align the benchmark with it
+/// (issue 40: at N = 10,000 racc's utilisation was 1.3 points below htsim's). The defaults are
+/// racc's: the run's 200 ms RTO floor and RFC 3042 Limited Transmit on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpModel {
+    /// The run's `min_rto`, s (htsim's TcpSrc: 0.25).
+    pub min_rto_s: Option<f64>,
+    /// RFC 3042 Limited Transmit (htsim's TcpSrc has none).
+    pub limited_transmit: bool,
+}
+
+impl Default for TcpModel {
+    fn default() -> TcpModel {
+        TcpModel { min_rto_s: None, limited_transmit: true }
+    }
+}
+
+impl TcpModel {
+    /// Refuse values the benchmark cannot run, naming the option.
+    pub fn check(&self) -> Result<(), String> {
+        match self.min_rto_s {
+            Some(v) if !(v.is_finite() && v > 0.0) => {
+                Err(format!("--min-rto must be a positive number of seconds, got {v}"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// One BDP (RTT 100 ms) at `mbps`, in 1000-byte packets.
 fn bdp_pkts(mbps: f64) -> u64 {
     (mbps * 1e6 * 0.1 / 8.0 / 1000.0).round().max(1.0) as u64
@@ -86,6 +115,12 @@ fn bdp_pkts(mbps: f64) -> u64 {
 /// ports = ["r0->r1"]
 /// ```
 pub fn scenario(c: &BenchConfig) -> RawScenario {
+    scenario_with(c, &TcpModel::default())
+}
+
+/// [`scenario`] with the TCP model `m` (racc's own model when `m` is the default: then the
+/// scenario is exactly the standard one).
+pub fn scenario_with(c: &BenchConfig, m: &TcpModel) -> RawScenario {
     let BenchConfig { flows, simtime_s, seed, bottleneck_mbps, access_mbps } = *c;
     // BDP = bottleneck rate x 100 ms (1.25 MB at 100 Mb/s); ssthresh BDP / N, as the htsim main.
     let ssthresh = bdp_pkts(bottleneck_mbps) * 1000 / flows.max(1) as u64;
@@ -106,7 +141,7 @@ pub fn scenario(c: &BenchConfig) -> RawScenario {
         duration: Seconds(simtime_s),
         seed,
         packet_size: 1000,
-        min_rto: None,
+        min_rto: m.min_rto_s.map(Seconds),
         handshake: false,
         topology: RawTopology {
             kind: "dumbbell".into(),
@@ -134,7 +169,7 @@ pub fn scenario(c: &BenchConfig) -> RawScenario {
             start_spread: None,
             stop: None,
             size: None,
-            params: None,
+            params: (!m.limited_transmit).then(|| serde_json::json!({ "limited_transmit": false })),
             ecn: None,
             delayed_ack: None,
             sack: None,
@@ -236,11 +271,18 @@ pub fn run(flows: u32, simtime_s: f64, seed: u64) -> Result<BenchResult, Scenari
 
 /// Run the benchmark as `c` describes it.
 pub fn run_config(c: &BenchConfig) -> Result<BenchResult, ScenarioError> {
-    c.check().map_err(|reason| ScenarioError { source: "bench".into(), key: String::new(), reason })?;
+    run_model(c, &TcpModel::default())
+}
+
+/// Run the benchmark as `c` describes it, with the TCP model `m`.
+pub fn run_model(c: &BenchConfig, m: &TcpModel) -> Result<BenchResult, ScenarioError> {
+    let err = |reason| ScenarioError { source: "bench".into(), key: String::new(), reason };
+    c.check().map_err(err)?;
+    m.check().map_err(err)?;
     let base_rss_kb = status_kb("VmRSS:").unwrap_or(0);
     let t0 = Instant::now();
     let cpu0 = process_cpu_s();
-    let spec = from_raw(scenario(c), "bench")?;
+    let spec = from_raw(scenario_with(c, m), "bench")?;
     let mut sim = Simulator::new(spec)?;
     let cpu1 = process_cpu_s();
     sim.run();
@@ -380,6 +422,28 @@ ports = ["r0->r1"]
         let s = resolved(&BenchConfig::new(10, 60.0, 1));
         assert_eq!((s.links[10].buffer, s.links[0].buffer), (BufferSpec::Packets(1250), BufferSpec::Packets(12_500)));
         assert_eq!(s.flows[0].initial_ssthresh, Some(125_000));
+    }
+
+    /// The htsim-aligned model changes only the RTO floor and Limited Transmit; the default
+    /// model is the standard scenario.
+    #[test]
+    fn the_tcp_model_sets_the_rto_floor_and_limited_transmit_only() {
+        let c = BenchConfig::new(10, 5.0, 1);
+        let json = |s: &Spec| serde_json::to_value(s).unwrap();
+        let std = resolved(&c);
+        assert_eq!(json(&from_raw(scenario_with(&c, &TcpModel::default()), "bench").unwrap()), json(&std));
+        let htsim = TcpModel { min_rto_s: Some(0.25), limited_transmit: false };
+        let raw = scenario_with(&c, &htsim);
+        assert_eq!(raw.min_rto, Some(Seconds(0.25)));
+        assert_eq!(raw.flows[0].params, Some(serde_json::json!({ "limited_transmit": false })));
+        let s = from_raw(raw, "bench").unwrap();
+        assert_ne!(json(&s), json(&std));
+        assert_eq!((s.links.len(), s.flows.len()), (std.links.len(), std.flows.len()));
+        assert_eq!(
+            TcpModel { min_rto_s: Some(0.0), ..htsim }.check().unwrap_err().split(' ').next(),
+            Some("--min-rto")
+        );
+        assert!(run_model(&c, &TcpModel { min_rto_s: Some(f64::NAN), ..htsim }).is_err());
     }
 
     #[test]
