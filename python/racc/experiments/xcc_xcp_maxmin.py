@@ -10,6 +10,7 @@ from typing import Any
 
 from racc.experiments import xcc
 from racc.experiments.base import FAIR, Claim, Experiment, register, verdict
+from racc.experiments.xcp_maxmin_n import theory
 from racc.maxmin import from_results, max_min
 
 L1, L2 = "r1->r2", "r2->r3"
@@ -24,21 +25,8 @@ STEADY = 30.0
 
 def xcp_theory(c: float, m: int = M, alpha: float = ALPHA, gamma: float = GAMMA) -> float:
     """l1's utilisation v under XCP: the root in (c, 1] of
-    gamma v^2/(m+1) = (gamma v - alpha (1-v)) (v - c)/m (bisection)."""
-
-    def f(v: float) -> float:
-        return gamma * v * v / (m + 1) - (gamma * v - alpha * (1 - v)) * (v - c) / m
-
-    lo, hi = max(c, alpha / (gamma + alpha)) + 1e-12, 1.0
-    if f(lo) * f(hi) > 0:
-        lo = c + 1e-12
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if f(lo) * f(mid) <= 0:
-            hi = mid
-        else:
-            lo = mid
-    return (lo + hi) / 2
+    gamma v^2/(m+1) = (gamma v - alpha (1-v)) (v - c)/m, xcp-maxmin-n's theory with one long flow."""
+    return theory(c, m, 1, alpha, gamma)
 
 
 def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
