@@ -10,10 +10,10 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 from conftest import REPO, needs_core
+from one_line import refused
 from racc import scenario as _scenario
 from racc.crosscheck import compare, counters, support, tcl
 
@@ -342,35 +342,21 @@ def test_verdict_uses_the_larger_seed_range():
     assert compare.verdict([1.0], [1.0], 1) is None
 
 
-def _cli(args, env, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "racc", "crosscheck", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-        check=False,
-    )
-
-
-def test_command_without_ns_says_how_to_install_it(tmp_path, cli_env):
+def test_command_without_ns_says_how_to_install_it(tmp_path, cli_env, racc_cli):
     (tmp_path / "s.toml").write_text(toml())
     env = dict(cli_env, PATH=str(tmp_path))  # no ns on it
     env.pop("RACC_NS", None)
-    p = _cli(["ns2", "s.toml", "--seeds", "1"], env, tmp_path)
-    lines = p.stderr.strip().splitlines()
-    assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), p.stderr
-    assert "ns2" in lines[0] and "apt-get install ns2" in lines[0]
+    p = racc_cli("crosscheck", "ns2", "s.toml", "--seeds", "1", env=env, cwd=tmp_path, timeout=120)
+    refused(p, "ns2", "apt-get install ns2")
     assert not (tmp_path / "results").exists()
 
 
-def test_command_refuses_before_running(tmp_path, cli_env):
+def test_command_refuses_before_running(tmp_path, racc_cli):
     (tmp_path / "s.toml").write_text(toml().replace('spurious_rto = "off"', 'spurious_rto = "eifel"'))
-    p = _cli(["ns2", "s.toml"], cli_env, tmp_path)
+    p = racc_cli("crosscheck", "ns2", "s.toml", cwd=tmp_path, timeout=120)
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1 and "flows[0].params.spurious_rto" in lines[0], p.stderr
-    p = _cli(["ns2", "s.toml", "--window", "8:3"], cli_env, tmp_path)
+    p = racc_cli("crosscheck", "ns2", "s.toml", "--window", "8:3", cwd=tmp_path, timeout=120)
     assert p.returncode == 2 and "--window" in p.stderr
 
 

@@ -11,6 +11,7 @@ import os
 
 import pytest
 from conftest import REPO, needs_core
+from one_line import refused
 from racc import scenario as _scenario
 from racc.crosscheck import support, tcl
 
@@ -72,9 +73,7 @@ def test_command_without_the_build_says_how_to_get_one(tmp_path, cli_env, racc_c
     env = dict(cli_env)
     env.pop("RACC_NS2_VCP", None)
     p = racc_cli("crosscheck", "ns2-vcp", SCENARIO, "--seeds", "1", env=env, cwd=tmp_path, timeout=120)
-    lines = p.stderr.strip().splitlines()
-    assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), p.stderr
-    assert "VCP authors' code" in lines[0] and "--ns PATH" in lines[0] and "docs/PROTOCOLS.md" in lines[0]
+    refused(p, "VCP authors' code", "--ns PATH", "docs/PROTOCOLS.md")
     # A plain ns-2 is not enough: the classes are checked for (any executable without them).
     p = racc_cli(
         "crosscheck", "ns2-vcp", SCENARIO, "--seeds", "1", "--ns", "/bin/true", env=env, cwd=tmp_path, timeout=120

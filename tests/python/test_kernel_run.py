@@ -18,6 +18,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from one_line import error_line
 from racc import catalog
 from racc.cli import main
 from racc.kernel import machine, network
@@ -66,10 +67,7 @@ def _kernel_or_skip() -> None:
 
 
 def _one_error_line(capsys) -> str:
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1, err
-    assert err[0].startswith("error: ")
-    return err[0]
+    return error_line(capsys.readouterr().err)
 
 
 # -- refusals (anywhere) -------------------------------------------------------------------------
