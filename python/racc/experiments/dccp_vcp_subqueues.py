@@ -35,7 +35,7 @@ from racc.experiments.base import (
     port_summary,
     register,
 )
-from racc.experiments.dccp_vcp_t3 import no_drop_claim
+from racc.experiments.dccp_vcp_t3 import VCP_ROUTER, no_drop_claim
 from racc.experiments.figures import panels, port_series
 
 BOTTLENECK = "r0->r1"
@@ -257,7 +257,7 @@ register(
             Case(
                 "one-queue",
                 SCENARIO,
-                {"topology.bottleneck.router": "vcp", "topology.bottleneck.router_params": {}},
+                dict(VCP_ROUTER),  # the whole bottleneck one VCP router, as dccp-vcp-t3's VCP cases
                 requires=("dccp-vcp", "vcp"),
             ),
         ],
