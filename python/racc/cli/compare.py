@@ -5,11 +5,40 @@ with ``--pcap`` the simulator's capture of the same ports beside the live captur
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from racc.cli.common import check_new_file
+from racc.cli.common import EXIT_ENV, check_new_file, fail, scenario_path
+
+
+def run_beside(
+    args: argparse.Namespace,
+    engine: str,
+    start: Callable[..., Any],
+    unavailable: type[Exception],
+    *,
+    label: str,
+    pcap_ports: Callable[[Any], Iterable[str] | None],
+) -> int:
+    """``racc live run`` and ``racc kernel run`` after their environment check: the scenario,
+    ``--out`` (default ``results/STEM-ENGINE``) and the captures refused before the run; the run,
+    ``start(path, out=, seed=, overrides=, plots=, pcap=)``, whose ``unavailable`` is one line;
+    then :func:`finish`, the simulated capture holding ``pcap_ports(results)``."""
+    from racc.cli.run_cmds import check_out
+
+    path = scenario_path(args.file)
+    out = Path(args.out) if args.out else Path("results") / f"{path.stem}-{engine}"
+    check_out(out, args.force or not args.out)
+    sim_pcap = check_captures(args)
+    try:
+        res = start(
+            str(path), out=out, seed=args.seed, overrides=args.overrides, plots=not args.no_plots, pcap=args.pcap
+        )
+    except unavailable as exc:
+        return fail(str(exc), EXIT_ENV)
+    finish(args, path, out, res, label=label, sim_pcap=sim_pcap, pcap_ports=pcap_ports(res))
+    return 0
 
 
 def simulated_capture(live_pcap: Path) -> Path:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from racc.cli import compare
-from racc.cli.common import EXIT_ENV, Parser, add_scenario_options, fail, scenario_path
+from racc.cli.common import EXIT_ENV, Parser, add_scenario_options, fail
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -45,43 +44,29 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_kernel_run(args: argparse.Namespace) -> int:
-    from racc.cli.run_cmds import check_out
     from racc.kernel import run as kernel
 
     try:
         kernel.check_environment()  # before anything else, in one line
     except kernel.KernelUnavailable as exc:
         return fail(str(exc), EXIT_ENV)
-    path = scenario_path(args.file)
-    out = Path(args.out) if args.out else Path("results") / f"{path.stem}-kernel"
-    check_out(out, args.force or not args.out)
-    sim_pcap = compare.check_captures(args)
-    try:
-        res = kernel.run(
-            str(path),
-            seed=args.seed,
-            overrides=args.overrides,
-            out=out,
-            plots=not args.no_plots,
-            cc=args.cc,
-            pcap=args.pcap,
-        )
-    except kernel.KernelUnavailable as exc:
-        return fail(str(exc), EXIT_ENV)
-    import sys
 
-    for w in res.summary.get("kernel", {}).get("warnings", []):
-        print(f"warning: {w}", file=sys.stderr)
-    compare.finish(
+    def start(path: str, **options):
+        import sys
+
+        res = kernel.run(path, cc=args.cc, **options)
+        for w in res.summary.get("kernel", {}).get("warnings", []):
+            print(f"warning: {w}", file=sys.stderr)
+        return res
+
+    return compare.run_beside(
         args,
-        path,
-        out,
-        res,
+        "kernel",
+        start,
+        kernel.KernelUnavailable,
         label="kernel (live column) against simulated (the same scenario):",
-        sim_pcap=sim_pcap,
-        pcap_ports=captured_ports(res),
+        pcap_ports=captured_ports,
     )
-    return 0
 
 
 def captured_ports(res) -> list[str] | None:

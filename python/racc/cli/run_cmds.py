@@ -149,34 +149,17 @@ def cmd_arrivals(args: argparse.Namespace) -> int:
 
 
 def cmd_live(args: argparse.Namespace) -> int:
+    import functools
+
     from racc import live
 
     if not live.is_root():  # before anything else, in one line
         return fail(live.NOT_ROOT, EXIT_ENV)
-    path = scenario_path(args.file)
-    out = Path(args.out) if args.out else Path("results") / f"{path.stem}-live"
-    check_out(out, args.force or not args.out)
-    sim_pcap = compare.check_captures(args)
-    try:
-        res = live.run(
-            str(path),
-            seed=args.seed,
-            overrides=args.overrides,
-            out=out,
-            plots=not args.no_plots,
-            pcap=args.pcap,
-            pcap_ports=args.pcap_ports,
-            echo=not args.quiet,
-        )
-    except live.LiveUnavailable as exc:
-        return fail(str(exc), EXIT_ENV)
-    compare.finish(
+    return compare.run_beside(
         args,
-        path,
-        out,
-        res,
+        "live",
+        functools.partial(live.run, pcap_ports=args.pcap_ports, echo=not args.quiet),
+        live.LiveUnavailable,
         label="live against simulated (the same scenario):",
-        sim_pcap=sim_pcap,
-        pcap_ports=args.pcap_ports,
+        pcap_ports=lambda _res: args.pcap_ports,
     )
-    return 0
