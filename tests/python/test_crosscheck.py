@@ -6,13 +6,13 @@ The integration tolerances below were written down before either scenario was fi
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
 
 import pytest
 from conftest import REPO, needs_core
+from crosscheck_helpers import comparison_row, resolve, spread
 from one_line import refused
 from racc import scenario as _scenario
 from racc.crosscheck import compare, counters, support, tcl
@@ -54,14 +54,6 @@ def toml(packet_size=1000, min_rto="200ms", buffer='"50pkt"', router="", flows=N
             extra=f.get("extra", ""),
         )
     return text
-
-
-def resolve(text):
-    from racc._core import Simulation
-
-    sc = _scenario.load(text)
-    sim = Simulation(sc.to_json(), sc.source)
-    return sc, json.loads(sim.resolved().json()), sim.results()["port_info"]
 
 
 def script(text, interval_ns=100_000_000):
@@ -445,36 +437,26 @@ def _both(tmp_path, text, window):
     return crosscheck_ns2(str(path), seeds="3", window=window)
 
 
-def _row(cc, section, metric):
-    rows = cc.comparison.filter((cc.comparison["section"] == section) & (cc.comparison["metric"] == metric))
-    assert rows.height == 1, (section, metric, cc.comparison)
-    return rows.row(0, named=True)
-
-
-def _spread(r):
-    return max(r["racc_max"] - r["racc_min"], r["ns2_max"] - r["ns2_min"])
-
-
 def test_ns2_agrees_on_a_droptail_dumbbell(tmp_path):
     cc = _both(tmp_path, SCENARIO_A, "10:20")
-    u = _row(cc, "port r0->r1", "utilisation")
+    u = comparison_row(cc, "port r0->r1", "utilisation")
     assert abs(u["racc_mean"] - u["ns2_mean"]) <= 0.03, u
-    q = _row(cc, "port r0->r1", "mean queue, pkts")
+    q = comparison_row(cc, "port r0->r1", "mean queue, pkts")
     assert abs(q["racc_mean"] - q["ns2_mean"]) <= max(5.0, 0.3 * q["ns2_mean"]), q
-    d = _row(cc, "port r0->r1", "drops")
-    assert abs(d["racc_mean"] - d["ns2_mean"]) <= max(_spread(d), 0.3 * d["ns2_mean"], 5.0), d
-    good = [_row(cc, f"group {g}", "goodput, Mb/s") for g in ("newreno", "reno")]
+    d = comparison_row(cc, "port r0->r1", "drops")
+    assert abs(d["racc_mean"] - d["ns2_mean"]) <= max(spread(d), 0.3 * d["ns2_mean"], 5.0), d
+    good = [comparison_row(cc, f"group {g}", "goodput, Mb/s") for g in ("newreno", "reno")]
     racc_total, ns2_total = sum(g["racc_mean"] for g in good), sum(g["ns2_mean"] for g in good)
     assert abs(racc_total - ns2_total) <= 0.05 * ns2_total, good
 
 
 def test_ns2_agrees_on_red_marking_with_short_flows(tmp_path):
     cc = _both(tmp_path, SCENARIO_B, "4:10")
-    u = _row(cc, "port r0->r1", "utilisation")
+    u = comparison_row(cc, "port r0->r1", "utilisation")
     assert abs(u["racc_mean"] - u["ns2_mean"]) <= 0.05, u
-    m = _row(cc, "port r0->r1", "marks")
+    m = comparison_row(cc, "port r0->r1", "marks")
     assert m["racc_min"] > 0 and m["ns2_min"] > 0, m
-    assert abs(m["racc_mean"] - m["ns2_mean"]) <= max(_spread(m), 0.3 * m["ns2_mean"]), m
+    assert abs(m["racc_mean"] - m["ns2_mean"]) <= max(spread(m), 0.3 * m["ns2_mean"]), m
     done = {}
     fct = {}
     for side in ("racc", "ns2"):

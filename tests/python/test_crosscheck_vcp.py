@@ -6,26 +6,17 @@ skipped with the reason printed where there is none.
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 from conftest import REPO, needs_core
+from crosscheck_helpers import resolve
 from one_line import refused
-from racc import scenario as _scenario
 from racc.crosscheck import support, tcl
 
 pytestmark = needs_core
 
 SCENARIO = REPO / "scenarios" / "crosscheck-vcp-parking-lot.toml"
-
-
-def resolve(text):
-    from racc._core import Simulation
-
-    sc = _scenario.load(text)
-    sim = Simulation(sc.to_json(), sc.source)
-    return sc, json.loads(sim.resolved().json()), sim.results()["port_info"]
 
 
 def test_the_parking_lot_as_the_authors_code():
