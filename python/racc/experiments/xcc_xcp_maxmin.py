@@ -11,7 +11,6 @@ from typing import Any
 from racc.experiments import xcc
 from racc.experiments.base import FAIR, Claim, Experiment, register, verdict
 from racc.experiments.xcp_maxmin_n import theory
-from racc.maxmin import from_results, max_min
 
 L1, L2 = "r1->r2", "r2->r3"
 LINKS = ["topology.links.0", "topology.links.1"]
@@ -36,10 +35,7 @@ def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
 def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     out = []
     for n, r in results.items():
-        end = float(r.links["time_s"].max())
-        g = xcc.wire_rate(r, STEADY, end)
-        cap, paths, groups = from_results(r)
-        mm = max_min(cap, paths)
+        end, g, mm, groups = xcc.steady_against_maxmin(r, STEADY)
         short = [f for f in g if groups[f] == "short"]
         c1, c2 = xcc.capacity(r, L1), xcc.capacity(r, L2)
         v = xcc.utilisation(r, L1, STEADY, end)
