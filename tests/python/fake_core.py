@@ -12,6 +12,7 @@ import math
 import typing
 
 from racc.errors import ScenarioError
+from racc.results import TABLES
 
 KNOWN = {"name", "description", "duration", "interval", "seed", "flows", "ports", "interrupt_at"}
 
@@ -84,26 +85,9 @@ class Simulation:
         dt, end = float(self.sc["interval"]), self.end_s
         times = [round(dt * (k + 1), 9) for k in range(round(end / dt))]
         flows = self.sc["flows"]
-        L = {
-            c: []
-            for c in (
-                "time_s",
-                "port",
-                "name",
-                "tx_bytes",
-                "tx_pkts",
-                "throughput_bps",
-                "utilisation",
-                "queue_pkts",
-                "queue_bytes",
-                "drops",
-                "losses",
-                "marks",
-                "arrivals",
-            )
-        }
-        F = {c: [] for c in ("time_s", "flow", "goodput_bps", "cwnd_bytes", "rate_bps", "srtt_s", "acked_bytes")}
-        comp = {c: [] for c in ("flow", "size_bytes", "start_s", "end_s", "fct_s")}
+        L = {c: [] for c in TABLES["links"]}
+        F = {c: [] for c in TABLES["flows"]}
+        comp = {c: [] for c in TABLES["completions"]}
         cap = 10e6
         acked = [0.0] * len(flows)
         done = [False] * len(flows)

@@ -2,12 +2,12 @@
 
 import math
 
-from racc.results import Results, frame
+from racc.results import TABLES, Results, frame
 
 
 def make_results(n_flows=3, n_done=20, duration=10.0, dt=0.5, name="synthetic"):
     times = [dt * (k + 1) for k in range(int(duration / dt))]
-    F = {"time_s": [], "flow": [], "goodput_bps": [], "cwnd_bytes": [], "rate_bps": [], "srtt_s": [], "acked_bytes": []}
+    F = {c: [] for c in TABLES["flows"]}
     for t in times:
         for f in range(n_flows):
             g = 1e6 * (1 + f % 3) * (1 + 0.2 * math.sin(t + f))
@@ -18,24 +18,7 @@ def make_results(n_flows=3, n_done=20, duration=10.0, dt=0.5, name="synthetic"):
             F["rate_bps"].append(g)
             F["srtt_s"].append(0.05)
             F["acked_bytes"].append(int(g * t / 8))
-    L = {
-        c: []
-        for c in (
-            "time_s",
-            "port",
-            "name",
-            "tx_bytes",
-            "tx_pkts",
-            "throughput_bps",
-            "utilisation",
-            "queue_pkts",
-            "queue_bytes",
-            "drops",
-            "losses",
-            "marks",
-            "arrivals",
-        )
-    }
+    L = {c: [] for c in TABLES["links"]}
     for t in times:
         for p in range(3):
             u = [0.95, 0.3, 0.0][p]

@@ -3,56 +3,36 @@
 import subprocess
 import sys
 
+from one_line import refused
 from racc import bench, cli
 
 
-def _racc(args, env, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "racc.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=60,
-        check=False,
-    )
+def test_missing_file(tmp_path, racc_cli):
+    p = racc_cli("run", "missing.toml", cwd=tmp_path, timeout=60)
+    refused(p, "missing.toml", "not found")
 
 
-def _assert_clean_error(p, *fragments):
-    assert p.returncode == 2, (p.stdout, p.stderr)
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
-    assert "Traceback" not in p.stderr + p.stdout
-    for f in fragments:
-        assert f in lines[0]
-
-
-def test_missing_file(tmp_path, cli_env):
-    p = _racc(["run", "missing.toml"], cli_env, tmp_path)
-    _assert_clean_error(p, "missing.toml", "not found")
-
-
-def test_toml_syntax_error(tmp_path, cli_env):
+def test_toml_syntax_error(tmp_path, racc_cli):
     (tmp_path / "bad.toml").write_text('name = "x"\n[flows\nprotocol = "reno"\n')
-    p = _racc(["run", "bad.toml"], cli_env, tmp_path)
-    _assert_clean_error(p, "bad.toml", "line 2", "column")
+    p = racc_cli("run", "bad.toml", cwd=tmp_path, timeout=60)
+    refused(p, "bad.toml", "line 2", "column")
 
 
-def test_bad_set(tmp_path, cli_env):
+def test_bad_set(tmp_path, racc_cli):
     (tmp_path / "s.toml").write_text('[[flows]]\nprotocol = "reno"\n')
-    p = _racc(["run", "s.toml", "--set", "flows[3].protocol=vcp"], cli_env, tmp_path)
-    _assert_clean_error(p, "flows[3].protocol", "out of range")
-    p = _racc(["run", "s.toml", "--set", "noequals"], cli_env, tmp_path)
-    _assert_clean_error(p, "expected key=value")
+    p = racc_cli("run", "s.toml", "--set", "flows[3].protocol=vcp", cwd=tmp_path, timeout=60)
+    refused(p, "flows[3].protocol", "out of range")
+    p = racc_cli("run", "s.toml", "--set", "noequals", cwd=tmp_path, timeout=60)
+    refused(p, "expected key=value")
 
 
-def test_usage_error_is_one_line(tmp_path, cli_env):
-    p = _racc(["run", "s.toml", "--seed", "abc"], cli_env, tmp_path)
-    _assert_clean_error(p, "--seed")
+def test_usage_error_is_one_line(tmp_path, racc_cli):
+    p = racc_cli("run", "s.toml", "--seed", "abc", cwd=tmp_path, timeout=60)
+    refused(p, "--seed")
 
 
-def test_version(tmp_path, cli_env):
-    p = _racc(["--version"], cli_env, tmp_path)
+def test_version(tmp_path, racc_cli):
+    p = racc_cli("--version", cwd=tmp_path, timeout=60)
     assert p.returncode == 0 and p.stdout.startswith("racc ")
 
 
@@ -189,7 +169,7 @@ def test_bench_main_one_line_per_n(monkeypatch, capsys):
     assert all(ln.startswith("sim=racc ") and ln.endswith("peak_rss_kb=1") for ln in lines)
 
 
-def test_bench_refuses_bad_options(tmp_path, cli_env):
+def test_bench_refuses_bad_options(tmp_path, racc_cli):
     """Issue 19: bad benchmark options are refused before anything runs, naming the option."""
     for args, fragment in (
         (["--flows", "0"], "--flows"),
@@ -200,7 +180,7 @@ def test_bench_refuses_bad_options(tmp_path, cli_env):
         (["--access-mbps", "5000"], "need --flows"),
         (["--flows", "ten"], "--flows"),
     ):
-        _assert_clean_error(_racc(["bench", *args], cli_env, tmp_path), fragment)
+        refused(racc_cli("bench", *args, cwd=tmp_path, timeout=60), fragment)
 
 
 def test_peak_rss_reader():

@@ -6,14 +6,14 @@ The integration tolerances below were written down before either scenario was fi
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 from conftest import REPO, needs_core
+from crosscheck_helpers import comparison_row, resolve, spread
+from one_line import refused
 from racc import scenario as _scenario
 from racc.crosscheck import compare, counters, support, tcl
 
@@ -54,14 +54,6 @@ def toml(packet_size=1000, min_rto="200ms", buffer='"50pkt"', router="", flows=N
             extra=f.get("extra", ""),
         )
     return text
-
-
-def resolve(text):
-    from racc._core import Simulation
-
-    sc = _scenario.load(text)
-    sim = Simulation(sc.to_json(), sc.source)
-    return sc, json.loads(sim.resolved().json()), sim.results()["port_info"]
 
 
 def script(text, interval_ns=100_000_000):
@@ -342,35 +334,21 @@ def test_verdict_uses_the_larger_seed_range():
     assert compare.verdict([1.0], [1.0], 1) is None
 
 
-def _cli(args, env, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "racc", "crosscheck", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-        check=False,
-    )
-
-
-def test_command_without_ns_says_how_to_install_it(tmp_path, cli_env):
+def test_command_without_ns_says_how_to_install_it(tmp_path, cli_env, racc_cli):
     (tmp_path / "s.toml").write_text(toml())
     env = dict(cli_env, PATH=str(tmp_path))  # no ns on it
     env.pop("RACC_NS", None)
-    p = _cli(["ns2", "s.toml", "--seeds", "1"], env, tmp_path)
-    lines = p.stderr.strip().splitlines()
-    assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), p.stderr
-    assert "ns2" in lines[0] and "apt-get install ns2" in lines[0]
+    p = racc_cli("crosscheck", "ns2", "s.toml", "--seeds", "1", env=env, cwd=tmp_path, timeout=120)
+    refused(p, "ns2", "apt-get install ns2")
     assert not (tmp_path / "results").exists()
 
 
-def test_command_refuses_before_running(tmp_path, cli_env):
+def test_command_refuses_before_running(tmp_path, racc_cli):
     (tmp_path / "s.toml").write_text(toml().replace('spurious_rto = "off"', 'spurious_rto = "eifel"'))
-    p = _cli(["ns2", "s.toml"], cli_env, tmp_path)
+    p = racc_cli("crosscheck", "ns2", "s.toml", cwd=tmp_path, timeout=120)
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1 and "flows[0].params.spurious_rto" in lines[0], p.stderr
-    p = _cli(["ns2", "s.toml", "--window", "8:3"], cli_env, tmp_path)
+    p = racc_cli("crosscheck", "ns2", "s.toml", "--window", "8:3", cwd=tmp_path, timeout=120)
     assert p.returncode == 2 and "--window" in p.stderr
 
 
@@ -459,36 +437,26 @@ def _both(tmp_path, text, window):
     return crosscheck_ns2(str(path), seeds="3", window=window)
 
 
-def _row(cc, section, metric):
-    rows = cc.comparison.filter((cc.comparison["section"] == section) & (cc.comparison["metric"] == metric))
-    assert rows.height == 1, (section, metric, cc.comparison)
-    return rows.row(0, named=True)
-
-
-def _spread(r):
-    return max(r["racc_max"] - r["racc_min"], r["ns2_max"] - r["ns2_min"])
-
-
 def test_ns2_agrees_on_a_droptail_dumbbell(tmp_path):
     cc = _both(tmp_path, SCENARIO_A, "10:20")
-    u = _row(cc, "port r0->r1", "utilisation")
+    u = comparison_row(cc, "port r0->r1", "utilisation")
     assert abs(u["racc_mean"] - u["ns2_mean"]) <= 0.03, u
-    q = _row(cc, "port r0->r1", "mean queue, pkts")
+    q = comparison_row(cc, "port r0->r1", "mean queue, pkts")
     assert abs(q["racc_mean"] - q["ns2_mean"]) <= max(5.0, 0.3 * q["ns2_mean"]), q
-    d = _row(cc, "port r0->r1", "drops")
-    assert abs(d["racc_mean"] - d["ns2_mean"]) <= max(_spread(d), 0.3 * d["ns2_mean"], 5.0), d
-    good = [_row(cc, f"group {g}", "goodput, Mb/s") for g in ("newreno", "reno")]
+    d = comparison_row(cc, "port r0->r1", "drops")
+    assert abs(d["racc_mean"] - d["ns2_mean"]) <= max(spread(d), 0.3 * d["ns2_mean"], 5.0), d
+    good = [comparison_row(cc, f"group {g}", "goodput, Mb/s") for g in ("newreno", "reno")]
     racc_total, ns2_total = sum(g["racc_mean"] for g in good), sum(g["ns2_mean"] for g in good)
     assert abs(racc_total - ns2_total) <= 0.05 * ns2_total, good
 
 
 def test_ns2_agrees_on_red_marking_with_short_flows(tmp_path):
     cc = _both(tmp_path, SCENARIO_B, "4:10")
-    u = _row(cc, "port r0->r1", "utilisation")
+    u = comparison_row(cc, "port r0->r1", "utilisation")
     assert abs(u["racc_mean"] - u["ns2_mean"]) <= 0.05, u
-    m = _row(cc, "port r0->r1", "marks")
+    m = comparison_row(cc, "port r0->r1", "marks")
     assert m["racc_min"] > 0 and m["ns2_min"] > 0, m
-    assert abs(m["racc_mean"] - m["ns2_mean"]) <= max(_spread(m), 0.3 * m["ns2_mean"]), m
+    assert abs(m["racc_mean"] - m["ns2_mean"]) <= max(spread(m), 0.3 * m["ns2_mean"]), m
     done = {}
     fct = {}
     for side in ("racc", "ns2"):

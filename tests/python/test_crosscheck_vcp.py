@@ -6,25 +6,17 @@ skipped with the reason printed where there is none.
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 from conftest import REPO, needs_core
-from racc import scenario as _scenario
+from crosscheck_helpers import resolve
+from one_line import refused
 from racc.crosscheck import support, tcl
 
 pytestmark = needs_core
 
 SCENARIO = REPO / "scenarios" / "crosscheck-vcp-parking-lot.toml"
-
-
-def resolve(text):
-    from racc._core import Simulation
-
-    sc = _scenario.load(text)
-    sim = Simulation(sc.to_json(), sc.source)
-    return sc, json.loads(sim.resolved().json()), sim.results()["port_info"]
 
 
 def test_the_parking_lot_as_the_authors_code():
@@ -72,9 +64,7 @@ def test_command_without_the_build_says_how_to_get_one(tmp_path, cli_env, racc_c
     env = dict(cli_env)
     env.pop("RACC_NS2_VCP", None)
     p = racc_cli("crosscheck", "ns2-vcp", SCENARIO, "--seeds", "1", env=env, cwd=tmp_path, timeout=120)
-    lines = p.stderr.strip().splitlines()
-    assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), p.stderr
-    assert "VCP authors' code" in lines[0] and "--ns PATH" in lines[0] and "docs/PROTOCOLS.md" in lines[0]
+    refused(p, "VCP authors' code", "--ns PATH", "docs/PROTOCOLS.md")
     # A plain ns-2 is not enough: the classes are checked for (any executable without them).
     p = racc_cli(
         "crosscheck", "ns2-vcp", SCENARIO, "--seeds", "1", "--ns", "/bin/true", env=env, cwd=tmp_path, timeout=120

@@ -5,13 +5,12 @@ then a reduced copy of scenarios/crosscheck-xcp-dumbbell.toml run in both simula
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 
 import pytest
 from conftest import REPO, needs_core
-from racc import scenario as _scenario
+from crosscheck_helpers import comparison_row, resolve, spread
 from racc.crosscheck import counters, support, tcl
 
 pytestmark = needs_core
@@ -55,14 +54,6 @@ def toml(
         params=params,
         extra=extra,
     )
-
-
-def resolve(text):
-    from racc._core import Simulation
-
-    sc = _scenario.load(text)
-    sim = Simulation(sc.to_json(), sc.source)
-    return sc, json.loads(sim.resolved().json()), sim.results()["port_info"]
 
 
 def script(text, interval_ns=100_000_000):
@@ -182,16 +173,6 @@ def _reduced_text():
     return text
 
 
-def _row(cc, section, metric):
-    rows = cc.comparison.filter((cc.comparison["section"] == section) & (cc.comparison["metric"] == metric))
-    assert rows.height == 1, (section, metric, cc.comparison)
-    return rows.row(0, named=True)
-
-
-def _spread(r):
-    return max(r["racc_max"] - r["racc_min"], r["ns2_max"] - r["ns2_min"])
-
-
 def test_ns2_agrees_on_the_xcp_dumbbell(tmp_path):
     if shutil.which("ns") is None:
         pytest.skip("ns-2 (`ns`) is not installed: apt-get install ns2 (scripts/test.sh installs it as root)")
@@ -201,16 +182,16 @@ def test_ns2_agrees_on_the_xcp_dumbbell(tmp_path):
     path.write_text(_reduced_text())
     cc = crosscheck_ns2(str(path), seeds="3", window=REDUCED["window"])
     print(cc.comparison)
-    u = _row(cc, "port r0->r1", "utilisation")
-    assert abs(u["racc_mean"] - u["ns2_mean"]) <= max(_spread(u), 0.01), u
-    q = _row(cc, "port r0->r1", "mean queue, pkts")
-    assert abs(q["racc_mean"] - q["ns2_mean"]) <= max(_spread(q), 2.0), q
+    u = comparison_row(cc, "port r0->r1", "utilisation")
+    assert abs(u["racc_mean"] - u["ns2_mean"]) <= max(spread(u), 0.01), u
+    q = comparison_row(cc, "port r0->r1", "mean queue, pkts")
+    assert abs(q["racc_mean"] - q["ns2_mean"]) <= max(spread(q), 2.0), q
     buffer = cc.sides[0][0].res.port_info.filter(cc.sides[0][0].res.port_info["name"] == "r0->r1")["limit_pkts"][0]
     assert max(q["racc_max"], q["ns2_max"]) <= 0.05 * buffer, (q, buffer)
-    d = _row(cc, "port r0->r1", "drops")
-    assert abs(d["racc_mean"] - d["ns2_mean"]) <= max(_spread(d), 5.0), d
+    d = comparison_row(cc, "port r0->r1", "drops")
+    assert abs(d["racc_mean"] - d["ns2_mean"]) <= max(spread(d), 5.0), d
     for g in ("x50", "x60", "x80"):
-        r = _row(cc, f"group {g}", "goodput, Mb/s")
-        assert abs(r["racc_mean"] - r["ns2_mean"]) <= max(_spread(r), 0.02 * r["ns2_mean"]), r
-    j = _row(cc, "fairness", "Jain's index")
+        r = comparison_row(cc, f"group {g}", "goodput, Mb/s")
+        assert abs(r["racc_mean"] - r["ns2_mean"]) <= max(spread(r), 0.02 * r["ns2_mean"]), r
+    j = comparison_row(cc, "fairness", "Jain's index")
     assert min(j["racc_min"], j["ns2_min"]) >= 0.99, j

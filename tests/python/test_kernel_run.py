@@ -18,6 +18,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from one_line import error_line
 from racc import catalog
 from racc.cli import main
 from racc.kernel import machine, network
@@ -66,10 +67,7 @@ def _kernel_or_skip() -> None:
 
 
 def _one_error_line(capsys) -> str:
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1, err
-    assert err[0].startswith("error: ")
-    return err[0]
+    return error_line(capsys.readouterr().err)
 
 
 # -- refusals (anywhere) -------------------------------------------------------------------------
@@ -102,6 +100,34 @@ def test_a_protocol_that_needs_bpf_is_refused_without_the_loader(monkeypatch, ca
     assert main(["kernel", "run", str(catalog.shipped("vcp-dumbbell"))]) == 1
     line = _one_error_line(capsys)
     assert "kernel run: protocol vcp needs the BPF programs (" in line
+
+
+def test_compare_with_pcap_writes_the_simulated_capture_of_the_same_port(tmp_path, monkeypatch):
+    """``racc kernel run --compare --pcap FILE`` writes the simulator's capture beside the kernel's,
+    ``FILE``'s stem + ``-simulated``, holding the port the kernel captured, as ``racc live run``
+    does. The kernel run is stood in for by a simulated one reporting a capture of r0->r1."""
+    from racc.runner import run as simulate
+
+    def stand_in(path, *, seed, overrides, out, plots, cc, pcap):
+        Path(pcap).write_bytes(b"kernel")
+        res = simulate(path, seed=seed, overrides=overrides, out=out, plots=plots)
+        res.summary["kernel"] = {"pcap": {"port": "r0->r1", "file": str(pcap), "packets": 0}}
+        return res
+
+    monkeypatch.setattr(krun, "check_environment", lambda: None)
+    monkeypatch.setattr(krun, "run", stand_in)
+    scen, cap, out = _scenario(tmp_path, "1s"), tmp_path / "b.pcapng", tmp_path / "o"
+    args = ["kernel", "run", str(scen), "--out", str(out), "--compare", "--pcap", str(cap), "--no-plots", "-q"]
+    assert main(args) == 0
+    sim_cap = tmp_path / "b-simulated.pcapng"
+    assert cap.read_bytes() == b"kernel"
+    assert sim_cap.read_bytes()[:4] == b"\x0a\x0d\x0d\x0a"  # a pcapng section header
+    info = json.loads((out / "simulated" / "summary.json").read_text())["run"]["pcap"]
+    assert info["file"] == str(sim_cap) and set(info["packets"]) == {"r0->r1"}
+    assert (out / "compare.txt").exists()
+    # An existing sibling is refused before the run, like the kernel's own capture.
+    assert main([*args[:4], str(tmp_path / "o2"), *args[5:]]) == 2
+    assert not (tmp_path / "o2").exists()
 
 
 def test_the_loader_s_own_reason_is_the_refusal(monkeypatch):

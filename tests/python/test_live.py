@@ -7,8 +7,6 @@ reason printed otherwise. Small scale: 2 flows at 10 Mb/s for 2 s, a few seconds
 """
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -61,19 +59,14 @@ def test_non_root_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
 
 
 @needs_core
-def test_live_run_writes_the_results_layout_and_compares_with_the_simulator(tmp_path, cli_env):
+def test_live_run_writes_the_results_layout_and_compares_with_the_simulator(tmp_path, racc_cli):
     _live_or_skip()
     (tmp_path / "s.toml").write_text(SCENARIO)
     out = tmp_path / "out"
-    p = subprocess.run(
-        [sys.executable, "-m", "racc", "live", "run", "s.toml", "--out", str(out), "--compare"]
-        + ["--pcap", "cap.pcapng", "--pcap-port", "r0->r1"],
-        capture_output=True,
-        text=True,
-        env=cli_env,
+    p = racc_cli(
+        *("live", "run", "s.toml", "--out", out, "--compare", "--pcap", "cap.pcapng", "--pcap-port", "r0->r1"),
         cwd=tmp_path,
         timeout=120,
-        check=False,
     )
     print(p.stdout[-3000:])
     assert p.returncode == 0, p.stderr
@@ -98,9 +91,7 @@ def test_live_run_writes_the_results_layout_and_compares_with_the_simulator(tmp_
     port = next(x for x in res.summary["ports"] if x["name"] == "r0->r1")
     assert res.links.filter(pl.col("port") == bottleneck)["tx_pkts"].sum() == port["tx_pkts"]
     # `racc plot` redraws it unchanged.
-    q = subprocess.run(
-        [sys.executable, "-m", "racc", "plot", str(out)], capture_output=True, text=True, env=cli_env, check=False
-    )
+    q = racc_cli("plot", out)
     assert q.returncode == 0, q.stderr
     # --compare: the simulated run beside it, and the table side by side.
     sim = results.load(out / "simulated")
@@ -123,18 +114,10 @@ def test_live_run_writes_the_results_layout_and_compares_with_the_simulator(tmp_
 
 
 @needs_core
-def test_a_scenario_that_cannot_run_live_is_refused_with_the_key(tmp_path, cli_env):
+def test_a_scenario_that_cannot_run_live_is_refused_with_the_key(tmp_path, racc_cli):
     _live_or_skip()
     (tmp_path / "s.toml").write_text(SCENARIO.replace("pairs = 2", "pairs = 60").replace("count = 2", "count = 60"))
-    p = subprocess.run(
-        [sys.executable, "-m", "racc", "live", "run", "s.toml", "--out", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-    )
+    p = racc_cli("live", "run", "s.toml", "--out", tmp_path / "out", cwd=tmp_path, timeout=60)
     assert p.returncode == 2, (p.stdout, p.stderr)
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "flows" in lines[0] and "cannot run live" in lines[0], p.stderr
@@ -143,19 +126,11 @@ def test_a_scenario_that_cannot_run_live_is_refused_with_the_key(tmp_path, cli_e
 
 
 @needs_core
-def test_poisson_arrivals_over_the_live_limit_say_where_the_flows_come_from(tmp_path, cli_env):
+def test_poisson_arrivals_over_the_live_limit_say_where_the_flows_come_from(tmp_path, racc_cli):
     """Issue 39 item 5: a [[traffic]] entry's arrivals are flows too; the refusal names its group and why."""
     _live_or_skip()
     shipped = Path(racc.__file__).parent / "scenarios" / "poisson-pareto-newreno.toml"
-    p = subprocess.run(
-        [sys.executable, "-m", "racc", "live", "run", str(shipped), "--out", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-    )
+    p = racc_cli("live", "run", shipped, "--out", tmp_path / "out", cwd=tmp_path, timeout=60)
     assert p.returncode == 2, (p.stdout, p.stderr)
     (line,) = p.stderr.strip().splitlines()
     assert "cannot run live" in line and "[[traffic]] entry's arrivals" in line and "in group" in line, line

@@ -8,19 +8,14 @@ import json
 
 import pytest
 from conftest import needs_core
+from one_line import refused_in_process
 from racc import cli, scenario
 from racc.errors import ScenarioError
 from test_cli import SCEN
 
 
 def _one_line(capsys, status, got, *fragments) -> str:
-    err = capsys.readouterr().err
-    assert got == status, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
-    for f in fragments:
-        assert f in lines[0], lines[0]
-    return lines[0]
+    return refused_in_process(capsys, got, *fragments, status=status)
 
 
 @pytest.mark.parametrize(

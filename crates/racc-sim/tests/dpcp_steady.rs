@@ -139,7 +139,7 @@
 //! 1/0.95 = 1.053, level 11 10, for DPCP: worse, as the table shows).
 
 mod common;
-use common::sim;
+use common::{port_window, sim};
 use racc_sim::Simulator;
 
 const DUMBBELL: &str = include_str!("../../../scenarios/mpcp-dumbbell.toml");
@@ -162,17 +162,6 @@ fn text(proto: &str, flows: u32, mbps: u32, rtt_ms: u32, secs: u32, params: &str
     t
 }
 
-/// Mean utilisation of the bottleneck over samples in (from, to].
-fn utilisation(s: &Simulator, from: f64, to: f64) -> f64 {
-    let ps = &s.port_series;
-    let p = s.ports().iter().position(|x| x.name == "r0->r1").unwrap() as u32;
-    let v: Vec<f64> = (0..ps.time_s.len())
-        .filter(|&i| ps.port[i] == p && ps.time_s[i] > from && ps.time_s[i] <= to)
-        .map(|i| ps.utilisation[i])
-        .collect();
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
 /// Last sample's cumulative (timeouts, spurious timeouts), summed over flows.
 fn timeouts(s: &Simulator) -> (u64, u64) {
     let fs = &s.flow_series;
@@ -187,7 +176,7 @@ fn steady(proto: &str, (n, c, r): (u32, u32, u32), params: &str) -> (f64, u64, u
     s.run();
     let drops = s.port_summary().iter().map(|p| p.counters.drops).sum();
     let (to, sp) = timeouts(&s);
-    (utilisation(&s, 45.0, 90.0), to, sp, drops)
+    (port_window(&s, "r0->r1", 45.0, 90.0).0, to, sp, drops)
 }
 
 /// As `steady`, on routers with `router_params` (a TOML inline table's body) on every port.
@@ -199,7 +188,7 @@ fn steady_routed(proto: &str, (n, c, r): (u32, u32, u32), params: &str, router: 
     s.run();
     let drops = s.port_summary().iter().map(|p| p.counters.drops).sum();
     let (to, sp) = timeouts(&s);
-    (utilisation(&s, 45.0, 90.0), to, sp, drops)
+    (port_window(&s, "r0->r1", 45.0, 90.0).0, to, sp, drops)
 }
 
 /// Issue 13's acceptance: DPCP's steady-state utilisation at least VCP's, and no timeout, on
@@ -291,7 +280,7 @@ fn dpcp_without_its_overshoot_takes_no_timeout_yet_stays_below_vcp() {
         s.run();
         let drops: u64 = s.port_summary().iter().map(|p| p.counters.drops).sum();
         let (to, _) = timeouts(&s);
-        let du = utilisation(&s, 45.0, 90.0);
+        let du = port_window(&s, "r0->r1", 45.0, 90.0).0;
         eprintln!("{d:?}: DPCP {du:.3} (VCP {vu:.3}), timeouts {to}, drops {drops}");
         assert_eq!((to, drops), (0, 0), "{d:?}");
         assert!(du < vu, "{d:?}: DPCP {du:.3} now at least VCP {vu:.3}");

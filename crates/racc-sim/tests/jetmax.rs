@@ -17,7 +17,7 @@
 //! test runs below the seed's 1 Gb/s to stay fast it says so: the properties are scale-free.
 
 mod common;
-use common::{port, sim};
+use common::{port, port_window, sim};
 use racc_proto::jetmax;
 use racc_proto::metrics::{MetricList, MetricValue};
 use racc_proto::packet::Packet;
@@ -185,23 +185,6 @@ fn first_update(s: &Simulator, flow: u32) -> f64 {
 /// Mean wire throughput (bit/s) of each flow over samples in (from, to], from its goodput.
 fn wire_rates(s: &Simulator, n: usize, from: f64, to: f64) -> Vec<f64> {
     common::goodput_per_flow(s, n, from, to).iter().map(|g| g * WIRE).collect()
-}
-
-/// Port samples in (from, to]: (mean utilisation, drops, mean queue, max queue in packets).
-fn port_window(s: &Simulator, name: &str, from: f64, to: f64) -> (f64, u64, f64, u32) {
-    let idx = s.ports().iter().position(|p| p.name == name).unwrap() as u32;
-    let ps = &s.port_series;
-    let (mut u, mut d, mut q, mut qmax, mut n) = (0.0, 0, 0.0, 0, 0);
-    for i in 0..ps.time_s.len() {
-        if ps.port[i] == idx && ps.time_s[i] > from && ps.time_s[i] <= to {
-            u += ps.utilisation[i];
-            d += ps.drops[i];
-            q += ps.queue_pkts[i] as f64;
-            qmax = qmax.max(ps.queue_pkts[i]);
-            n += 1;
-        }
-    }
-    (u / n as f64, d, q / n as f64, qmax)
 }
 
 /// Max-min rates by water-filling (docs/PROTOCOLS.md §15): `caps[l]` per link, `paths[f]` the links

@@ -5,7 +5,7 @@
 //! scaled by packet size / payload (1000 / 944: IPv4 20, TCP 20 and QFCP 16 bytes).
 
 mod common;
-use common::{goodput_per_flow, port, sim};
+use common::{flow_metric, goodput_per_flow, port, sim};
 use racc_sim::metrics::jain;
 use racc_sim::scenario::from_toml;
 use std::fmt::Write;
@@ -408,15 +408,6 @@ fn a_qfcp_flow_through_droptail_only_is_refused() {
     let mut s = sim(&chain(&Chain::qfcp(&routes)));
     s.run();
     assert!(port(&mut s, "r0->r1").counters.drops == 0);
-}
-
-/// A sender's named metric at row `j` of the flow series (NaN where it reports none).
-fn flow_metric(fs: &racc_sim::metrics::FlowSeries, name: &str, j: usize) -> f64 {
-    match fs.named.get(name).map(|c| &c.values) {
-        Some(racc_sim::metrics::ColumnValues::Gauge(v)) => v[j],
-        Some(racc_sim::metrics::ColumnValues::Count(v)) => v[j] as f64,
-        _ => f64::NAN,
-    }
 }
 
 /// The bottleneck's control state sample by sample over (from, to] s: the probe's estimate C,

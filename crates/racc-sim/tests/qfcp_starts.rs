@@ -3,20 +3,12 @@
 //! 20, TCP 20 and QFCP 16 bytes of every 1000-byte packet).
 
 mod common;
-use common::{port, sim};
+use common::{flow_metric, port, sim};
 
 /// Wire bytes per payload byte of a full QFCP packet.
 const WIRE: f64 = 1000.0 / 944.0;
 
 const SIMULTANEOUS: &str = include_str!("scenarios/qfcp-simultaneous.toml");
-
-fn flow_metric(fs: &racc_sim::metrics::FlowSeries, name: &str, j: usize) -> f64 {
-    match fs.named.get(name).map(|c| &c.values) {
-        Some(racc_sim::metrics::ColumnValues::Gauge(v)) => v[j],
-        Some(racc_sim::metrics::ColumnValues::Count(v)) => v[j] as f64,
-        _ => f64::NAN,
-    }
-}
 
 /// What a run gives: each flow's wire rate over (from, to], the bottleneck's utilisation over
 /// (from, to] and its drops over the whole run with the packets it took in, and each flow's

@@ -12,23 +12,12 @@
 
 mod common;
 
-use common::{last_per_flow, sim};
+use common::{last_per_flow, port_window, sim};
 use racc_sim::Simulator;
 
 fn scenario(name: &str) -> String {
     let path = format!("{}/../../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Mean utilisation and summed drops of port `name` over samples with time in (from, to].
-fn port_window(s: &Simulator, name: &str, from: f64, to: f64) -> (f64, u64) {
-    let p = s.ports().iter().position(|p| p.name == name).unwrap_or_else(|| panic!("no port {name}"));
-    let ps = &s.port_series;
-    let rows: Vec<usize> = (0..ps.time_s.len())
-        .filter(|&i| ps.port[i] as usize == p && ps.time_s[i] > from && ps.time_s[i] <= to)
-        .collect();
-    let util = rows.iter().map(|&i| ps.utilisation[i]).sum::<f64>() / rows.len() as f64;
-    (util, rows.iter().map(|&i| ps.drops[i]).sum())
 }
 
 /// Sum over flows of a cumulative per-flow counter's growth over (from, to].
@@ -42,7 +31,7 @@ fn the_parking_lot_keeps_every_link_busy() {
     let mut s = sim(&scenario("crosscheck-parking-lot"));
     s.run();
     for link in ["r0->r1", "r1->r2", "r2->r3"] {
-        let (u, _) = port_window(&s, link, 40.0, 100.0);
+        let (u, _, _, _) = port_window(&s, link, 40.0, 100.0);
         assert!(u >= 0.95, "{link}: utilisation {u:.3} in (40, 100] s, ns-2 0.943-0.994 per seed");
     }
 }
@@ -51,7 +40,7 @@ fn the_parking_lot_keeps_every_link_busy() {
 fn the_rtt_spread_dumbbell_retransmits_what_ns2_does() {
     let mut s = sim(&scenario("crosscheck-rtt-dumbbell"));
     s.run();
-    let (u, drops) = port_window(&s, "r0->r1", 20.0, 100.0);
+    let (u, drops, _, _) = port_window(&s, "r0->r1", 20.0, 100.0);
     let rexmit = flows_growth(&s, &s.flow_series.retransmits, 20.0, 100.0);
     let timeouts = flows_growth(&s, &s.flow_series.timeouts, 20.0, 100.0);
     assert!(u > 0.99, "utilisation {u:.3}");

@@ -3,33 +3,14 @@
 //! NewReno through the same router is left alone.
 
 mod common;
-use common::{goodput_per_flow, port, sim};
+use common::{goodput_per_flow, port, port_window, sim};
 use racc_sim::metrics::jain;
-use racc_sim::Simulator;
 
 const SCENARIO: &str = include_str!("../../../scenarios/vcp-dumbbell.toml");
 const C: f64 = 10e6;
 const GAMMA: f64 = 0.98;
 /// Wire bytes per payload byte: 1000-byte packets carry 960 bytes of payload.
 const WIRE: f64 = 1000.0 / 960.0;
-
-/// Bottleneck figures over samples with time in (from, to]: mean utilisation, drops, mean and
-/// max sampled queue (packets).
-fn window(s: &Simulator, name: &str, from: f64, to: f64) -> (f64, u64, f64, u32) {
-    let idx = s.ports().iter().position(|p| p.name == name).unwrap() as u32;
-    let ps = &s.port_series;
-    let (mut u, mut d, mut q, mut qmax, mut n) = (0.0, 0, 0.0, 0, 0);
-    for i in 0..ps.time_s.len() {
-        if ps.port[i] == idx && ps.time_s[i] > from && ps.time_s[i] <= to {
-            u += ps.utilisation[i];
-            d += ps.drops[i];
-            q += ps.queue_pkts[i] as f64;
-            qmax = qmax.max(ps.queue_pkts[i]);
-            n += 1;
-        }
-    }
-    (u / n as f64, d, q / n as f64, qmax)
-}
 
 /// The scenario file with some lines replaced.
 fn scenario(edits: &[(&str, &str)]) -> String {
@@ -46,7 +27,7 @@ fn vcp_flows_fill_the_link_fairly_without_loss() {
     // scenarios/vcp-dumbbell.toml as shipped: 4 flows, 10 Mb/s, RTT 100 ms, 60 s.
     let mut s = sim(SCENARIO);
     s.run();
-    let (util, drops, q_mean, q_max) = window(&s, "r0->r1", 20.0, 60.0);
+    let (util, drops, q_mean, q_max) = port_window(&s, "r0->r1", 20.0, 60.0);
     let bn = port(&mut s, "r0->r1");
     let g = goodput_per_flow(&s, 4, 20.0, 60.0);
     let share = GAMMA * C / 4.0; // docs/PROTOCOLS.md §2 oracle r* ≈ γC/N
@@ -86,7 +67,7 @@ fn late_flows_converge_to_the_fair_share() {
     s.run();
     let early = jain(&goodput_per_flow(&s, 4, 20.0, 30.0));
     let g = goodput_per_flow(&s, 4, 90.0, 120.0);
-    let (util, drops, _, _) = window(&s, "r0->r1", 30.0, 120.0);
+    let (util, drops, _, _) = port_window(&s, "r0->r1", 30.0, 120.0);
     eprintln!("Jain (20, 30] s {early:.3}, (90, 120] s {:.4}; utilisation {util:.4}, drops {drops}", jain(&g));
     assert!(early < 0.8, "the late flows should start behind (Jain {early})");
     assert!(jain(&g) > 0.99, "Jain {}", jain(&g));
@@ -101,7 +82,7 @@ fn delayed_acks_keep_the_same_dynamics() {
     let text = scenario(&[("start_spread = \"1s\"", "start_spread = \"1s\"\ndelayed_ack = true")]);
     let mut s = sim(&text);
     s.run();
-    let (util, drops, q_mean, _) = window(&s, "r0->r1", 20.0, 60.0);
+    let (util, drops, q_mean, _) = port_window(&s, "r0->r1", 20.0, 60.0);
     let g = goodput_per_flow(&s, 4, 20.0, 60.0);
     let acks = port(&mut s, "r1->r0").counters.tx_pkts as f64 / port(&mut s, "r0->r1").counters.tx_pkts as f64;
     eprintln!("delayed ACK: {acks:.2} ACKs per data packet, utilisation {util:.4}, drops {drops}, queue {q_mean:.2}, Jain {:.4}", jain(&g));
@@ -225,7 +206,7 @@ fn repeated_md_cannot_hold_the_load_when_ai_exceeds_the_per_flow_window() {
     for (proto, n, overloaded) in [("vcp", 4, false), ("vcp", 40, true), ("dpcp", 40, true)] {
         let mut s = sim(&many_flows(proto, n));
         s.run();
-        let (util, drops, q_mean, q_max) = window(&s, "r0->r1", 50.0, 200.0);
+        let (util, drops, q_mean, q_max) = port_window(&s, "r0->r1", 50.0, 200.0);
         eprintln!(
             "{proto} n={n}: b = {:.1} pkts, w* = {:.1} (β 0.875) / {:.1} (β 0.43); t in (50, 200]: utilisation \
              {util:.3}, drops {drops}, queue mean {q_mean:.1} max {q_max} of {buffer}",

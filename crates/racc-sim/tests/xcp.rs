@@ -4,7 +4,7 @@
 //! chosen for run time, not to match a paper's figure.
 
 mod common;
-use common::{goodput_per_flow, port, sim};
+use common::{goodput_per_flow, port, port_window, sim};
 use racc_sim::metrics::jain;
 use racc_sim::scenario::from_toml;
 use racc_sim::Simulator;
@@ -20,11 +20,6 @@ fn samples(s: &Simulator, name: &str, from: f64, to: f64) -> Vec<(f64, f64, u64,
         .filter(|&i| ps.port[i] == idx && ps.time_s[i] > from && ps.time_s[i] <= to)
         .map(|i| (ps.time_s[i], ps.utilisation[i], ps.drops[i], ps.queue_bytes[i]))
         .collect()
-}
-
-fn mean_util(s: &Simulator, name: &str, from: f64, to: f64) -> f64 {
-    let v = samples(s, name, from, to);
-    v.iter().map(|x| x.1).sum::<f64>() / v.len() as f64
 }
 
 /// A dumbbell of `pairs` XCP flows over an XCP bottleneck: access 1 Gb/s, 2.5 ms; bottleneck
@@ -64,7 +59,7 @@ fn a_lone_flow_fills_an_idle_link_within_a_few_rtts() {
     s.run();
     let v = samples(&s, "r0->r1", 0.0, 3.0);
     let first = v.iter().find(|x| x.1 >= 0.9).map(|x| x.0);
-    let util = mean_util(&s, "r0->r1", 0.5, 3.0);
+    let util = port_window(&s, "r0->r1", 0.5, 3.0).0;
     let bn = port(&mut s, "r0->r1");
     eprintln!(
         "first 50 ms sample at >= 90 %: {first:?} s; mean utilisation (0.5, 3] s {util:.4}; drops {}; max queue {} pkts; \
@@ -90,7 +85,7 @@ fn three_flows_no_drops_and_fair_in_steady_state() {
     let v = samples(&s, "r0->r1", 10.0, 30.0);
     let drops: u64 = v.iter().map(|x| x.2).sum();
     let q_mean = v.iter().map(|x| x.3 as f64).sum::<f64>() / v.len() as f64;
-    let util = mean_util(&s, "r0->r1", 10.0, 30.0);
+    let util = port_window(&s, "r0->r1", 10.0, 30.0).0;
     let g = goodput_per_flow(&s, 3, 10.0, 30.0);
     let bn = port(&mut s, "r0->r1");
     let buffer = 50e6 / 8.0 * 0.05; // one BDP, bytes
@@ -210,8 +205,8 @@ fn run_two_link(budget: &str, link1_first: bool) -> (f64, f64, f64, Vec<f64>, u6
     let mut s = sim(&two_link(budget, link1_first));
     s.run();
     let link2 = if link1_first { "r1->r2" } else { "ra->r0" };
-    let v = mean_util(&s, "r0->r1", 10.0, 30.0);
-    let v2 = mean_util(&s, link2, 10.0, 30.0);
+    let v = port_window(&s, "r0->r1", 10.0, 30.0).0;
+    let v2 = port_window(&s, link2, 10.0, 30.0).0;
     let rates: Vec<f64> = goodput_per_flow(&s, 3, 10.0, 30.0).iter().map(|&g| wire(g)).collect();
     // Flows by group (the engine may order them by start time).
     let of = |g: &str| -> Vec<f64> {
@@ -367,7 +362,7 @@ fn throughput_form_fills_the_link_and_is_fair_without_drops() {
     let mut s = sim(&with_form(&dumbbell(1, "100Mbps", "3s", "0s", "50ms"), "throughput"));
     s.run();
     let first = samples(&s, "r0->r1", 0.0, 3.0).iter().find(|x| x.1 >= 0.9).map(|x| x.0);
-    let util = mean_util(&s, "r0->r1", 0.5, 3.0);
+    let util = port_window(&s, "r0->r1", 0.5, 3.0).0;
     eprintln!("lone flow: first 50 ms sample at >= 90 %: {first:?} s; mean utilisation (0.5, 3] s {util:.4}");
     assert!(first.is_some_and(|t| t <= 0.5), "first sample at >= 90 %: {first:?}");
     assert!(util >= 0.9, "utilisation {util}");
@@ -376,7 +371,7 @@ fn throughput_form_fills_the_link_and_is_fair_without_drops() {
     let v = samples(&s, "r0->r1", 10.0, 30.0);
     let drops: u64 = v.iter().map(|x| x.2).sum();
     let q_mean = v.iter().map(|x| x.3 as f64).sum::<f64>() / v.len() as f64;
-    let util = mean_util(&s, "r0->r1", 10.0, 30.0);
+    let util = port_window(&s, "r0->r1", 10.0, 30.0).0;
     let g = goodput_per_flow(&s, 3, 10.0, 30.0);
     let buffer = 50e6 / 8.0 * 0.05;
     eprintln!(

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from racc.cli.common import EXIT_ENV, Parser, add_scenario_options, check_new_file, fail, scenario_path
+from racc.cli import compare
+from racc.cli.common import EXIT_ENV, Parser, add_scenario_options, fail
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +29,14 @@ def add(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also run the simulator on the same scenario: DIR/simulated/, and compare.{txt,json,png} in DIR",
     )
-    r.add_argument("--pcap", metavar="FILE", help="capture the frames the bottleneck sends, as they leave its queue, to FILE (pcap)")
+    r.add_argument(
+        "--pcap",
+        metavar="FILE",
+        help=(
+            "capture the frames the bottleneck sends, as they leave its queue, to FILE (pcap); with "
+            "--compare the simulator's capture of the same port goes beside it, as NAME-simulated.EXT"
+        ),
+    )
     r.add_argument("--force", action="store_true", help="replace racc's own earlier results in --out and --pcap")
     r.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
     r.add_argument("--quiet", "-q", action="store_true", help="no summary table")
@@ -37,55 +44,33 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_kernel_run(args: argparse.Namespace) -> int:
-    from racc import live
-    from racc.cli.run_cmds import check_out
     from racc.kernel import run as kernel
 
     try:
         kernel.check_environment()  # before anything else, in one line
     except kernel.KernelUnavailable as exc:
         return fail(str(exc), EXIT_ENV)
-    path = scenario_path(args.file)
-    out = Path(args.out) if args.out else Path("results") / f"{path.stem}-kernel"
-    check_out(out, args.force or not args.out)
-    if args.pcap:
-        check_new_file(Path(args.pcap), args.force, "--pcap")
-    try:
-        res = kernel.run(
-            str(path),
-            seed=args.seed,
-            overrides=args.overrides,
-            out=out,
-            plots=not args.no_plots,
-            cc=args.cc,
-            pcap=args.pcap,
-        )
-    except kernel.KernelUnavailable as exc:
-        return fail(str(exc), EXIT_ENV)
-    import sys
 
-    for w in res.summary.get("kernel", {}).get("warnings", []):
-        print(f"warning: {w}", file=sys.stderr)
-    from racc.display import console as make_console
+    def start(path: str, **options):
+        import sys
 
-    console = make_console()
-    if not args.quiet:
-        from racc.display import print_summary
+        res = kernel.run(path, cc=args.cc, **options)
+        for w in res.summary.get("kernel", {}).get("warnings", []):
+            print(f"warning: {w}", file=sys.stderr)
+        return res
 
-        print_summary(res, console)
-    if args.compare:
-        from racc.runner import run
-
-        sim = run(path, seed=args.seed, overrides=args.overrides, out=out / "simulated", plots=not args.no_plots)
-        table = live.compare(res, sim)
-        live.write_compare(out, table, res, sim)
-        console.print("kernel (live column) against simulated (the same scenario):")
-        for line in live.compare_lines(table):
-            console.print(line, highlight=False, markup=False)
-    console.print(
-        f"results: [bold]{out}[/bold]"
-        + ("" if args.no_plots else f"  report: {out / 'report.html'}")
-        + (f"  simulated: {out / 'simulated'}  comparison: {out / 'compare.txt'}" if args.compare else "")
-        + (f"  pcap: {args.pcap}" if args.pcap else "")
+    return compare.run_beside(
+        args,
+        "kernel",
+        start,
+        kernel.KernelUnavailable,
+        label="kernel (live column) against simulated (the same scenario):",
+        pcap_ports=captured_ports,
     )
-    return 0
+
+
+def captured_ports(res) -> list[str] | None:
+    """The port the kernel run captured (its bottleneck's egress, summary.kernel.pcap.port), so
+    that the simulated capture beside it holds the same port; None (every port) if none."""
+    port = ((res.summary.get("kernel") or {}).get("pcap") or {}).get("port")
+    return [port] if port else None

@@ -6,6 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
+from racc.cli import compare
 from racc.cli.common import EXIT_ENV, Parser, add_scenario_options, check_new_file, fail, new_file, scenario_path
 
 
@@ -17,9 +18,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         r,
         help_set="override a scenario value, e.g. --set flows[0].protocol=reno (repeatable; flows.0 is read the same)",
     )
-    r.add_argument(
-        "--pcap", metavar="FILE", help="write the packets each port sends to FILE (pcapng, simulated times)"
-    )
+    r.add_argument("--pcap", metavar="FILE", help="write the packets each port sends to FILE (pcapng, simulated times)")
     r.add_argument(
         "--pcap-port",
         dest="pcap_ports",
@@ -150,67 +149,17 @@ def cmd_arrivals(args: argparse.Namespace) -> int:
 
 
 def cmd_live(args: argparse.Namespace) -> int:
+    import functools
+
     from racc import live
 
     if not live.is_root():  # before anything else, in one line
         return fail(live.NOT_ROOT, EXIT_ENV)
-    path = scenario_path(args.file)
-    out = Path(args.out) if args.out else Path("results") / f"{path.stem}-live"
-    check_out(out, args.force or not args.out)
-    sim_pcap = simulated_capture(Path(args.pcap)) if args.pcap and args.compare else None
-    if args.pcap:
-        check_new_file(Path(args.pcap), args.force, "--pcap")
-    if sim_pcap is not None:
-        check_new_file(sim_pcap, args.force, "--pcap (its simulated sibling)")
-    try:
-        res = live.run(
-            str(path),
-            seed=args.seed,
-            overrides=args.overrides,
-            out=out,
-            plots=not args.no_plots,
-            pcap=args.pcap,
-            pcap_ports=args.pcap_ports,
-            echo=not args.quiet,
-        )
-    except live.LiveUnavailable as exc:
-        return fail(str(exc), EXIT_ENV)
-    from racc.display import console as make_console
-
-    console = make_console()
-    if not args.quiet:
-        from racc.display import print_summary
-
-        print_summary(res, console)
-    if args.compare:
-        from racc.runner import run
-
-        sim = run(
-            path,
-            seed=args.seed,
-            overrides=args.overrides,
-            out=out / "simulated",
-            plots=not args.no_plots,
-            pcap=sim_pcap,
-            pcap_ports=args.pcap_ports,
-        )
-        table = live.compare(res, sim)
-        live.write_compare(out, table, res, sim)
-        console.print("live against simulated (the same scenario):")
-        for line in live.compare_lines(table):
-            console.print(line, highlight=False, markup=False)
-    console.print(
-        f"results: [bold]{out}[/bold]"
-        + ("" if args.no_plots else f"  report: {out / 'report.html'}")
-        + (f"  simulated: {out / 'simulated'}  comparison: {out / 'compare.txt'}" if args.compare else "")
-        + (f"  pcap: {args.pcap}" if args.pcap else "")
-        + (f"  simulated pcap: {sim_pcap}" if sim_pcap else "")
+    return compare.run_beside(
+        args,
+        "live",
+        functools.partial(live.run, pcap_ports=args.pcap_ports, echo=not args.quiet),
+        live.LiveUnavailable,
+        label="live against simulated (the same scenario):",
+        pcap_ports=lambda _res: args.pcap_ports,
     )
-    return 0
-
-
-def simulated_capture(live_pcap: Path) -> Path:
-    """Where `racc live run --compare --pcap FILE` writes the simulator's capture of the same ports:
-    beside the live one, ``NAME-simulated.pcapng`` for ``NAME.pcapng``, so the two open side by side."""
-    suffix = live_pcap.suffix or ".pcapng"
-    return live_pcap.with_name(f"{live_pcap.stem}-simulated{suffix}")

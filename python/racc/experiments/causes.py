@@ -43,3 +43,14 @@ def open_shortfalls(claims: Sequence[Claim], match, text: str, tried) -> int:
         if c.verdict == "differs" and c.cause is None and match(c.claim):
             n += shortfall(claims, c.claim, text, tried(c))
     return n
+
+
+def unspecified(claims: Sequence[Claim], names: Sequence[str], text: str, evidence: str) -> int:
+    """Explain each differing claim without a cause among ``names`` by what the paper leaves
+    unspecified (``text``), with the run's ``evidence``; the number explained."""
+    n = 0
+    for name in names:
+        c = claim_named(claims, name)
+        if c is not None and c.verdict == "differs" and c.cause is None:
+            n += explain(claims, name, Cause("unspecified", text, evidence))
+    return n

@@ -32,10 +32,10 @@ from racc.experiments.base import (
     about_claim,
     explain,
     judged,
-    not_judged_quick,
     port_summary,
     register,
 )
+from racc.experiments.dccp_vcp_t3 import VCP_ROUTER, no_drop_claim
 from racc.experiments.figures import panels, port_series
 
 BOTTLENECK = "r0->r1"
@@ -153,21 +153,24 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         end = float(res.links["time_s"].max())
         after = DROPS_STOP_S * (1 + ABOUT)
         name, paper = "subqueues: no VCP drop after start-up", f"0 from ≈{DROPS_STOP_S:.0f} s (§4.3, Fig. 7d)"
-        if end <= 2 * after:
-            why = f"needs a run longer than {2 * after:.0f} s (this one: {end:.0f} s)"
-            out.append(not_judged_quick(name, paper, "", why) if quick else Claim(name, paper, "", "not run", why))
-        else:
+
+        def late_drops(res=res, after=after) -> tuple[int, str]:
             late = drops_after(res, "vcp_drops", after)
-            out.append(
-                judged(
-                    name,
-                    paper,
-                    late,
-                    f"{late} VCP drops after {after:.1f} s ({int(res.links['vcp_drops'].max())} in all)",
-                    (0, 0),
-                    f"0 drops of the VCP sub-queue after {after:.1f} s (≈{DROPS_STOP_S:.0f} s by the 'about' rule)",
-                )
+            return late, f"{late} VCP drops after {after:.1f} s ({int(res.links['vcp_drops'].max())} in all)"
+
+        out.append(
+            no_drop_claim(
+                name,
+                paper,
+                end=end,
+                needs=2 * after,
+                after=after,
+                claimed=DROPS_STOP_S,
+                quick=quick,
+                late=late_drops,
+                what="drops of the VCP sub-queue",
             )
+        )
         red_drops = int(res.links.filter(pl.col("name") == BOTTLENECK)["red_drops"].max())
         out.append(
             judged(
@@ -254,7 +257,7 @@ register(
             Case(
                 "one-queue",
                 SCENARIO,
-                {"topology.bottleneck.router": "vcp", "topology.bottleneck.router_params": {}},
+                dict(VCP_ROUTER),  # the whole bottleneck one VCP router, as dccp-vcp-t3's VCP cases
                 requires=("dccp-vcp", "vcp"),
             ),
         ],

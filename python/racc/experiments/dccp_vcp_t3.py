@@ -7,7 +7,7 @@ the TCP and DCCP cases (scenarios/dccp-vcp-t3.toml says why and where they sit).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -194,24 +194,24 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
             # "... falls and stays at 0. This value keeps from the moment till the end of
             # simulation" (§4.3): no drop at all after the "about" rule's upper end of ≈claimed s.
             after = claimed * (1 + ABOUT)
-            name = f"{case}: no drop after start-up"
-            paper = f"0 from ≈{claimed:.0f} s to the end"
-            if end <= after:
-                why = f"needs a run longer than {after:.1f} s (this one: {end:.0f} s)"
-                out.append(not_judged_quick(name, paper, "", why) if quick else Claim(name, paper, "", "not run", why))
-            else:
-                links = res.links.filter(pl.col("name") == BOTTLENECK)
+            links = res.links.filter(pl.col("name") == BOTTLENECK)
+
+            def late_drops(links=links, after=after) -> tuple[int, str]:
                 late = int(links.filter(pl.col("time_s") > after)["drops"].sum())
-                out.append(
-                    judged(
-                        name,
-                        paper,
-                        late,
-                        f"{late} drops after {after:.1f} s",
-                        (0, 0),
-                        f"0 drops after {after:.1f} s (≈{claimed:.0f} s by the 'about' rule)",
-                    )
+                return late, f"{late} drops after {after:.1f} s"
+
+            out.append(
+                no_drop_claim(
+                    f"{case}: no drop after start-up",
+                    f"0 from ≈{claimed:.0f} s to the end",
+                    end=end,
+                    needs=after,
+                    after=after,
+                    claimed=claimed,
+                    quick=quick,
+                    late=late_drops,
                 )
+            )
     for tr, ctl, paper in (("tcp", "TCP", "105 < 180 pkts"), ("dccp", "DCCP", "80 < 125 pkts")):
         if f"{tr}-red" not in results or f"{tr}-vcp" not in results:
             continue
@@ -263,6 +263,30 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
             )
         )
     return out
+
+
+def no_drop_claim(
+    name: str,
+    paper: str,
+    *,
+    end: float,
+    needs: float,
+    after: float,
+    claimed: float,
+    quick: bool,
+    late: Callable[[], tuple[int, str]],
+    what: str = "drops",
+) -> Claim:
+    """VCP-DCCP §4.3's drops that "fall and stay at 0": none after ``after`` s (the "about"
+    rule's upper end of ≈``claimed`` s), judged on ``late()`` (the count and its text) when the
+    run lasts past ``needs`` s; otherwise not judged, saying why."""
+    if end <= needs:
+        why = f"needs a run longer than {needs:.1f} s (this one: {end:.0f} s)"
+        return not_judged_quick(name, paper, "", why) if quick else Claim(name, paper, "", "not run", why)
+    n, measured = late()
+    return judged(
+        name, paper, n, measured, (0, 0), f"0 {what} after {after:.1f} s (≈{claimed:.0f} s by the 'about' rule)"
+    )
 
 
 def red_drop_probability(avg: float, min_th: float, max_th: float, max_p: float, gentle: bool = True) -> float:

@@ -130,25 +130,20 @@ def figures(
             ideal = paper_ideal(link, l2_locals_start(res))
             for i, (t0, long_ideal, local_ideal) in enumerate(ideal):
                 t1 = ideal[i + 1][0] if i + 1 < len(ideal) else end
-                ax.hlines(
-                    [long_ideal * 100, local_ideal * 100],
-                    t0,
-                    t1,
-                    colors=["C0", "C1"],
-                    linestyles="--",
-                    lw=0.9,
-                    label="paper's ideal (aggregates)" if i == 0 else None,
-                )
                 mm = maxmin_split(res, PL_PORTS[link], (t0 + t1) / 2)
-                ax.hlines(
-                    [mm.get("long", 0) * 100, mm.get("local", 0) * 100],
-                    t0,
-                    t1,
-                    colors=["C0", "C1"],
-                    linestyles=":",
-                    lw=1.4,
-                    label="per-flow max-min" if i == 0 else None,
-                )
+                for shares, style, lw, label in (
+                    ((long_ideal, local_ideal), "--", 0.9, "paper's ideal (aggregates)"),
+                    ((mm.get("long", 0), mm.get("local", 0)), ":", 1.4, "per-flow max-min"),
+                ):
+                    ax.hlines(
+                        [x * 100 for x in shares],
+                        t0,
+                        t1,
+                        colors=["C0", "C1"],
+                        linestyles=style,
+                        lw=lw,
+                        label=label if i == 0 else None,
+                    )
             gamma = f", router γ {NS2_GAMMA}" if law == "ns2" else ""
             ax.set_title(f"{protocol.upper()} over link {link} (ai_law {law}{gamma})", fontsize=9)
             ax.set_xlabel("time (s)")

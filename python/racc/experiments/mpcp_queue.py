@@ -14,16 +14,14 @@ from racc.experiments.ai_laws import LAW_NAMES, by_law, law_cases, law_causes
 from racc.experiments.base import (
     ABOUT,
     Case,
-    Cause,
     Claim,
     Experiment,
     about_claim,
-    explain,
     port_summary,
     register,
     verdict,
 )
-from racc.experiments.causes import claim_named, other_configuration
+from racc.experiments.causes import claim_named, other_configuration, unspecified
 from racc.experiments.figures import panels, port_series, save, subplots
 from racc.experiments.mpcp_dumbbell import transition_time
 from racc.experiments.protocols import PROTOCOLS, protocol_overrides
@@ -251,40 +249,28 @@ def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool) -> None
             if inside
             else "; no cap run gives ≈3x"
         )
-        for name in ("dpcp standing queue / VCP's", "dpcp standing queue / VCP's" + tag):
-            c = claim_named(claims, name)
-            if c is not None and c.verdict == "differs" and c.cause is None:
-                explain(
-                    claims,
-                    name,
-                    Cause(
-                        "unspecified",
-                        "MPCP gives no cap on DPCP's MI factor ξ, and the cap decides the standing queue",
-                        f"ξ-cap sweep run here (seed001 law): DPCP's queue / VCP's spans {span}{hit}",
-                    ),
-                )
+        unspecified(
+            claims,
+            ("dpcp standing queue / VCP's", "dpcp standing queue / VCP's" + tag),
+            "MPCP gives no cap on DPCP's MI factor ξ, and the cap decides the standing queue",
+            f"ξ-cap sweep run here (seed001 law): DPCP's queue / VCP's spans {span}{hit}",
+        )
     pairs = tpcp_xi_sweep(results)
     if len(pairs) > 1:
         held = [cap_label(r[0]) for r in pairs if slightly_higher(r[2], r[1])]
-        for name in (
-            "TPCP's standing queue slightly higher than DPCP's",
-            "TPCP's standing queue slightly higher than DPCP's" + tag,
-        ):
-            c = claim_named(claims, name)
-            if c is not None and c.verdict == "differs" and c.cause is None:
-                explain(
-                    claims,
-                    name,
-                    Cause(
-                        "unspecified",
-                        "MPCP gives no cap on the MI factor ξ (nor a TPCP table), and the cap decides which "
-                        "of TPCP's and DPCP's queues is higher",
-                        "ξ-cap sweep run here on both (seed001 law), TPCP vs DPCP standing queue: "
-                        + "; ".join(f"cap {cap_label(r[0])} {r[2]:.0f} vs {r[1]:.0f} pkts" for r in pairs)
-                        + "; slightly higher (by at most 25 %) at cap "
-                        + (", ".join(held) if held else "none run"),
-                    ),
-                )
+        unspecified(
+            claims,
+            (
+                "TPCP's standing queue slightly higher than DPCP's",
+                "TPCP's standing queue slightly higher than DPCP's" + tag,
+            ),
+            "MPCP gives no cap on the MI factor ξ (nor a TPCP table), and the cap decides which "
+            "of TPCP's and DPCP's queues is higher",
+            "ξ-cap sweep run here on both (seed001 law), TPCP vs DPCP standing queue: "
+            + "; ".join(f"cap {cap_label(r[0])} {r[2]:.0f} vs {r[1]:.0f} pkts" for r in pairs)
+            + "; slightly higher (by at most 25 %) at cap "
+            + (", ".join(held) if held else "none run"),
+        )
     drops = {n: int(port_summary(r, BOTTLENECK)["drops"]) for n, r in results.items() if n.startswith("tpcp")}
     law_causes(claims, counterpart, "TPCP's bottleneck drops " + ", ".join(f"{n} {d}" for n, d in drops.items()))
 

@@ -126,6 +126,16 @@ def flow_goodput(res: Any, start: float, end: float) -> dict[int, float]:
     return dict(zip(g["flow"].to_list(), g["goodput_bps"].to_list()))
 
 
+def steady_against_maxmin(res: Any, steady: float) -> tuple[float, dict[int, float], dict[int, float], dict]:
+    """(the run's end, each flow's wire rate over (``steady``, end], its max-min share on the
+    run's links and paths (racc.maxmin), each flow's group)."""
+    from racc.maxmin import from_results, max_min
+
+    end = float(res.links["time_s"].max())
+    cap, paths, groups = from_results(res)
+    return end, wire_rate(res, steady, end), max_min(cap, paths), groups
+
+
 def wire_rate(res: Any, start: float, end: float) -> dict[int, float]:
     """Each flow's mean rate on the wire (b/s) over (start, end]: its goodput scaled by packet
     size / payload, to set against link capacities (max-min shares are of the wire)."""

@@ -9,7 +9,6 @@ from typing import Any
 
 from racc.experiments import xcc
 from racc.experiments.base import FAIR, Claim, Experiment, register, verdict
-from racc.maxmin import from_results, max_min
 
 L1, L2 = "r0->r1", "r1->r2"
 LINKS = ["topology.links.0", "topology.links.1"]
@@ -27,11 +26,8 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
 
     out = []
     for n, r in results.items():
-        end = float(r.links["time_s"].max())
-        g = xcc.wire_rate(r, STEADY, end)
+        end, g, mm, groups = xcc.steady_against_maxmin(r, STEADY)
         gp = xcc.flow_goodput(r, STEADY, end)
-        cap, paths, groups = from_results(r)
-        mm = max_min(cap, paths)
         worst = max(abs(g[f] / mm[f] - 1.0) for f in g)
         # Stability: 1 s means of each flow's rate against its steady-state mean.
         df = r.flows.filter(pl.col("time_s") > STEADY).with_columns((pl.col("time_s").ceil()).alias("sec"))

@@ -10,7 +10,7 @@ from typing import Any
 
 from racc.experiments import xcc
 from racc.experiments.base import FAIR, Claim, Experiment, register, verdict
-from racc.maxmin import from_results, max_min
+from racc.experiments.xcp_maxmin_n import theory
 
 L1, L2 = "r1->r2", "r2->r3"
 LINKS = ["topology.links.0", "topology.links.1"]
@@ -24,21 +24,8 @@ STEADY = 30.0
 
 def xcp_theory(c: float, m: int = M, alpha: float = ALPHA, gamma: float = GAMMA) -> float:
     """l1's utilisation v under XCP: the root in (c, 1] of
-    gamma v^2/(m+1) = (gamma v - alpha (1-v)) (v - c)/m (bisection)."""
-
-    def f(v: float) -> float:
-        return gamma * v * v / (m + 1) - (gamma * v - alpha * (1 - v)) * (v - c) / m
-
-    lo, hi = max(c, alpha / (gamma + alpha)) + 1e-12, 1.0
-    if f(lo) * f(hi) > 0:
-        lo = c + 1e-12
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if f(lo) * f(mid) <= 0:
-            hi = mid
-        else:
-            lo = mid
-    return (lo + hi) / 2
+    gamma v^2/(m+1) = (gamma v - alpha (1-v)) (v - c)/m, xcp-maxmin-n's theory with one long flow."""
+    return theory(c, m, 1, alpha, gamma)
 
 
 def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
@@ -48,10 +35,7 @@ def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
 def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
     out = []
     for n, r in results.items():
-        end = float(r.links["time_s"].max())
-        g = xcc.wire_rate(r, STEADY, end)
-        cap, paths, groups = from_results(r)
-        mm = max_min(cap, paths)
+        end, g, mm, groups = xcc.steady_against_maxmin(r, STEADY)
         short = [f for f in g if groups[f] == "short"]
         c1, c2 = xcc.capacity(r, L1), xcc.capacity(r, L2)
         v = xcc.utilisation(r, L1, STEADY, end)

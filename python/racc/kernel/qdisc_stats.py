@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import socket
 import struct
-import threading
 
-from racc.kernel.machine import setns, sh
+from racc.kernel.machine import sh
+from racc.kernel.network import in_ns
 
 RTM_GETQDISC = 38
 RTM_NEWQDISC = 36
@@ -78,23 +78,8 @@ class Reader:
         for ns in names:
             links = json.loads(sh("ip", "-n", ns, "-j", "link", "show").stdout or "[]")
             index[ns] = {lk["ifname"]: lk["ifindex"] for lk in links}
-        err: list[BaseException] = []
-
-        def make() -> None:
-            try:
-                for ns in names:
-                    setns(ns)
-                    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
-                    s.bind((0, 0))
-                    self.socks[ns] = s
-            except BaseException as exc:  # noqa: BLE001 - reported on the calling thread
-                err.append(exc)
-
-        t = threading.Thread(target=make)
-        t.start()
-        t.join()
-        if err:
-            raise err[0]
+        for ns in names:  # a netlink socket talks to the namespace it was made in
+            self.socks[ns] = in_ns(ns, _route_socket)
         for port, ns, ifname in ports:
             self.where[port] = (ns, index[ns][ifname])
         self.seq = 1
@@ -131,3 +116,9 @@ def _done(buf: bytes) -> bool:
             return True
         off += (ln + 3) & ~3
     return False
+
+
+def _route_socket() -> socket.socket:
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+    s.bind((0, 0))
+    return s

@@ -30,7 +30,7 @@ from racc.kernel import machine, network
 from racc.kernel import plan as _plan
 from racc.kernel.machine import KernelUnavailable
 from racc.resolved import Resolved
-from racc.results import Results, check_replaceable, frame
+from racc.results import TABLES, Results, check_replaceable, frame
 from racc.runner import run_info
 
 NOT_ROOT = "racc kernel needs root: it creates network namespaces, qdiscs and cgroups (run it as root, e.g. with sudo)"
@@ -176,7 +176,7 @@ class Session:
         #: protocol -> a hosts handle (its counters are the protocol's controller's, all hosts').
         self.host_handles: dict[str, Any] = {}
         self.reader = None
-        self.rows: dict[str, list] = {k: [] for k in ("time_s", "port", *_PORT_FIELDS)}
+        self.rows: dict[str, list] = {k: [] for k in _LINK_COLUMNS}
         self.prev: dict[int, dict[str, int]] = {}
         self.t0 = 0.0
         self.reached = 0.0
@@ -552,18 +552,9 @@ class Session:
         }
 
 
-_PORT_FIELDS = (
-    "tx_bytes",
-    "tx_pkts",
-    "throughput_bps",
-    "utilisation",
-    "queue_pkts",
-    "queue_bytes",
-    "drops",
-    "losses",
-    "marks",
-    "arrivals",
-)
+#: the per-sample port columns the kernel's rows fill: the links table's (racc.results), but the
+#: port's name, which the results take from port_info
+_LINK_COLUMNS = tuple(c for c in TABLES["links"] if c != "name")
 
 
 def _delay_warnings(plan: _plan.Plan, delay_counts: dict) -> list[str]:

@@ -12,7 +12,7 @@ use crate::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
 use crate::protocol::FlowProtocol;
-use crate::tcp::{initial_window_bytes, mss_for, tcp_receiver, tcp_sender_with, Recovery, TcpParams};
+use crate::tcp::{initial_window_bytes, mss_for, slow_start, tcp_receiver, tcp_sender_with, Recovery, TcpParams};
 use crate::time::{to_secs, Time};
 use std::sync::Arc;
 
@@ -183,26 +183,12 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
-    fn window(&self) -> f64 {
-        self.cwnd
-    }
-
-    fn ssthresh(&self) -> f64 {
-        self.ssthresh
-    }
-
-    fn set_window(&mut self, window: f64, ssthresh: f64) {
-        (self.cwnd, self.ssthresh) = (window, ssthresh);
-    }
+    cwnd_fields_as_window!();
 
     /// Slow start as Reno's (RFC 9438 §4.10: cwnd += min(acked, SMSS)); above ssthresh the
     /// curve. The RTT is the smoothed one (RFC 9438 §4.2).
     fn on_ack(&mut self, ack: &Ack<'_>, ctx: &SenderCtx) {
-        if ack.is_duplicate() {
-            return;
-        }
-        if self.cwnd < self.ssthresh {
-            self.cwnd += (ack.acked_bytes as f64).min(self.smss);
+        if slow_start(&mut self.cwnd, self.ssthresh, self.smss, ack) {
             return;
         }
         let rtt = ctx.srtt.or(ctx.latest_rtt).map_or(0.0, to_secs);

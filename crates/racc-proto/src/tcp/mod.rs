@@ -14,6 +14,24 @@
 //! Units: cwnd and ssthresh in bytes; MSS = packet_size − 40 (IPv4 + TCP) − the congestion
 //! header, if any; data packets are payload + 40 (+ header) bytes on the wire, ACK/SYN 40.
 
+/// `CongestionControl`'s `window`, `ssthresh` and `set_window` for a controller that keeps
+/// `cwnd` and `ssthresh` in bytes as fields of its own (NewReno's, CUBIC's).
+macro_rules! cwnd_fields_as_window {
+    () => {
+        fn window(&self) -> f64 {
+            self.cwnd
+        }
+
+        fn ssthresh(&self) -> f64 {
+            self.ssthresh
+        }
+
+        fn set_window(&mut self, window: f64, ssthresh: f64) {
+            (self.cwnd, self.ssthresh) = (window, ssthresh);
+        }
+    };
+}
+
 pub mod cubic;
 pub mod dctcp;
 pub mod newreno;
@@ -28,7 +46,7 @@ pub mod seq;
 #[cfg(test)]
 mod tests;
 
-pub use newreno::{initial_window_bytes, rfc5681_iw, NewRenoWindow};
+pub use newreno::{initial_window_bytes, rfc5681_iw, slow_start, NewRenoWindow};
 pub use receiver::{AckEcho, TcpReceiver};
 pub use recovery::{FastRecovery, RecoveryExit};
 pub use rtt::{RtoRule, RttEstimator};

@@ -59,28 +59,27 @@ impl NewRenoWindow {
     }
 }
 
+/// RFC 5681 §3.1 on a new ACK below ssthresh: slow start, cwnd += min(acked, SMSS) (eq. 2).
+/// True when the ACK is done with: a duplicate (which changes nothing outside recovery) or slow
+/// start's; false when cwnd ≥ ssthresh and congestion avoidance, the controller's own, is due.
+pub fn slow_start(cwnd: &mut f64, ssthresh: f64, smss: f64, ack: &Ack<'_>) -> bool {
+    if ack.is_duplicate() {
+        return true;
+    }
+    if *cwnd < ssthresh {
+        *cwnd += (ack.acked_bytes as f64).min(smss);
+        return true;
+    }
+    false
+}
+
 impl CongestionControl for NewRenoWindow {
-    fn window(&self) -> f64 {
-        self.cwnd
-    }
+    cwnd_fields_as_window!();
 
-    fn ssthresh(&self) -> f64 {
-        self.ssthresh
-    }
-
-    fn set_window(&mut self, window: f64, ssthresh: f64) {
-        (self.cwnd, self.ssthresh) = (window, ssthresh);
-    }
-
-    /// Slow start: cwnd += min(acked, SMSS) (eq. 2); congestion avoidance: cwnd += SMSS²/cwnd
-    /// per ACK (eq. 3). Duplicates change nothing outside recovery.
+    /// Slow start (eq. 2, [`slow_start`]); congestion avoidance: cwnd += SMSS²/cwnd per ACK
+    /// (eq. 3).
     fn on_ack(&mut self, ack: &Ack<'_>, _ctx: &SenderCtx) {
-        if ack.is_duplicate() {
-            return;
-        }
-        if self.cwnd < self.ssthresh {
-            self.cwnd += (ack.acked_bytes as f64).min(self.smss);
-        } else {
+        if !slow_start(&mut self.cwnd, self.ssthresh, self.smss, ack) {
             self.cwnd += self.smss * self.smss / self.cwnd;
         }
     }

@@ -41,3 +41,30 @@ pub fn last_per_flow(s: &Simulator, column: &[u64], until: f64) -> std::collecti
     }
     last
 }
+
+/// The port named `name` over samples with time in (from, to]: mean utilisation, drops, mean
+/// and max sampled queue (packets).
+pub fn port_window(s: &Simulator, name: &str, from: f64, to: f64) -> (f64, u64, f64, u32) {
+    let idx = s.ports().iter().position(|p| p.name == name).unwrap() as u32;
+    let ps = &s.port_series;
+    let (mut u, mut d, mut q, mut qmax, mut n) = (0.0, 0, 0.0, 0, 0);
+    for i in 0..ps.time_s.len() {
+        if ps.port[i] == idx && ps.time_s[i] > from && ps.time_s[i] <= to {
+            u += ps.utilisation[i];
+            d += ps.drops[i];
+            q += ps.queue_pkts[i] as f64;
+            qmax = qmax.max(ps.queue_pkts[i]);
+            n += 1;
+        }
+    }
+    (u / n as f64, d, q / n as f64, qmax)
+}
+
+/// A sender's named metric at row `j` of the flow series (NaN where it reports none).
+pub fn flow_metric(fs: &racc_sim::metrics::FlowSeries, name: &str, j: usize) -> f64 {
+    match fs.named.get(name).map(|c| &c.values) {
+        Some(racc_sim::metrics::ColumnValues::Gauge(v)) => v[j],
+        Some(racc_sim::metrics::ColumnValues::Count(v)) => v[j] as f64,
+        _ => f64::NAN,
+    }
+}
