@@ -156,3 +156,18 @@ def fmt(v) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return "" if v is None else str(v)
+
+
+def check_out(out: Path, force: bool) -> None:
+    """Refuse ``--out`` before the run: not racc's own folder, racc's own without ``--force``,
+    a mount point (replaced by renaming, which a mount point refuses), or not writable."""
+    from racc.errors import ResultsError
+    from racc.results import check_replaceable
+
+    check_replaceable(out, force)
+    if out.is_dir() and os.path.ismount(out):
+        raise ResultsError(
+            f"--out {out}: is a mount point; racc replaces a results folder by renaming it, "
+            "which a mount point refuses: name a folder inside it"
+        )
+    check_writable_folder(out.parent, "--out", out)

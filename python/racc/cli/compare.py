@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from racc.cli.common import EXIT_ENV, check_new_file, fail, scenario_path
+from racc.cli.common import EXIT_ENV, check_new_file, check_out, fail, scenario_path
 
 
 def run_beside(
@@ -25,7 +25,6 @@ def run_beside(
     ``--out`` (default ``results/STEM-ENGINE``) and the captures refused before the run; the run,
     ``start(path, out=, seed=, overrides=, plots=, pcap=)``, whose ``unavailable`` is one line;
     then :func:`finish`, the simulated capture holding ``pcap_ports(results)``."""
-    from racc.cli.run_cmds import check_out
 
     path = scenario_path(args.file)
     out = Path(args.out) if args.out else Path("results") / f"{path.stem}-{engine}"

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from racc.cli import compare
-from racc.cli.common import EXIT_ENV, Parser, add_scenario_options, check_new_file, fail, new_file, scenario_path
+from racc.cli.common import (
+    EXIT_ENV,
+    Parser,
+    add_scenario_options,
+    check_new_file,
+    check_out,
+    fail,
+    new_file,
+    scenario_path,
+)
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -62,22 +70,6 @@ def add(sub: argparse._SubParsersAction) -> None:
     lr.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
     lr.add_argument("--quiet", "-q", action="store_true", help="no runtime report and no summary table")
     lr.set_defaults(func=cmd_live)
-
-
-def check_out(out: Path, force: bool) -> None:
-    """Refuse ``--out`` before the run: not racc's own folder, racc's own without ``--force``,
-    a mount point (replaced by renaming, which a mount point refuses), or not writable."""
-    from racc.cli.common import check_writable_folder
-    from racc.errors import ResultsError
-    from racc.results import check_replaceable
-
-    check_replaceable(out, force)
-    if out.is_dir() and os.path.ismount(out):
-        raise ResultsError(
-            f"--out {out}: is a mount point; racc replaces a results folder by renaming it, "
-            "which a mount point refuses: name a folder inside it"
-        )
-    check_writable_folder(out.parent, "--out", out)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

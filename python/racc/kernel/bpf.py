@@ -23,50 +23,32 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import os
-import shutil
 import subprocess
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from typing_extensions import Self
 
-CC_NAME = "racc_vcp"
-_ROOT = Path(__file__).resolve().parents[3]
-_SOURCES = _ROOT / "kernel"
-_BTF = Path("/sys/kernel/btf/vmlinux")
-
-
-def build_dir() -> Path:
-    return Path(os.environ.get("RACC_BPF_BUILD") or _ROOT / "target" / "bpf")
-
-
-def _tools() -> str | None:
-    for tool in ("clang", "bpftool", "cc"):
-        if shutil.which(tool) is None:
-            return f"{tool} not found (scripts/setup.sh installs clang, llvm, libbpf-dev and bpftool)"
-    if not Path("/usr/include/bpf/libbpf.h").exists():
-        return "libbpf headers not found (scripts/setup.sh installs libbpf-dev)"
-    return None
-
-
-def _stale(target: Path, sources: list[Path]) -> bool:
-    return not target.exists() or any(s.stat().st_mtime > target.stat().st_mtime for s in sources)
-
-
-def _compile(cmd: list[str], out: Path) -> None:
-    """Run a compiler with ``-o`` a temporary file, then move it to ``out``: two processes
-    building at once (pytest's workers) never read a half-written file."""
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    r = subprocess.run([*cmd, "-o", str(tmp)], check=False, capture_output=True, text=True)
-    if r.returncode != 0:
-        tmp.unlink(missing_ok=True)
-        last = (r.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"building {out.name} failed: {last}")
-    os.replace(tmp, out)
+# The families register themselves in the protocol table when imported: VCP, the chain family and
+# the congestion-header family. The names below are re-exported for the callers of this module.
+from racc.kernel import chains as _chains  # noqa: F401
+from racc.kernel import xcc as _xcc  # noqa: F401
+from racc.kernel.bpf_base import (  # noqa: F401
+    _BTF,
+    _KERNEL,
+    _SOURCES,
+    KernelProtocol,
+    _compile,
+    _q,
+    _stale,
+    _tools,
+    build_dir,
+    build_object,
+    laws_library,
+    register,
+)
+from racc.kernel.vcp_config import CC_NAME, law_config, router_config  # noqa: F401
 
 
 def build() -> dict[str, Path]:
@@ -91,30 +73,6 @@ def build() -> dict[str, Path]:
     paths["loader"] = exe
     paths["laws"] = laws_library()
     return paths
-
-
-def build_object(name: str, vmlinux: Path | None = None) -> Path:
-    """kernel/bpf/NAME.bpf.c compiled for BPF (if stale) into the build tree."""
-    out = build_dir()
-    vmlinux = vmlinux or out / "vmlinux.h"
-    src, obj = _SOURCES / "bpf" / f"{name}.bpf.c", out / f"{name}.bpf.o"
-    if _stale(obj, [src, vmlinux, *(_SOURCES / "bpf").glob("*.h")]):
-        _compile(
-            ["clang", "-O2", "-g", "-target", "bpf", "-mcpu=v3", "-D__TARGET_ARCH_x86", f"-I{out}", "-c", str(src)], obj
-        )
-    return obj
-
-
-def laws_library() -> Path:
-    """The user-space build of the very headers the BPF objects use (the differential tests);
-    needs only a C compiler, no BTF and no root."""
-    out = build_dir()
-    out.mkdir(parents=True, exist_ok=True)
-    bpf = _SOURCES / "bpf"
-    lib, src = out / "libracc_laws.so", _SOURCES / "laws" / "laws_lib.c"
-    if _stale(lib, [src, *bpf.glob("*.h")]):
-        _compile(["cc", "-O2", "-shared", "-fPIC", f"-I{bpf}", str(src)], lib)
-    return lib
 
 
 def available() -> str | None:
@@ -149,128 +107,6 @@ def cc_name(protocol: str) -> str:
 def _check(protocol: str) -> None:
     if not supported(protocol):
         raise ValueError(f"protocol {protocol!r}: not available in the kernel (have: {', '.join(_KERNEL)})")
-
-
-_FLOW_KEYS = {"t_p", "h", "mu", "alpha", "beta", "sigma_mi", "sigma_ai", "ai_law", "ai_ns2", "md_hold", "iw"}
-_ROUTER_KEYS = {"t_p", "t_q", "k_q", "a", "gamma", "queue_term", "ns2_queue_shift"}
-
-
-def _q(x: float, shift: int) -> int:
-    return round(x * (1 << shift))
-
-
-def _refuse_unknown(params: dict, keys: set[str], what: str) -> None:
-    for k in params:
-        if k not in keys:
-            raise ValueError(f"{what}.{k}: not supported by the kernel programs (have: {', '.join(sorted(keys))})")
-
-
-def _racc_checks(what: str, check: str, params: dict, *args: object) -> None:
-    """racc-proto's own checks of the table (ranges, types), when the engine is built."""
-    try:
-        from racc import _core
-    except ImportError:
-        return
-    try:
-        getattr(_core, check)(json.dumps(params), *args, [])
-    except ValueError as e:
-        raise ValueError(f"{what}.{str(e).splitlines()[0]}") from None
-
-
-def law_config(params: dict | None) -> list[int]:
-    """A VCP flow's ``params`` as ``struct vcp_law_params`` (kernel/bpf/vcp_law.h), the constants
-    racc-proto's ``VcpParams`` defaults to (docs/VCP-CONSTANTS.md)."""
-    p = dict(params or {})
-    # What the kernel controller does not do, unless set to its default.
-    for key, default in (("initial_slow_start", False), ("pacing_gain", None), ("tcp", {})):
-        if key in p and p.pop(key) not in (default, None):
-            raise ValueError(f"params.{key}: not supported by the kernel controller (the kernel's TCP does this)")
-    _refuse_unknown(p, _FLOW_KEYS, "params")
-    _racc_checks("params", "vcp_laws_trace", p, 2.0)
-    t_p = float(p.get("t_p", 0.2))
-    mu = float(p["mu"]) if p.get("mu") is not None else float(p.get("h", 0.25)) * (1 / 0.8 - 1)
-    law = p.get("ai_law", "seed001")
-    if law not in ("seed001", "ns2"):
-        raise ValueError(f'params.ai_law: must be "seed001" or "ns2", got {law!r}')
-    ns2 = {"t_d": 0.1, "rtt_low": 0.02, "rtt_high": 0.5, "w": 1.0, "tick": 0.0, **(p.get("ai_ns2") or {})}
-    _refuse_unknown(ns2, {"t_d", "rtt_low", "rtt_high", "w", "tick"}, "params.ai_ns2")
-    alpha = float(p.get("alpha", 1.0)) * (float(ns2["w"]) if law == "ns2" else 1.0)
-    hold = p.get("md_hold", "t_p")
-    kinds = {"t_p": 0, "rtt": 1, "2t_p+rtt": 2}
-    if isinstance(hold, (int, float)) and not isinstance(hold, bool):
-        hold_kind, hold_us = 3, round(float(hold) * 1e6)
-    elif hold in kinds:
-        hold_kind, hold_us = kinds[hold], 0
-    else:
-        raise ValueError(f'params.md_hold: must be "t_p", "rtt", "2t_p+rtt" or a number of seconds, got {hold!r}')
-    return [
-        round(t_p * 1e6),
-        _q(math.log2(1 + mu), 30),
-        _q(float(p.get("sigma_mi", 2.5)), 24),
-        _q(alpha, 24),
-        _q(float(p.get("beta", 0.875)), 24),
-        1 if law == "ns2" else 0,
-        _q(math.sqrt(float(p.get("sigma_ai", 10.0))), 24),
-        round(float(ns2["t_d"]) * 1e6),
-        _q(float(ns2["rtt_low"]) / float(ns2["t_d"]), 24),
-        _q(float(ns2["rtt_high"]) / float(ns2["t_d"]), 24),
-        round(float(ns2["tick"]) * 1e6),
-        hold_kind,
-        hold_us,
-        max(1, int(float(p.get("iw", 2.0)))),
-    ]
-
-
-def router_config(params: dict | None, rate_bps: float) -> list[int]:
-    """A VCP router's ``router_params`` as ``struct lf_params`` (kernel/bpf/load_factor.h)."""
-    p = dict(params or {})
-    _refuse_unknown(p, _ROUTER_KEYS, "router_params")
-    _racc_checks("router_params", "vcp_load_factor_trace", p, float(rate_bps))
-    term = p.get("queue_term", "a2")
-    if term not in ("a2", "ns2"):
-        raise ValueError(f'router_params.queue_term: must be "a2" or "ns2", got {term!r}')
-    if not rate_bps > 0:
-        raise ValueError(f"rate: must be > 0 bit/s, got {rate_bps}")
-    t_p = float(p.get("t_p", 0.2))
-    gamma = float(p.get("gamma", 0.98))
-    return [
-        round(t_p * 1e9),
-        round(float(p.get("t_q", 0.01)) * 1e9),
-        _q(float(p.get("k_q", 0.5)), 16),
-        _q(float(p.get("a", 0.875)), 16),
-        _q(gamma * rate_bps / 8 * t_p, 8),
-        1 if term == "ns2" else 0,
-        int(p.get("ns2_queue_shift", 4)),
-        round(rate_bps / 8),
-    ]
-
-
-@dataclass(frozen=True)
-class KernelProtocol:
-    """What the kernel runs for one protocol: its objects (kernel/bpf/NAME.bpf.c), the name its
-    controller registers, the configuration of each, and its counters' names (None: the
-    loader's, VCP's)."""
-
-    host_object: str
-    router_object: str | None
-    cc_name: str
-    law_config: Callable[[dict | None], list[int]]
-    router_config: Callable[[dict | None, float], list[int]] | None
-    host_counters: tuple[str, ...] | None = None
-    router_counters: tuple[str, ...] | None = None
-    #: The hosts' object has a tc program for the senders' interfaces (VCP's ECN 01).
-    host_iface: bool = True
-    #: TSO/GSO off on the senders' interfaces: every data segment leaves as its own skb, so that
-    #: routers write each its own digit (a GSO skb carries one ECN field for all its segments).
-    gso_off: bool = False
-
-
-_KERNEL: dict[str, KernelProtocol] = {}
-
-
-def register(protocol: str, spec: KernelProtocol) -> None:
-    """Make ``protocol`` runnable in the kernel (each protocol family's module calls this)."""
-    _KERNEL[protocol] = spec
 
 
 def _env(counters: tuple[str, ...] | None) -> dict[str, str] | None:
@@ -450,11 +286,3 @@ def attach_hosts(
         h.close()
         raise
     return h
-
-
-register("vcp", KernelProtocol("vcp_host", "vcp_router", CC_NAME, law_config, router_config))
-
-# The chain family and the congestion-header family register themselves (racc.kernel.chains and
-# racc.kernel.xcc import this module).
-from racc.kernel import chains as _chains  # noqa: F401
-from racc.kernel import xcc as _xcc  # noqa: F401

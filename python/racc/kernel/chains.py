@@ -1,7 +1,7 @@
 """The chain family in the kernel (docs/KERNEL-BPF.md): DPCP and TPCP (MPCP §3, §5) and DCP-EW
 (pairs by the IP ID, DCP-EW §III): each protocol's configuration for its BPF objects
-(``kernel/bpf/dpcp_*``, ``tpcp_host``, ``dcpew_*``), registered with ``racc.kernel.bpf`` so that
-``racc kernel run`` attaches them like VCP's. Their window laws are VCP's (``bpf.law_config``)
+(``kernel/bpf/dpcp_*``, ``tpcp_host``, ``dcpew_*``), registered in the kernel's protocol table (``racc.kernel.bpf_base``) so that
+``racc kernel run`` attaches them like VCP's. Their window laws are VCP's (``vcp_config.law_config``)
 followed by the decoder's knobs; the router's estimator is VCP's followed by the chain's.
 """
 
@@ -11,7 +11,7 @@ import functools
 import json
 import math
 
-from racc.kernel import bpf
+from racc.kernel import bpf_base, vcp_config
 
 #: Each protocol's controller (struct_ops name).
 CC_NAMES = {"dpcp": "racc_dpcp", "tpcp": "racc_tpcp", "dcpew": "racc_dcpew"}
@@ -72,17 +72,17 @@ def dpcp_config(params: dict | None, chain: int) -> list[int]:
         xi = 0.0 if digits[0] == 3 else h * (1.0 / max(_level_upper(digits), _THRESHOLDS[0]) - 1.0)
         if cap is not None:
             xi = min(xi, float(cap))
-        xis.append(bpf._q(math.log2(1 + xi), 30))
+        xis.append(bpf_base._q(math.log2(1 + xi), 30))
     md = [float(x) for x in own.get("md_factors", _MD_FACTORS)]
     return [
-        *bpf.law_config(p),
+        *vcp_config.law_config(p),
         n,
         int(own.get("exception_limit", 3)),
-        bpf._q(float(own.get("resume_after", 8.0)), 8),
+        bpf_base._q(float(own.get("resume_after", 8.0)), 8),
         int(own.get("max_resumes", 3)),
         1 if own.get("md_on_msp_only", False) else 0,
         1 if growth == "vcp-like" else 0,
-        *(bpf._q(b, 24) for b in md),
+        *(bpf_base._q(b, 24) for b in md),
         *xis,
     ]
 
@@ -106,7 +106,7 @@ def dpcp_router_config(params: dict | None, rate_bps: float, chain: int, by_ip_i
     latch = p.pop("latch_lsp", False)
     if latch is not True and latch is not False:
         raise ValueError(f"router_params.latch_lsp: must be true or false, got {latch!r}")
-    return [*bpf.router_config(p, rate_bps), n, round(evict * 1e9), int(latch), int(by_ip_id)]
+    return [*vcp_config.router_config(p, rate_bps), n, round(evict * 1e9), int(latch), int(by_ip_id)]
 
 
 #: DCP-EW's own flow keys (racc-proto `dcpew/params.rs`) beyond DPCP's.
@@ -147,9 +147,9 @@ def dcpew_config(params: dict | None) -> list[int]:
 
 for _name, _host in (("dpcp", "dpcp_host"), ("tpcp", "tpcp_host"), ("dcpew", "dcpew_host")):
     _n = CHAINS[_name]
-    bpf.register(
+    bpf_base.register(
         _name,
-        bpf.KernelProtocol(
+        bpf_base.KernelProtocol(
             _host,
             "dpcp_router",
             CC_NAMES[_name],

@@ -1,6 +1,6 @@
 """The congestion-header family in the kernel (docs/KERNEL-BPF.md, "The congestion header"): each
 protocol's configuration for its BPF objects (``kernel/bpf/xcp_*``, ``rcp_*``), registered with
-``racc.kernel.bpf`` so that ``racc kernel run`` attaches them like VCP's, and the user-space build
+the kernel's protocol table (``racc.kernel.bpf_base``) so that ``racc kernel run`` attaches them like VCP's, and the user-space build
 of their law headers for the differential tests (``laws_library()``).
 
 The constants are racc-proto's defaults (``XcpRouterParams::default``, ``RcpRouterParams::default``); a key the kernel programs
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from racc.kernel import bpf
+from racc.kernel import bpf_base
 
 XCP_CC_NAME = "racc_xcp"
 XCP_HOST_COUNTERS = (
@@ -175,18 +175,18 @@ def rcp_router_config(params: dict | None, rate_bps: float) -> list[int]:
 def laws_library() -> Path:
     """The congestion-header law headers built as a user-space library (the differential tests);
     needs only a C compiler."""
-    out = bpf.build_dir()
+    out = bpf_base.build_dir()
     out.mkdir(parents=True, exist_ok=True)
-    src = bpf._SOURCES / "laws" / "xcc_laws_lib.c"
+    src = bpf_base._SOURCES / "laws" / "xcc_laws_lib.c"
     lib = out / "libracc_xcc_laws.so"
-    if bpf._stale(lib, [src, *(bpf._SOURCES / "bpf").glob("*.h")]):
-        bpf._compile(["cc", "-O2", "-shared", "-fPIC", f"-I{bpf._SOURCES / 'bpf'}", str(src)], lib)
+    if bpf_base._stale(lib, [src, *(bpf_base._SOURCES / "bpf").glob("*.h")]):
+        bpf_base._compile(["cc", "-O2", "-shared", "-fPIC", f"-I{bpf_base._SOURCES / 'bpf'}", str(src)], lib)
     return lib
 
 
-bpf.register(
+bpf_base.register(
     "xcp",
-    bpf.KernelProtocol(
+    bpf_base.KernelProtocol(
         "xcp_host",
         "xcp_router",
         XCP_CC_NAME,
@@ -198,9 +198,9 @@ bpf.register(
     ),
 )
 
-bpf.register(
+bpf_base.register(
     "rcp",
-    bpf.KernelProtocol(
+    bpf_base.KernelProtocol(
         "rcp_host",
         "rcp_router",
         RCP_CC_NAME,
