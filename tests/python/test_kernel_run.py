@@ -21,6 +21,7 @@ import pytest
 from one_line import error_line
 from racc import catalog
 from racc.cli import main
+from racc.kernel import document as kdoc
 from racc.kernel import machine, network
 from racc.kernel import plan as kplan
 from racc.kernel import run as krun
@@ -429,10 +430,10 @@ def test_the_bpf_interface_is_called_as_agreed(tmp_path, monkeypatch):
 
 def test_a_delay_line_that_fell_behind_is_said():
     _, _, _, plan = krun.prepare(str(catalog.shipped("crosscheck-rtt-dumbbell")), None, None, None)
-    assert krun._delay_warnings(plan, {"late_s": {"p99": 0.0004}, "links": {}}) == []
-    (w,) = krun._delay_warnings(plan, {"late_s": {"p99": 0.19}, "links": {}})
+    assert kdoc.delay_warnings(plan, {"late_s": {"p99": 0.0004}, "links": {}}) == []
+    (w,) = kdoc.delay_warnings(plan, {"late_s": {"p99": 0.19}, "links": {}})
     assert "190.0 ms late at p99 (shortest link delay 1.0 ms)" in w
-    assert "lost 3 frames" in krun._delay_warnings(plan, {"links": {"x": {"dropped": 3}}})[0]
+    assert "lost 3 frames" in kdoc.delay_warnings(plan, {"links": {"x": {"dropped": 3}}})[0]
 
 
 def test_red_takes_the_scenario_s_thresholds_weight_and_ecn():
@@ -446,7 +447,7 @@ def test_red_takes_the_scenario_s_thresholds_weight_and_ecn():
     assert network.red_wlog(150000, int(kv["burst"]), 1000) == 9
     assert network.red_wlog(150000, int(kv["burst"]) - 1, 1000) < 9  # the smallest such burst
     assert args[-1] == "ecn" and int(kv["limit"]) == 1250 * 1000
-    assert "no gentle mode" in krun._departures(plan)[0]
+    assert "no gentle mode" in kdoc.departures(plan)[0]
 
 
 def test_red_runs_where_the_kernel_has_sch_red(tmp_path):
