@@ -3,6 +3,8 @@
 //! - [`seq`]: u64 byte offsets inside, wrapping u32 on the wire
 //! - [`rtt`]: RFC 6298 estimator
 //! - [`newreno`]: NewReno's congestion controller (a `cc::CongestionControl`, as VCP's, DPCP's, ...)
+//! - [`bbr`]: BBR v1's (Linux `tcp_bbr.c`), the registry's "bbr", over [`bbr_rate`]'s delivery-rate
+//!   samples and [`bbr_filter`]'s windowed max filter
 //! - [`cubic`]: CUBIC's (RFC 9438), the registry's "cubic"
 //! - [`dctcp`]: DCTCP's (RFC 8257) and its exact ECN echo, the registry's "dctcp"
 //! - [`recovery`]: the transport's fast-recovery window (inflation, deflation, exit)
@@ -14,6 +16,9 @@
 //! Units: cwnd and ssthresh in bytes; MSS = packet_size − 40 (IPv4 + TCP) − the congestion
 //! header, if any; data packets are payload + 40 (+ header) bytes on the wire, ACK/SYN 40.
 
+pub mod bbr;
+pub mod bbr_filter;
+pub mod bbr_rate;
 pub mod cubic;
 pub mod dctcp;
 pub mod newreno;
