@@ -5,7 +5,8 @@
 //! - [`newreno`]: NewReno's congestion controller (a `cc::CongestionControl`, as VCP's, DPCP's, ...)
 //! - [`bbr`]: BBR v1's (Linux `tcp_bbr.c`), the registry's "bbr", over [`bbr_rate`]'s delivery-rate
 //!   samples and [`bbr_filter`]'s windowed max filter
-//! - [`cubic`]: CUBIC's (RFC 9438), the registry's "cubic"
+//! - [`cubic`]: CUBIC's (RFC 9438), the registry's "cubic", with [`cubic_hystart`]'s HyStart++
+//!   (RFC 9406)
 //! - [`dctcp`]: DCTCP's (RFC 8257) and its exact ECN echo, the registry's "dctcp"
 //! - [`recovery`]: the transport's fast-recovery window (inflation, deflation, exit)
 //! - [`ranges`]: sorted byte ranges above a cumulative point (out-of-order data, SACKed data)
@@ -20,6 +21,7 @@ pub mod bbr;
 pub mod bbr_filter;
 pub mod bbr_rate;
 pub mod cubic;
+pub mod cubic_hystart;
 pub mod dctcp;
 pub mod newreno;
 pub mod ranges;
