@@ -161,6 +161,14 @@ pub trait CongestionControl: Send {
         None
     }
 
+    /// Pace every data segment at `pacing_rate`: retransmissions and a SACK recovery's sends
+    /// too, as a host's pacing (Linux's internal pacing or `sch_fq`) spaces every packet. A
+    /// constant of the controller, asked once when the transport is built. Default: no, only
+    /// new data outside a loss recovery is paced.
+    fn paces_every_segment(&self) -> bool {
+        false
+    }
+
     /// The controller's own timer (a rate-based control interval), if it wants one.
     fn poll_timer(&self) -> Option<Time> {
         None

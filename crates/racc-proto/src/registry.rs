@@ -86,6 +86,13 @@ pub const PROTOCOLS: &[ProtocolEntry] = &[
         parse: tcp::cubic::parse_cubic,
     },
     ProtocolEntry {
+        name: "bbr",
+        aliases: &["tcp-bbr"],
+        regulation: Regulation::Window,
+        description: "BBR v1 (Linux tcp_bbr.c): paced at gain x BtlBw (10-round max filter), cwnd 2 BDP, STARTUP/DRAIN/PROBE_BW/PROBE_RTT",
+        parse: tcp::bbr::parse_bbr,
+    },
+    ProtocolEntry {
         name: "dctcp",
         aliases: &["tcp-dctcp"],
         regulation: Regulation::Window,

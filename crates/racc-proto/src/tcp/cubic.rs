@@ -5,14 +5,16 @@
 //! congestion event (loss or ECN-Echo) multiplies it by β_cubic (§4.6) and remembers W_max,
 //! lowered by fast convergence (§4.7) when the window did not regain the last one. The curve
 //! counts segments, as RFC 9438 and Linux `tcp_cubic.c` do; the window the transport sees is
-//! bytes. Slow start, fast recovery and the retransmission timer are the transport's (RFC 9438
-//! §4.9, §4.10 leave them to Reno's rules).
+//! bytes. Fast recovery and the retransmission timer are the transport's (RFC 9438 §4.9, §4.10
+//! leave them to Reno's rules); slow start is Reno's with HyStart++ (RFC 9406,
+//! `cubic_hystart.rs`) deciding when it ends, on by default as Linux's HyStart is.
 
+use super::cubic_hystart::{Growth, HyStartPp, CSS_GROWTH_DIVISOR};
 use crate::cc::{Ack, CongestionControl, Response, SenderCtx, Signal};
 use crate::endpoint::{Endpoint, FlowConfig};
 use crate::params::{parse, ParamError};
 use crate::protocol::FlowProtocol;
-use crate::tcp::{initial_window_bytes, mss_for, slow_start, tcp_receiver, tcp_sender_with, Recovery, TcpParams};
+use crate::tcp::{initial_window_bytes, mss_for, tcp_receiver, tcp_sender_with, Recovery, TcpParams};
 use crate::time::{to_secs, Time};
 use std::sync::Arc;
 
@@ -33,13 +35,22 @@ pub struct CubicParams {
     pub fast_convergence: bool,
     /// The Reno-friendly region (RFC 9438 §4.3; Linux `tcp_friendliness` = 1).
     pub reno_friendly: bool,
+    /// HyStart++ (RFC 9406) ends the initial slow start (Linux `hystart` = 1, its own HyStart).
+    pub hystart: bool,
     /// The TCP transport's knobs (dupthresh, RTO bounds, ...).
     pub tcp: TcpParams,
 }
 
 impl Default for CubicParams {
     fn default() -> CubicParams {
-        CubicParams { c: C, beta: BETA, fast_convergence: true, reno_friendly: true, tcp: TcpParams::default() }
+        CubicParams {
+            c: C,
+            beta: BETA,
+            fast_convergence: true,
+            reno_friendly: true,
+            hystart: true,
+            tcp: TcpParams::default(),
+        }
     }
 }
 
@@ -104,6 +115,8 @@ pub struct Cubic {
     /// The state before the first timeout of an episode, for a spurious-timeout undo.
     before_rto: Option<Box<Cubic>>,
     congestion_events: u64,
+    /// HyStart++ while the initial slow start runs (`None`: off).
+    hystart: Option<HyStartPp>,
 }
 
 impl Cubic {
@@ -127,7 +140,13 @@ impl Cubic {
             epoch: None,
             before_rto: None,
             congestion_events: 0,
+            hystart: p.hystart.then(HyStartPp::default),
         }
+    }
+
+    /// HyStart++'s state (`None` when off).
+    pub fn hystart(&self) -> Option<&HyStartPp> {
+        self.hystart.as_ref()
     }
 
     /// W_max, segments.
@@ -153,6 +172,10 @@ impl Cubic {
         self.cwnd_prior = w;
         self.epoch = None;
         self.congestion_events += 1;
+        // RFC 9406 §4.2: a congestion signal ends slow start, and HyStart++ with it (§4.3).
+        if let Some(h) = self.hystart.as_mut() {
+            h.stop();
+        }
         self.ssthresh = (self.cwnd * self.beta).max(2.0 * self.smss);
         self.ssthresh
     }
@@ -185,10 +208,24 @@ impl Cubic {
 impl CongestionControl for Cubic {
     cwnd_fields_as_window!();
 
-    /// Slow start as Reno's (RFC 9438 §4.10: cwnd += min(acked, SMSS)); above ssthresh the
-    /// curve. The RTT is the smoothed one (RFC 9438 §4.2).
+    /// Slow start as Reno's (RFC 9438 §4.10: cwnd += min(acked, SMSS)), a quarter of it in
+    /// HyStart++'s CSS, which may end it with ssthresh = cwnd (RFC 9406 §4.2); above ssthresh
+    /// the curve. The RTT is the smoothed one (RFC 9438 §4.2).
     fn on_ack(&mut self, ack: &Ack<'_>, ctx: &SenderCtx) {
-        if slow_start(&mut self.cwnd, self.ssthresh, self.smss, ack) {
+        if ack.is_duplicate() {
+            return;
+        }
+        if self.cwnd < self.ssthresh {
+            let inc = (ack.acked_bytes as f64).min(self.smss);
+            let growth = match self.hystart.as_mut() {
+                Some(h) => h.on_ack(ack.acked_bytes, ctx.flight, ctx.latest_rtt),
+                None => Growth::Off,
+            };
+            match growth {
+                Growth::Full | Growth::Off => self.cwnd += inc,
+                Growth::Css => self.cwnd += inc / CSS_GROWTH_DIVISOR,
+                Growth::EnterAvoidance => self.ssthresh = self.cwnd,
+            }
             return;
         }
         let rtt = ctx.srtt.or(ctx.latest_rtt).map_or(0.0, to_secs);
@@ -232,6 +269,10 @@ impl CongestionControl for Cubic {
         use crate::metrics::MetricValue;
         out.put("cubic_w_max", "packets", MetricValue::Gauge(self.w_max));
         out.put("cubic_events", "events", MetricValue::Count(self.congestion_events));
+        if let Some(h) = &self.hystart {
+            out.put("cubic_css_entries", "events", MetricValue::Count(h.css_entries()));
+            out.put("cubic_css_returns", "events", MetricValue::Count(h.css_returns()));
+        }
     }
 }
 

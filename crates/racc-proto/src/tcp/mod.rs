@@ -3,7 +3,10 @@
 //! - [`seq`]: u64 byte offsets inside, wrapping u32 on the wire
 //! - [`rtt`]: RFC 6298 estimator
 //! - [`newreno`]: NewReno's congestion controller (a `cc::CongestionControl`, as VCP's, DPCP's, ...)
-//! - [`cubic`]: CUBIC's (RFC 9438), the registry's "cubic"
+//! - [`bbr`]: BBR v1's (Linux `tcp_bbr.c`), the registry's "bbr", over [`bbr_rate`]'s delivery-rate
+//!   samples and [`bbr_filter`]'s windowed max filter
+//! - [`cubic`]: CUBIC's (RFC 9438), the registry's "cubic", with [`cubic_hystart`]'s HyStart++
+//!   (RFC 9406)
 //! - [`dctcp`]: DCTCP's (RFC 8257) and its exact ECN echo, the registry's "dctcp"
 //! - [`recovery`]: the transport's fast-recovery window (inflation, deflation, exit)
 //! - [`ranges`]: sorted byte ranges above a cumulative point (out-of-order data, SACKed data)
@@ -32,7 +35,11 @@ macro_rules! cwnd_fields_as_window {
     };
 }
 
+pub mod bbr;
+pub mod bbr_filter;
+pub mod bbr_rate;
 pub mod cubic;
+pub mod cubic_hystart;
 pub mod dctcp;
 pub mod newreno;
 pub mod ranges;

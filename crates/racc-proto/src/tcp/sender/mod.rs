@@ -140,6 +140,9 @@ pub struct TcpSender {
     /// The controller is a plain window (`CongestionControl::plain_window`, asked once): its
     /// arrival and send hooks, pacing and timer are skipped.
     plain: bool,
+    /// The controller paces every segment, retransmissions and a SACK recovery's included
+    /// (`CongestionControl::paces_every_segment`, asked once).
+    pace_all: bool,
     /// A plain window (`plain`), no SACK, no probes and no send jitter: what the next poll
     /// sends after a segment is the window's alone (`after_segment`).
     lean: bool,
@@ -201,6 +204,7 @@ impl TcpSender {
             partial_ack_timer: params.partial_ack_timer,
             probes: cc.probes(),
             plain: cc.plain_window(),
+            pace_all: !cc.plain_window() && cc.paces_every_segment(),
             lean: cc.plain_window() && !cc.probes() && !cfg.sack && jitter.is_none(),
             fin_pending: cc.announces_end(),
             cc,
@@ -343,6 +347,12 @@ impl TcpSender {
         self.latest_rtt = Some(r);
     }
 
+    /// With `pace_all`: a segment that only pacing holds back, outside `window_allows` (a fast
+    /// retransmission, or a SACK recovery's next segment).
+    fn paced_send_waits(&self) -> bool {
+        self.pace_all && (self.retx_pending || (self.sack && self.in_recovery() && self.sack_next().is_some()))
+    }
+
     /// The controller's own timer, if it asked for one.
     fn cc_timer(&self) -> Time {
         if self.plain {
@@ -411,7 +421,7 @@ impl Endpoint for TcpSender {
             }
             State::Established => {
                 // Fast retransmit / partial-ACK hole first, outside the window (RFC 5681 §3.2).
-                if self.retx_pending {
+                if self.retx_pending && (!self.pace_all || self.pace_allows(now)) {
                     self.retx_pending = false;
                     if self.snd_una < self.snd_max {
                         self.segment(now, self.snd_una, slot);
@@ -451,11 +461,8 @@ impl Endpoint for TcpSender {
                 }
                 let cwnd = self.cwnd();
                 let Some(len) = self.window_allows_in(cwnd) else { return Transmit::Idle };
-                if let Some(rate) = self.pacing_rate() {
-                    if self.paced_at.is_some_and(|at| now < self.paced_after(at, rate)) {
-                        return Transmit::Idle;
-                    }
-                    self.paced_at = Some(now);
+                if !self.pace_allows(now) {
+                    return Transmit::Idle;
                 }
                 if let Some((max, rng)) = self.jitter.as_mut() {
                     if self.jitter_gate == NEVER {
@@ -481,7 +488,7 @@ impl Endpoint for TcpSender {
             return (self.rto_deadline != NEVER).then_some(self.rto_deadline);
         }
         let mut t = self.rto_deadline.min(self.cc_timer());
-        if let Some(due) = self.pace_due().filter(|_| self.window_allows().is_some()) {
+        if let Some(due) = self.pace_due().filter(|_| self.window_allows().is_some() || self.paced_send_waits()) {
             t = t.min(due);
         }
         if self.jitter_gate != NEVER && self.window_allows().is_some() {

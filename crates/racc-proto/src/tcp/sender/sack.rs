@@ -15,28 +15,38 @@ impl TcpSender {
     /// Steps 4.3–4.4: while cwnd leaves room for a segment beside `pipe`, retransmit the first
     /// lost hole above HighRxt, else send new data. With an empty pipe one segment may always
     /// go (as `window_allows`), so that a window below one MSS cannot stall recovery until the
-    /// timer.
+    /// timer. A controller that paces every segment (`pace_all`) paces these too.
     pub(super) fn sack_transmit(&mut self, now: Time, slot: &mut Packet) -> Transmit {
+        let Some(off) = self.sack_next() else { return Transmit::Idle };
+        if self.pace_all && !self.pace_allows(now) {
+            return Transmit::Idle;
+        }
+        let new_data = off >= self.snd_max;
+        let len = self.segment(now, off, slot);
+        if new_data {
+            self.snd_nxt = off + len as u64;
+        }
+        Transmit::More
+    }
+
+    /// The offset `sack_transmit` would send now (a lost hole or new data), if any.
+    pub(super) fn sack_next(&self) -> Option<u64> {
         let more_than = self.lost_threshold();
         let pipe = self.board.pipe(self.snd_una, self.snd_max, self.high_rxt, more_than);
         // A NaN window sends nothing, as in `window_allows`.
         let room = (pipe + self.mss as u64) as f64 <= self.cwnd();
         if pipe > 0 && !room {
-            return Transmit::Idle;
+            return None;
         }
         if let Some(off) = self.board.next_lost(self.snd_una.max(self.high_rxt), more_than) {
             if off < self.snd_max {
-                self.segment(now, off, slot);
-                return Transmit::More;
+                return Some(off);
             }
         }
         if self.snd_nxt < self.snd_max || self.snd_nxt >= self.data_end() {
-            return Transmit::Idle;
+            return None;
         }
-        let off = self.snd_nxt;
-        let len = self.segment(now, off, slot);
-        self.snd_nxt = off + len as u64;
-        Transmit::More
+        Some(self.snd_nxt)
     }
 
     /// Record a retransmission of [start, end) sent while snd_max was what it is now.

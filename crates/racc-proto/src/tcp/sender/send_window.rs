@@ -51,6 +51,19 @@ impl TcpSender {
         self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0)
     }
 
+    /// Pacing lets a segment leave now (or the controller does not pace): stamp its departure.
+    /// The gate of new data outside a recovery, and of every segment for `pace_all`.
+    #[inline]
+    pub(super) fn pace_allows(&mut self, now: Time) -> bool {
+        if let Some(rate) = self.pacing_rate() {
+            if self.paced_at.is_some_and(|at| now < self.paced_after(at, rate)) {
+                return false;
+            }
+            self.paced_at = Some(now);
+        }
+        true
+    }
+
     /// One full packet's wire time at `rate` (B/s) after `at`.
     #[inline]
     pub(super) fn paced_after(&self, at: Time, rate: f64) -> Time {
