@@ -413,7 +413,7 @@ impl Bbr {
     fn update_min_rtt(&mut self, now: Time, rs: &RateSample) {
         let expired = now > self.min_rtt_stamp.saturating_add(MIN_RTT_WINDOW);
         if let Some(r) = rs.rtt {
-            if self.min_rtt.map_or(true, |m| r < m) || expired {
+            if self.min_rtt.is_none_or(|m| r < m) || expired {
                 self.min_rtt = Some(r);
                 self.min_rtt_stamp = now;
             }
@@ -447,7 +447,7 @@ impl Bbr {
 
     /// Linux `bbr_check_probe_rtt_done`: the min RTT is fresh again; restore the window.
     fn check_probe_rtt_done(&mut self, now: Time) {
-        if !self.probe_rtt_done.is_some_and(|d| now > d) {
+        if self.probe_rtt_done.is_none_or(|d| now <= d) {
             return;
         }
         self.min_rtt_stamp = now;

@@ -81,7 +81,7 @@ mod tests {
         // Tick 11: the sample of tick 0 is 11 ticks old and goes; the best kept since is
         // tick 10's 60 or a later one, never more than what was seen after tick 0.
         let m = f.update(10, 11, 40.0);
-        assert!(m < 100.0 && m >= 55.0, "after expiry {m}");
+        assert!((55.0..100.0).contains(&m), "after expiry {m}");
         // A new maximum replaces everything at once.
         assert_eq!(f.update(10, 12, 120.0), 120.0);
         // Nothing for more than the window: the next sample is the maximum, however low.

@@ -296,7 +296,7 @@ impl DeliveryRate {
         let send_elapsed = p.sent_at.saturating_sub(p.first_sent_at);
         let ack_elapsed = now.saturating_sub(p.delivered_at);
         let interval = send_elapsed.max(ack_elapsed);
-        rs.interval = (interval > 0 && min_rtt.map_or(true, |m| interval >= m)).then_some(interval);
+        rs.interval = (interval > 0 && min_rtt.is_none_or(|m| interval >= m)).then_some(interval);
         rs
     }
 }

@@ -201,15 +201,15 @@ fn the_gain_cycle_runs_in_order_one_rtprop_per_phase() {
     p.run(5 * NS_PER_SEC);
     let mut phases: Vec<(Time, f64)> = Vec::new();
     for &(t, _, g, _) in p.log.iter().filter(|e| e.1 == Mode::ProbeBw) {
-        if phases.last().map_or(true, |l| l.1 != g) {
+        if phases.last().is_none_or(|l| l.1 != g) {
             phases.push((t, g));
         }
     }
     // Consecutive distinct gains: after 1.25 always 0.75, after 0.75 always 1, after 1 either.
     for w in phases.windows(2) {
         match w[0].1 {
-            g if g == 1.25 => assert_eq!(w[1].1, 0.75),
-            g if g == 0.75 => assert_eq!(w[1].1, 1.0),
+            1.25 => assert_eq!(w[1].1, 0.75),
+            0.75 => assert_eq!(w[1].1, 1.0),
             _ => assert_eq!(w[1].1, 1.25),
         }
     }

@@ -144,12 +144,10 @@ impl HyStartPp {
                     }
                 }
             }
-            (Phase::Css, Some(cur)) if judged => {
-                if self.css_baseline_min_rtt.is_some_and(|b| cur < b) {
-                    self.css_baseline_min_rtt = None;
-                    self.phase = Phase::SlowStart;
-                    self.css_returns += 1;
-                }
+            (Phase::Css, Some(cur)) if judged && self.css_baseline_min_rtt.is_some_and(|b| cur < b) => {
+                self.css_baseline_min_rtt = None;
+                self.phase = Phase::SlowStart;
+                self.css_returns += 1;
             }
             _ => {}
         }
