@@ -24,72 +24,14 @@ use crate::packet::{hdr, Kind, Packet};
 use crate::params::{parse, ParamError};
 use crate::protocol::FlowProtocol;
 use crate::rng::SimRng;
-use crate::tcp::{initial_window_bytes, mss_for, tcp_receiver, tcp_sender_with, Recovery, TcpParams};
-use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
+use crate::tcp::{initial_window_bytes, mss_for, tcp_receiver, tcp_sender_with, Recovery};
+use crate::time::{Time, NS_PER_SEC};
 use std::sync::Arc;
 
-/// STARTUP's pacing and cwnd gain, 2/ln 2 ≈ 2.885: the smallest that doubles the delivery
-/// rate each round (BBR draft §4.3.1.1 BBRHighGain; Linux `bbr_high_gain` = 739/256).
-pub const HIGH_GAIN: f64 = 2.0 / std::f64::consts::LN_2;
-/// DRAIN's pacing gain, ln 2/2, STARTUP's inverse (BBR draft §4.3.2; Linux `bbr_drain_gain`).
-pub const DRAIN_GAIN: f64 = std::f64::consts::LN_2 / 2.0;
-/// PROBE_BW's cwnd gain (BBR draft §4.3.3; Linux `bbr_cwnd_gain` = 2).
-pub const CWND_GAIN: f64 = 2.0;
-/// PROBE_BW's pacing gain cycle: probe at 5/4, drain at 3/4, cruise at 1 for six rounds
-/// (BBR draft §4.3.3; Linux `bbr_pacing_gain[]`).
-pub const PACING_GAIN: [f64; CYCLE_LEN] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
-/// Phases of the gain cycle (Linux `CYCLE_LEN`).
-pub const CYCLE_LEN: usize = 8;
-/// The cycle starts at a random phase among all but the 0.75 one: the phase before the one
-/// entered is drawn from the last `CYCLE_RAND` (Linux `bbr_cycle_rand` = 7, in
-/// `bbr_reset_probe_bw_mode`).
-pub const CYCLE_RAND: u64 = 7;
-/// Round trips the BtlBw max filter spans (BBR draft §4.5.2.2 BtlBwFilterLen; Linux
-/// `bbr_bw_rtts` = CYCLE_LEN + 2).
-pub const BW_WINDOW_ROUNDS: u64 = CYCLE_LEN as u64 + 2;
-/// How long an RTprop sample stays valid (BBR draft §4.5.3 RTpropFilterLen; Linux
-/// `bbr_min_rtt_win_sec`).
-pub const MIN_RTT_WINDOW: Time = 10 * NS_PER_SEC;
-/// PROBE_RTT holds the small window this long (BBR draft §4.3.4 ProbeRTTDuration; Linux
-/// `bbr_probe_rtt_mode_ms`).
-pub const PROBE_RTT_TIME: Time = 200 * NS_PER_MS;
-/// The smallest cwnd, packets, and PROBE_RTT's (BBR draft §4.3.4 BBRMinPipeCwnd; Linux
-/// `bbr_cwnd_min_target`).
-pub const MIN_CWND: f64 = 4.0;
-/// STARTUP ends after this many rounds without ... (Linux `bbr_full_bw_cnt`, BBR draft
-/// §4.3.1.2) ... growth of at least this factor (Linux `bbr_full_bw_thresh` = 5/4).
-pub const FULL_BW_COUNT: u32 = 3;
-pub const FULL_BW_GROWTH: f64 = 1.25;
-/// Pace this fraction below the model's rate, so that the bottleneck queue drains (Linux
-/// `bbr_pacing_margin_percent` = 1, in `bbr_rate_bytes_per_sec`).
-pub const PACING_MARGIN: f64 = 0.01;
-/// The RTT assumed for the first pacing rate before any sample (Linux
-/// `bbr_init_pacing_rate_from_rtt`: USEC_PER_MSEC).
-pub const DEFAULT_RTT: Time = NS_PER_MS;
-/// Segments of send quantum the cwnd allows for (Linux `bbr_quantization_budget`: 3 ×
-/// `bbr_tso_segs_goal`; racc has no TSO, so one segment).
-pub const QUANTUM_SEGS: f64 = 1.0;
+pub use super::bbr_params::*;
 
-/// BBR's modes (BBR draft §4.3; Linux `enum bbr_mode`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Startup,
-    Drain,
-    ProbeBw,
-    ProbeRtt,
-}
-
-impl Mode {
-    /// The number reported in the results (`bbr_mode`): Linux's enum order.
-    pub fn code(self) -> f64 {
-        match self {
-            Mode::Startup => 0.0,
-            Mode::Drain => 1.0,
-            Mode::ProbeBw => 2.0,
-            Mode::ProbeRtt => 3.0,
-        }
-    }
-}
+#[path = "bbr_window.rs"]
+mod window;
 
 /// The transport's loss state as BBR tracks it (Linux `icsk_ca_state`: Open, Recovery, Loss).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -97,20 +39,6 @@ enum LossState {
     Open,
     Recovery,
     Loss,
-}
-
-/// The `params` table of a "bbr" flow.
-#[derive(serde::Deserialize, Clone, Debug, PartialEq, Default)]
-#[serde(deny_unknown_fields, default)]
-pub struct BbrParams {
-    /// The TCP transport's knobs.
-    pub tcp: TcpParams,
-}
-
-impl BbrParams {
-    pub fn validate(&self) -> Result<(), ParamError> {
-        self.tcp.validate().map_err(|e| ParamError::new(format!("tcp.{}", e.key), e.reason))
-    }
 }
 
 /// BBR's sender state.
@@ -475,86 +403,6 @@ impl Bbr {
         if rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
             self.pacing_rate = rate;
         }
-    }
-
-    /// Linux `bbr_save_cwnd`.
-    fn save_cwnd(&mut self) {
-        if self.prev_state < LossState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = self.cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(self.cwnd);
-        }
-    }
-
-    /// The cwnd (BBR draft §4.2.3; Linux `bbr_set_cwnd` with
-    /// `bbr_set_cwnd_to_recover_or_restore`): packet conservation for the first round of a
-    /// recovery, the window before it restored at its end; otherwise grow by what was
-    /// delivered up to cwnd_gain·BDP (without a cap before the pipe is full).
-    fn set_cwnd(&mut self, rs: &RateSample, bw: f64) {
-        let acked = rs.acked_sacked as f64 / self.smss;
-        self.last_acked = acked;
-        self.losses += rs.lost as f64 / self.smss;
-        if acked > 0.0 {
-            let mut cwnd = self.cwnd;
-            if self.losses > 0.0 {
-                cwnd = (cwnd - self.losses).max(1.0);
-            }
-            self.losses = 0.0;
-            let mut conserve = false;
-            if self.prev_state >= LossState::Recovery && self.state < LossState::Recovery {
-                cwnd = cwnd.max(self.prior_cwnd);
-                self.packet_conservation = false;
-            }
-            self.prev_state = self.state;
-            if self.packet_conservation {
-                cwnd = cwnd.max(self.in_flight() + acked);
-                conserve = true;
-            }
-            if !conserve {
-                let target = self.inflight_target(bw, self.cwnd_gain);
-                if self.full_bw_reached {
-                    cwnd = (cwnd + acked).min(target);
-                } else if cwnd < target || (self.rate.delivered() as f64) < self.init_cwnd * self.smss {
-                    cwnd += acked;
-                }
-                cwnd = cwnd.max(MIN_CWND);
-            }
-            self.cwnd = cwnd;
-        }
-        if self.mode == Mode::ProbeRtt {
-            self.cwnd = self.cwnd.min(MIN_CWND);
-        }
-    }
-
-    /// Entering a loss recovery (Linux `bbr_ssthresh` saves the window, `bbr_set_cwnd_to_
-    /// recover_or_restore` starts packet conservation at flight + delivered).
-    fn enter_recovery(&mut self) {
-        self.save_cwnd();
-        if self.rate.mark_first_lost() {
-            self.losses += 1.0;
-        }
-        self.state = LossState::Recovery;
-        self.prev_state = LossState::Recovery;
-        self.recovery_end = self.rate.high();
-        self.packet_conservation = true;
-        self.next_round_delivered = self.rate.delivered();
-        self.cwnd = (self.in_flight() + self.last_acked).max(1.0);
-    }
-
-    /// A retransmission timeout (Linux `tcp_enter_loss` with `bbr_set_state(TCP_CA_Loss)`:
-    /// the bandwidth plateau is forgotten and a new round begins; cwnd 1).
-    fn enter_loss(&mut self, first: bool) {
-        if first {
-            self.save_cwnd();
-        }
-        self.rate.mark_all_lost();
-        self.state = LossState::Loss;
-        self.prev_state = LossState::Loss;
-        self.recovery_end = self.rate.high();
-        self.full_bw = 0.0;
-        self.round_start = true;
-        self.packet_conservation = false;
-        self.cwnd = 1.0;
     }
 }
 

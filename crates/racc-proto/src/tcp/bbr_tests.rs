@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::packet::TcpHeader;
-use crate::time::{NEVER, NS_PER_US};
+use crate::time::{NEVER, NS_PER_MS, NS_PER_US};
 use std::collections::VecDeque;
 
 const MSS: u32 = 1000;

@@ -37,6 +37,7 @@ macro_rules! cwnd_fields_as_window {
 
 pub mod bbr;
 pub mod bbr_filter;
+pub mod bbr_params;
 pub mod bbr_rate;
 pub mod cubic;
 pub mod cubic_hystart;
