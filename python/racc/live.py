@@ -30,6 +30,7 @@ import polars as pl
 from racc import scenario as _scenario
 from racc import summary as _summary
 from racc.errors import Interrupted, ResultsError, core
+from racc.processes import pid_alive
 from racc.results import Results, check_replaceable
 from racc.runner import run_info
 
@@ -251,21 +252,11 @@ def sweep_stale_temp() -> list[Path]:
     removed = []
     for d in Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*-*"):
         pid = d.name[len(TEMP_PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid() or _pid_alive(int(pid)):
+        if not pid.isdigit() or int(pid) == os.getpid() or pid_alive(int(pid)):
             continue
         shutil.rmtree(d, ignore_errors=True)
         removed.append(d)
     return removed
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def check_writable(out: Path) -> None:

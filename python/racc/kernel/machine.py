@@ -16,6 +16,8 @@ import signal
 import subprocess
 from pathlib import Path
 
+from racc.processes import pid_alive
+
 PREFIX = "racck-"
 NETNS_DIR = Path("/run/netns")
 BPFFS = Path("/sys/fs/bpf")
@@ -39,16 +41,6 @@ def owner_pid(name: str) -> int | None:
     """The pid in a ``racck-<pid>-...`` name, or None for any other name."""
     m = re.match(rf"{PREFIX}(\d+)-", name)
     return int(m.group(1)) if m else None
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
