@@ -22,6 +22,7 @@ ROUTER = {
     "newreno": "droptail",
     "reno": "droptail",
     "cubic": "droptail",
+    "bbr": "droptail",
     "dctcp": "step",
     "vcp": "vcp",
     "dccp": "droptail",
