@@ -108,8 +108,12 @@ def router(tmp_path):
 def test_feedback_rewritten_in_place_with_a_valid_checksum(router):
     first = router(frame(xcp_opt(10_000, 10_000, INF)))
     assert tcp_ok(first) and feedback(first) == 0, "before the first interval ends: no budget, feedback 0"
-    time.sleep(0.005)
     for _ in range(3):
+        # Each packet opens a control interval of its own (d is the packets' H_rtt, 10 ms): the
+        # interval before it held one packet, far above the 80 b/s port. Within one interval the
+        # first packet spends the negative residual (App. A) and the next would get 0, so the
+        # wait, not bpftool's start-up time, decides which interval a packet falls in.
+        time.sleep(0.02)
         out = router(frame(xcp_opt(10_000, 10_000, INF)))
         assert tcp_ok(out), "the TCP checksum must stay valid"
         assert feedback(out) < 0, "an overloaded port's feedback is negative"
