@@ -168,3 +168,134 @@ def test_sweep_resume_runs_only_missing_points(tmp_path):
     assert pl.read_parquet(b / "sweep.parquet").select(cols).equals(full.select(cols))
     for i in range(4):
         _same_parquet(tmp_path / "A" / "points" / f"{i:04d}", b / "points" / f"{i:04d}")
+
+
+# -- Ctrl-C in every window of `reproduce`, deterministically ------------------------------------
+# One Ctrl-C can raise KeyboardInterrupt twice: polars, interrupted while it reads or writes a
+# table, raises its own and leaves Python's signal pending, which raises again at the next call
+# (a flaky CI failure: a plain KeyboardInterrupt escaped the handler and the command said "no
+# results were written" with three cases kept). _interrupt_twice raises the first and arms the
+# second for the next call made outside the function that raised the first, as Python does.
+
+
+_SECOND = {"armed": False}
+
+
+def _interrupt_twice(message: str = "Ctrl-C"):
+    def second(frame, event, _arg):
+        if _SECOND["armed"] and event in ("call", "c_call") and frame.f_code is not first:
+            _SECOND["armed"] = False
+            sys.setprofile(None)
+            raise KeyboardInterrupt(f"{message}, raised again")
+
+    first = sys._getframe(1).f_code  # the caller, which raises the first
+    _SECOND["armed"] = True
+    sys.setprofile(second)
+    return KeyboardInterrupt(message)
+
+
+@pytest.fixture
+def tiny_api(tmp_path, monkeypatch):
+    """The tiny experiment registered in this process (2 s cases), and its figures function
+    replaceable; ``run(out, **kw)`` is ``reproduce`` returning its Interrupted message, or None."""
+    from racc.errors import Interrupted
+    from racc.experiments import base
+
+    scn = tmp_path / "tiny.toml"
+    scn.write_text(TINY.replace('"10s"', '"2s"'))
+    hooks = {"figures": lambda results, out: []}
+
+    def claims(results, quick):
+        return [
+            base.Claim(f"{n}: utilisation", "", f"{r.summary['ports'][0]['utilisation']:.6f}", "measured")
+            for n, r in results.items()
+        ]
+
+    exp = base.Experiment(
+        name="tiny-api",
+        source="test",
+        description="interrupt test",
+        cases=[base.Case(f"c{i}", str(scn), {"seed": i + 1}) for i in range(5)],
+        quick={},
+        figures=lambda results, out: hooks["figures"](results, out),
+        claims=claims,
+    )
+    monkeypatch.setitem(base._REGISTRY, exp.name, exp)
+
+    def run(out: Path, **kw):
+        try:
+            base.reproduce(exp.name, out=out, **kw)
+            got = None
+        except KeyboardInterrupt as exc:
+            _SECOND["armed"] = False  # before any call: one that escaped fails the test, not the session
+            got = exc
+        except Exception:
+            _SECOND["armed"] = False
+            sys.setprofile(None)
+            raise
+        sys.setprofile(None)
+        if got is None or isinstance(got, Interrupted):
+            return got and got.message
+        pytest.fail(f"a plain KeyboardInterrupt escaped reproduce: {got!r}")
+
+    return run, hooks
+
+
+def _folder_state(out: Path) -> tuple[list[str], list[str], list[str]]:
+    """(manifest's finished cases, case folders, hidden entries) of a reproduction folder."""
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["complete"] is False
+    dirs = sorted(p.name for p in out.iterdir() if p.is_dir())
+    hidden = sorted(p.name for p in out.iterdir() if p.name.startswith("."))
+    return list(m["finished"]), dirs, hidden
+
+
+@pytest.mark.parametrize("saved", [False, True], ids=["mid-case", "case-saved-not-recorded"])
+def test_sigint_twice_in_a_case_keeps_finished_cases_and_says_how_to_resume(tiny_api, tmp_path, monkeypatch, saved):
+    """Ctrl-C raising KeyboardInterrupt twice while case c3 runs (or just after its folder is
+    written, before it is recorded) ends with the resume message; exactly the finished cases are
+    kept and listed, and --resume completes with an uninterrupted run's claims."""
+    from racc.experiments import base
+
+    run, _ = tiny_api
+    assert run(tmp_path / "A") is None
+    real = base.run_case
+
+    def run_case(path, overrides, folder, progress=False, plots=False):
+        if folder.name == "c3":
+            if saved:
+                real(path, overrides, folder, progress, plots)
+            raise _interrupt_twice()
+        return real(path, overrides, folder, progress, plots)
+
+    monkeypatch.setattr(base, "run_case", run_case)
+    msg = run(tmp_path / "B")
+    done = ["c0", "c1", "c2", "c3"] if saved else ["c0", "c1", "c2"]
+    assert msg is not None and f"{len(done)} of 5 cases finished" in msg and f"({', '.join(done)})" in msg, msg
+    assert f"Resume with: racc reproduce tiny-api --out {tmp_path / 'B'} --resume" in msg
+    assert _folder_state(tmp_path / "B") == (done, done, [])
+    monkeypatch.setattr(base, "run_case", real)
+    assert run(tmp_path / "B", resume=True) is None
+    a = json.loads((tmp_path / "A" / "claims.json").read_text())
+    b = json.loads((tmp_path / "B" / "claims.json").read_text())
+    assert a["claims"] == b["claims"] and b["cases_run"] == CASES
+
+
+def test_sigint_twice_while_figures_are_drawn_keeps_every_case(tiny_api, tmp_path):
+    """Ctrl-C after the last case, while the figures are drawn: all cases kept, the manifest
+    not complete and no claims.json, and --resume draws them."""
+    run, hooks = tiny_api
+
+    def figures(results, out):
+        raise _interrupt_twice()
+
+    hooks["figures"] = figures
+    msg = run(tmp_path / "B")
+    assert msg is not None and "5 of 5 cases finished" in msg and "the figures and claims are not written" in msg
+    assert "Resume with:" in msg
+    assert _folder_state(tmp_path / "B") == (CASES, CASES, [])
+    assert not (tmp_path / "B" / "claims.json").exists()
+    hooks["figures"] = lambda results, out: []
+    assert run(tmp_path / "B", resume=True) is None
+    assert json.loads((tmp_path / "B" / "manifest.json").read_text())["complete"] is True
+    assert json.loads((tmp_path / "B" / "claims.json").read_text())["cases_run"] == CASES

@@ -171,13 +171,19 @@ def reproduce(
                     tracker.begin(case_name)
                 at = tracker.at if tracker else False
                 plan.finished(case_name, run_case(path, overrides, folder, at, plan.case_plots), tracker)
+        if tracker is not None:
+            tracker.close()
+        # Inside the try: Ctrl-C while the figures and claims are drawn keeps the cases too.
+        return finish(plan)
     except KeyboardInterrupt:
-        plan.interrupted()
-        raise Interrupted(_interrupted_message(plan.jobs, plan.results, plan.out, plan.hint)) from None
+        try:  # around the first call made here: see _interrupted_message
+            message = _interrupted_message(plan)
+        except KeyboardInterrupt:
+            message = _interrupted_message(plan)
+        raise Interrupted(message) from None
     finally:
         if tracker is not None:
             tracker.close()
-    return finish(plan)
 
 
 @dataclass(frozen=True)
@@ -207,6 +213,9 @@ class Plan:
     manifest: Any
     hint: str
     case_plots: bool = False
+    #: each case folder's identity (:func:`_identity`) before this run, where one existed: a
+    #: complete folder with another identity after an interrupt is this run's
+    before: dict[str, int] = field(default_factory=dict)
 
     def todo(self) -> list[Job]:
         return [j for j in self.jobs if j[0] not in self.results]
@@ -223,12 +232,27 @@ class Plan:
             tracker.finish(case_name)
 
     def interrupted(self) -> None:
-        """Remove the temporaries of the cases that did not finish (their folders never look whole)."""
-        from racc.results import remove_own_temporaries
+        """After Ctrl-C: a case whose folder this run completed counts as finished, even if the
+        interrupt came before :meth:`finished` recorded it; the others' temporaries are removed
+        (their folders never look whole); the manifest lists exactly the finished cases and says
+        the reproduction is not complete (an interrupt in :func:`finish` may have come after its
+        ``close``), so ``--resume`` draws the figures and claims again."""
+        from racc.results import is_results_dir, remove_own_temporaries
 
         for case_name, _path, _ov, folder in self.jobs:
-            if folder is not None and case_name not in self.results:
+            if folder is None or case_name in self.results:
+                continue
+            if is_results_dir(folder) and _identity(folder) != self.before.get(case_name):
+                self.results[case_name] = Saved(folder)
+            else:
                 remove_own_temporaries(folder)
+        if self.manifest is not None:
+            for case_name in self.results:
+                if case_name not in self.manifest.finished:
+                    self.manifest.mark(case_name)
+            self.manifest.complete = False
+            self.manifest.write()
+            (self.manifest.folder / ".claims.json.partial").unlink(missing_ok=True)
 
 
 def prepare(
@@ -280,7 +304,17 @@ def prepare(
             elif resume and folder is not None:
                 clear_partial(folder)  # a half-written case folder runs again
         manifest.write()
-    return Plan(exp, quick, seed, out_dir, jobs, skipped, results, manifest, hint, case_plots)
+    before = {j[0]: _identity(j[3]) for j in jobs if j[3] is not None and j[3].exists()}
+    return Plan(exp, quick, seed, out_dir, jobs, skipped, results, manifest, hint, case_plots, before)
+
+
+def _identity(folder: Path) -> int | None:
+    """The folder's inode: a results folder is renamed into place whole, so one this run wrote
+    is a new inode (made while any older folder of that name still existed)."""
+    try:
+        return os.stat(folder).st_ino
+    except OSError:
+        return None
 
 
 def finish(plan: Plan) -> Reproduction:
@@ -344,14 +378,24 @@ def _resume_command(name: str, out: Path | None, quick: bool, seed: int | None, 
     return " ".join(words)
 
 
-def _interrupted_message(jobs: list, results: Mapping[str, Any], out: Path | None, hint: str) -> str:
-    done = [j[0] for j in jobs if j[0] in results]
-    left = [j[0] for j in jobs if j[0] not in results]
-    if out is None:
-        return f"interrupted; {len(done)} of {len(jobs)} cases had finished; nothing was written (no --out)"
+def _interrupted_message(plan: Plan) -> str:
+    """Tidy up after Ctrl-C (:meth:`Plan.interrupted`) and say what is kept and how to resume.
+
+    The handlers of Ctrl-C (:func:`reproduce`'s, and ``racc reproduce --all``'s in suite.py) make
+    their first call inside a ``try`` and make it again on KeyboardInterrupt, because one Ctrl-C
+    can raise it twice: polars, interrupted while it reads, writes or computes a table, raises
+    its own KeyboardInterrupt and leaves Python's signal pending, which raises again at the next
+    call, the handler's first. It must not escape without saying what finished. (A Ctrl-C
+    pressed twice still escapes.)"""
+    plan.interrupted()
+    done = [j[0] for j in plan.jobs if j[0] in plan.results]
+    left = [j[0] for j in plan.jobs if j[0] not in plan.results]
+    if plan.out is None:
+        return f"interrupted; {len(done)} of {len(plan.jobs)} cases had finished; nothing was written (no --out)"
+    missing = f"not finished: {', '.join(left)}" if left else "the figures and claims are not written"
     return (
-        f"interrupted; {len(done)} of {len(jobs)} cases finished and are kept in {out}"
-        f" ({', '.join(done) or 'none'}); not finished: {', '.join(left)}. Resume with: {hint}"
+        f"interrupted; {len(done)} of {len(plan.jobs)} cases finished and are kept in {plan.out}"
+        f" ({', '.join(done) or 'none'}); {missing}. Resume with: {plan.hint}"
     )
 
 

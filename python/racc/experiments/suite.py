@@ -114,19 +114,27 @@ def reproduce_all(
                         tracker.finish(key)
                 completed(plan)
     except KeyboardInterrupt:
-        for plan in plans:
-            if plan.exp.name not in outcomes:
-                plan.interrupted()
-        finished = [n for n in names if n in outcomes]
-        hint = " ".join(
-            ["racc", "reproduce", "--all", "--out", str(root)]
-            + (["--quick"] if quick else [])
-            + (["--seed", str(seed)] if seed is not None else [])
-        )
-        raise Interrupted(
-            f"interrupted; {len(finished)} of {len(names)} experiments complete in {root}"
-            f" ({', '.join(finished) or 'none'}); the cases finished in the others are kept. Resume with: {hint}"
-        ) from None
+
+        def say() -> str:
+            for plan in plans:
+                if plan.exp.name not in outcomes:
+                    plan.interrupted()
+            finished = [n for n in names if n in outcomes]
+            hint = " ".join(
+                ["racc", "reproduce", "--all", "--out", str(root)]
+                + (["--quick"] if quick else [])
+                + (["--seed", str(seed)] if seed is not None else [])
+            )
+            return (
+                f"interrupted; {len(finished)} of {len(names)} experiments complete in {root}"
+                f" ({', '.join(finished) or 'none'}); the cases finished in the others are kept. Resume with: {hint}"
+            )
+
+        try:  # around the first call made here: see base._interrupted_message
+            message = say()
+        except KeyboardInterrupt:
+            message = say()
+        raise Interrupted(message) from None
     finally:
         if tracker is not None:
             tracker.close()
