@@ -71,8 +71,10 @@ else
 fi
 
 # Two workers (pytest-xdist), each test file on one worker so that a module's shared fixture (a
-# simulation several tests read) runs once; the files in collection order, which conftest.py's
-# SLOW_FIRST starts with the slowest (xdist would otherwise order them by their number of tests).
+# simulation several tests read) runs once, and a test that reads another file's quick
+# reproduction beside that file (conftest.py's QUICK_READERS; it extends loadfile so); the files
+# in collection order, which conftest.py's SLOW_FIRST starts with the slowest (xdist would
+# otherwise order them by their number of tests).
 # The 20 slowest tests are listed before the summary, to see where the time goes.
 echo "== Python tests (pytest -n 2 tests/python)"
 exec "$PY" -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=20 tests/python

@@ -42,8 +42,9 @@ needs_core = pytest.mark.skipif(not HAVE_CORE, reason="racc._core is not built (
 
 #: The slowest test files, slowest first (`pytest --durations`, scripts/test.sh prints them). The
 #: test command hands whole files to two workers in collection order (`--dist loadfile
-#: --no-loadscope-reorder`); started first, the long files run side by side and the short ones
-#: fill in behind them, instead of a long file starting last and running alone at the end.
+#: --no-loadscope-reorder`, with the readers of QUICK_OWNER's runs, below, beside their owner);
+#: started first, the long files run side by side and the short ones fill in behind them,
+#: instead of a long file starting last and running alone at the end.
 SLOW_FIRST = [
     "test_xcc",
     "test_examples",
@@ -63,26 +64,95 @@ SLOW_FIRST = [
     "test_plots",
 ]
 
+#: The test file whose fixtures read each experiment's quick reproduction (quick_reproduction).
+QUICK_OWNER = {
+    **dict.fromkeys(["xcc-single", "xcc-rtt", "xcc-xcp-maxmin", "xcc-mice", "xcc-abrupt", "xcc-multilink"], "test_xcc"),
+    **dict.fromkeys(["dcpew-parking-lot", "dcpew-dumbbell-loss", "dcpew-ipsec"], "test_dcpew"),
+    **dict.fromkeys(["mpcp-dumbbell", "mpcp-queue", "mpcp-parking-lot"], "test_mpcp"),
+    "qfcp-fct": "test_qfcp",
+    "dccp-vcp-t3": "test_reproduce",
+    "dccp-vcp-subqueues": "test_dccp_vcp_subqueues",
+    "mpcp-vcp-scenarios": "test_mpcp_vcp_scenarios",
+    "xcc-scalability": "test_xcc_scalability",
+    "xcp-maxmin-n": "test_xcp_maxmin_n",
+}
+
+#: Tests of other files that read a quick reproduction ("file::test": experiment, or "[name]"
+#: for the test's parameter). Each runs on the worker of its owner's file, after it, so the run
+#: is made once for both: the test command's scheduler (pytest_xdist_make_scheduler) groups by
+#: quick_group, not by file alone.
+QUICK_READERS = {
+    "test_causes::test_no_shipped_claim_differs_without_a_cause": "[name]",
+    "test_causes::test_configuration_cause_carries_the_other_laws_measured_value": "mpcp-parking-lot",
+    "test_causes::test_unspecified_cause_is_the_round_trip_sweeps_range": "mpcp-dumbbell",
+    "test_claims::test_quick_claims_of_experiments": "[name]",
+    "test_reproduce::test_reproduce_with_another_seed": "mpcp-queue",
+    "test_reproduce::test_reproduce_on_dask_matches_the_sequential_run": "mpcp-queue",
+}
+
+
+def quick_group(nodeid: str) -> str:
+    """The test's file (its stem), or for a reader of QUICK_READERS the owner's file."""
+    path, _, rest = nodeid.partition("::")
+    stem = Path(path).stem
+    test, _, param = rest.partition("[")
+    name = QUICK_READERS.get(f"{stem}::{test}")
+    if name == "[name]":
+        name = param.rstrip("]")
+    return QUICK_OWNER.get(name, stem) if name else stem
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``, with the readers of a quick reproduction in its owner's unit."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class QuickGroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return quick_group(nodeid)
+
+    return QuickGroupScheduling(config, log)
+
 
 def pytest_collection_modifyitems(config, items):
-    """Run the files of SLOW_FIRST first, in its order, and the others after them as collected
-    (a stable sort: each file's tests keep their order and stay together)."""
+    """Order the units (quick_group) of SLOW_FIRST first, in its order, the others after them as
+    collected. Within a unit, the owner's tests first (they make the shared runs), then the
+    readers', each file's tests together and in their order (a stable sort)."""
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first.setdefault(quick_group(item.nodeid), i)
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))
+    order = {id(item): i for i, item in enumerate(items)}
+
+    def key(item):
+        group = quick_group(item.nodeid)
+        return (rank.get(group, len(rank)), first[group], item.path.stem != group, order[id(item)])
+
+    items.sort(key=key)
 
 
 _QUICK: dict = {}
 
 
-def quick_reproduction(name: str):
-    """``experiments.reproduce(name, quick=True)``, run once per test process and shared by every
-    test that asks for it (a run is deterministic, so a second one gives the same). Read only: a
-    test that changes what it gets back runs its own."""
-    if name not in _QUICK:
-        from racc import experiments
+@pytest.fixture(scope="session")
+def quick_reproduction(tmp_path_factory):
+    """``quick_reproduction(name)``: ``experiments.reproduce(name, quick=True)`` with its folder
+    (``rep.out``: case folders, figures, claims.json), run once per test process and shared by
+    every test that asks for it (a run is deterministic, so a second one gives the same). Read
+    only: a test that changes what it gets back, or its folder, runs its own. A test of another
+    file than QUICK_OWNER's that reads one is listed in QUICK_READERS, so xdist runs it on the
+    worker that made it."""
 
-        _QUICK[name] = experiments.reproduce(name, quick=True)
-    return _QUICK[name]
+    def get(name: str):
+        if name not in _QUICK:
+            from racc import experiments
+
+            out = tmp_path_factory.mktemp("quick") / name
+            _QUICK[name] = experiments.reproduce(name, out=out, quick=True)
+        return _QUICK[name]
+
+    return get
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REPO, needs_core, quick_reproduction
+from conftest import REPO, needs_core
 from racc.experiments.base import CAUSES, Cause, Claim, explain, judged, tally, unexplained
 from racc.experiments.printout import summary_lines
 
@@ -70,7 +70,7 @@ def test_report_html_shows_the_cause_and_the_headline(tmp_path):
 
 @needs_core
 @pytest.mark.parametrize("name", sorted(__import__("racc.experiments", fromlist=["names"]).names()))
-def test_no_shipped_claim_differs_without_a_cause(name):
+def test_no_shipped_claim_differs_without_a_cause(name, quick_reproduction):
     """Issue 35: every "differs" of every shipped experiment says why (at reduced scale)."""
     rep = quick_reproduction(name)
     missing = [(c.claim, c.measured) for c in unexplained(rep.claims)]
@@ -81,7 +81,7 @@ def test_no_shipped_claim_differs_without_a_cause(name):
 
 
 @pytest.fixture(scope="module")
-def parking_quick():
+def parking_quick(quick_reproduction):
     return quick_reproduction("mpcp-parking-lot")
 
 
@@ -229,13 +229,13 @@ def test_unspecified_cause_is_the_join_spread_sweeps_range():
 
 
 @needs_core
-def test_unspecified_cause_is_the_round_trip_sweeps_range():
+def test_unspecified_cause_is_the_round_trip_sweeps_range(quick_reproduction):
     """mpcp-dumbbell: MPCP gives no round trip for its testbed; DPCP's steady utilisation is
     below VCP's at the scenario's 500 ms and the experiment's round-trip sweep finds where it is
     not, which the cause quotes."""
     from racc.experiments.mpcp_dumbbell import rtt_sweep
 
-    # The same quick run test_no_shipped_claim_differs_without_a_cause[mpcp-dumbbell] reads.
+    # The same quick run test_mpcp and test_no_shipped_claim_differs_without_a_cause[mpcp-dumbbell] read.
     rep = quick_reproduction("mpcp-dumbbell")
     c = next(c for c in rep.claims if c.claim == "DPCP steady-state utilisation at least VCP's")
     assert c.verdict == "differs", c

@@ -7,7 +7,7 @@ import math
 import re
 
 import pytest
-from conftest import needs_core, quick_reproduction
+from conftest import needs_core
 from racc.experiments.base import NOT_JUDGED_QUICK, Claim, about_claim, judged, not_judged_quick
 
 
@@ -62,7 +62,7 @@ def check_claims(claims) -> None:
 
 @needs_core
 @pytest.mark.parametrize("name", ["xcc-single", "mpcp-dumbbell", "dccp-vcp-t3"])
-def test_quick_claims_of_experiments(name):
+def test_quick_claims_of_experiments(name, quick_reproduction):
     """At reduced scale (scale-free property: the rule/verdict agreement)."""
     rep = quick_reproduction(name)
     judged_claims = [c for c in rep.claims if c.verdict in ("consistent", "differs")]

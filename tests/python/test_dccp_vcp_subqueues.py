@@ -12,10 +12,8 @@ pytestmark = needs_core
 
 
 @pytest.fixture(scope="module")
-def rep(tmp_path_factory):
-    from racc import experiments
-
-    return experiments.reproduce("dccp-vcp-subqueues", out=tmp_path_factory.mktemp("sq") / "r", quick=True)
+def rep(quick_reproduction):
+    return quick_reproduction("dccp-vcp-subqueues")
 
 
 SUB_QUEUE_CLAIMS = [

@@ -27,25 +27,19 @@ pytestmark = needs_core
 LOSSY = (0.05, 0.10, 0.20)  # the sweep's points below 30 % (see the docstring)
 
 
-def _reproduce(name, tmp_path_factory):
-    from racc import experiments
-
-    return experiments.reproduce(name, out=tmp_path_factory.mktemp(name) / "r", quick=True)
+@pytest.fixture(scope="module")
+def parking_lot(quick_reproduction):
+    return quick_reproduction("dcpew-parking-lot")
 
 
 @pytest.fixture(scope="module")
-def parking_lot(tmp_path_factory):
-    return _reproduce("dcpew-parking-lot", tmp_path_factory)
+def dumbbell_loss(quick_reproduction):
+    return quick_reproduction("dcpew-dumbbell-loss")
 
 
 @pytest.fixture(scope="module")
-def dumbbell_loss(tmp_path_factory):
-    return _reproduce("dcpew-dumbbell-loss", tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def ipsec(tmp_path_factory):
-    return _reproduce("dcpew-ipsec", tmp_path_factory)
+def ipsec(quick_reproduction):
+    return quick_reproduction("dcpew-ipsec")
 
 
 @pytest.mark.parametrize(

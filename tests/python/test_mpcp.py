@@ -12,10 +12,8 @@ pytestmark = needs_core
 
 
 @pytest.fixture(scope="module")
-def dumbbell(tmp_path_factory):
-    from racc import experiments
-
-    return experiments.reproduce("mpcp-dumbbell", out=tmp_path_factory.mktemp("db") / "r", quick=True)
+def dumbbell(quick_reproduction):
+    return quick_reproduction("mpcp-dumbbell")
 
 
 def test_dpcp_converges_faster_and_uses_the_link_better(dumbbell):
@@ -51,10 +49,8 @@ def test_dpcp_steady_state_utilisation_at_least_vcps(dumbbell):
 
 
 @pytest.fixture(scope="module")
-def queue(tmp_path_factory):
-    from racc import experiments
-
-    return experiments.reproduce("mpcp-queue", out=tmp_path_factory.mktemp("q") / "r", quick=True)
+def queue(quick_reproduction):
+    return quick_reproduction("mpcp-queue")
 
 
 def test_multi_packet_chains_hold_a_larger_queue_than_vcp(queue):
@@ -108,10 +104,8 @@ def test_xi_cap_trades_queue_for_transition_time(queue):
 
 
 @pytest.fixture(scope="module")
-def parking(tmp_path_factory):
-    from racc import experiments
-
-    return experiments.reproduce("mpcp-parking-lot", out=tmp_path_factory.mktemp("pl") / "pl", quick=True)
+def parking(quick_reproduction):
+    return quick_reproduction("mpcp-parking-lot")
 
 
 def test_parking_lot_shares_and_vcp_bias(parking):

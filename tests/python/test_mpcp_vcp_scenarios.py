@@ -15,10 +15,8 @@ pytestmark = needs_core
 
 
 @pytest.fixture(scope="module")
-def rep():
-    from racc import experiments
-
-    return experiments.reproduce("mpcp-vcp-scenarios", quick=True)
+def rep(quick_reproduction):
+    return quick_reproduction("mpcp-vcp-scenarios")
 
 
 def test_every_case_runs_at_every_point(rep):
@@ -72,7 +70,7 @@ def test_queue_and_drops_are_measured_for_every_case(rep):
     assert sorted(c.claim.split(":")[0] for c in measured) == sorted(rep.results)
 
 
-def test_figures(rep, tmp_path):
-    figures = rep.experiment.figures(rep.results, tmp_path)
+def test_figures(rep):
+    figures = rep.figures  # drawn by the experiment's figures() from these results
     assert [p.name for p in figures] == ["fig-vcp-scenarios.png", "fig-vcp-scenarios-base.png"]
     assert all(p.stat().st_size > 20_000 for p in figures)

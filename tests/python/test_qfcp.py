@@ -36,10 +36,8 @@ CLAIMS = [
 
 
 @pytest.fixture(scope="module")
-def rep(tmp_path_factory):
-    from racc import experiments
-
-    return experiments.reproduce("qfcp-fct", out=tmp_path_factory.mktemp("qfcp") / "fct", quick=True)
+def rep(quick_reproduction):
+    return quick_reproduction("qfcp-fct")
 
 
 def test_every_case_runs_on_the_identical_arrival_list(rep):

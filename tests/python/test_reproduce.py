@@ -6,7 +6,7 @@ import json
 
 import polars as pl
 import pytest
-from conftest import needs_core, quick_reproduction
+from conftest import needs_core
 from racc.errors import ScenarioError
 
 pytestmark = needs_core
@@ -40,11 +40,9 @@ def test_every_experiment_case_is_a_valid_scenario():
 
 
 @pytest.fixture(scope="module")
-def t3(tmp_path_factory):
-    from racc import experiments
-
-    out = tmp_path_factory.mktemp("t3") / "r"
-    return experiments.reproduce("dccp-vcp-t3", out=out, quick=True), out
+def t3(quick_reproduction):
+    rep = quick_reproduction("dccp-vcp-t3")
+    return rep, rep.out
 
 
 def test_dccp_vcp_t3_quick(t3):
@@ -54,7 +52,6 @@ def test_dccp_vcp_t3_quick(t3):
     from racc.experiments.base import available
 
     rep, out = t3
-    tmp_path = out.parent
     have = available()
     missing = {c.name for c in rep.experiment.cases if any(r not in have for r in c.requires)}
     assert set(rep.skipped) == missing
@@ -89,10 +86,10 @@ def test_dccp_vcp_t3_quick(t3):
         rate = next(c for c in rep.claims if c.claim == "DCCP/VCP 60 ms flow rate (Eq. 9)")
         assert "Eq. 9 (dccp_fluid): 223.0 kb/s at the paper's R_q = 20 ms" in rate.measured
     assert (out / "figures" / "figs5-7-side-by-side.png").stat().st_size > 10_000
-    data = json.loads((tmp_path / "r" / "claims.json").read_text())
+    data = json.loads((out / "claims.json").read_text())
     assert data["cases_run"] == sorted(rep.results)
     for f in data["figures"]:
-        assert (tmp_path / "r" / f).stat().st_size > 10_000
+        assert (out / f).stat().st_size > 10_000
     for case in rep.experiment.cases:
         if case.name in missing:
             lacking = ", ".join(r for r in case.requires if r not in have)
@@ -152,7 +149,7 @@ def test_cli_reproduce_list_and_error(racc_cli):
     assert bad.returncode == 2 and bad.stderr.startswith("error: unknown experiment 'nope'")
 
 
-def test_reproduce_with_another_seed(tmp_path, racc_cli):
+def test_reproduce_with_another_seed(tmp_path, racc_cli, quick_reproduction):
     """``--seed N`` runs every case with seed N (recorded in claims.json and in each case's
     resolved scenario), and a different seed gives a different random draw."""
     out = tmp_path / "s2"
@@ -170,19 +167,19 @@ def test_reproduce_with_another_seed(tmp_path, racc_cli):
     assert q1 != q2
 
 
-def test_reproduce_on_dask_matches_the_sequential_run(tmp_path):
+def test_reproduce_on_dask_matches_the_sequential_run(tmp_path, quick_reproduction):
     """``workers=2`` runs the cases on a local Dask cluster; the claims (and every case's
     results) are the ones of the sequential run, in the experiment's case order."""
     from racc import experiments
 
-    seq = experiments.reproduce("mpcp-queue", out=tmp_path / "seq", quick=True)
+    seq = quick_reproduction("mpcp-queue")  # sequential, like every quick_reproduction
     par = experiments.reproduce("mpcp-queue", out=tmp_path / "par", quick=True, workers=2)
     assert list(par.results) == list(seq.results) == [c.name for c in par.experiment.cases]
     assert [c.__dict__ for c in par.claims] == [c.__dict__ for c in seq.claims]
     for name in seq.results:
         assert par.results[name].links.equals(seq.results[name].links), name
         assert (tmp_path / "par" / name / "summary.json").exists()
-    a = json.loads((tmp_path / "seq" / "claims.json").read_text())
+    a = json.loads((seq.out / "claims.json").read_text())
     b = json.loads((tmp_path / "par" / "claims.json").read_text())
     assert a == b
     assert [p.name for p in par.figures] == [p.name for p in seq.figures]

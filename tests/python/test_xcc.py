@@ -81,11 +81,8 @@ CLAIMS = [
 
 
 @pytest.fixture(scope="module")
-def reproductions(tmp_path_factory):
-    from racc import experiments
-
-    out = tmp_path_factory.mktemp("xcc")
-    return {name: experiments.reproduce(name, out=out / name, quick=True) for name in EXPERIMENTS}
+def reproductions(quick_reproduction):
+    return {name: quick_reproduction(name) for name in EXPERIMENTS}
 
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))

@@ -14,10 +14,8 @@ pytestmark = needs_core
 
 
 @pytest.fixture(scope="module")
-def rep():
-    from racc import experiments
-
-    return experiments.reproduce("xcc-scalability", quick=True)
+def rep(quick_reproduction):
+    return quick_reproduction("xcc-scalability")
 
 
 def test_case_names_round_trip():
@@ -51,7 +49,7 @@ def test_every_judged_claim_holds(rep):
     assert len(measured) == len(rep.results) and all("peak queue" in c.measured for c in measured)
 
 
-def test_heat_maps(rep, tmp_path):
-    figures = rep.experiment.figures(rep.results, tmp_path)
+def test_heat_maps(rep):
+    figures = rep.figures  # drawn by the experiment's figures() from these results
     assert [p.name for p in figures] == ["fig-scalability.png"]
     assert figures[0].stat().st_size > 50_000

@@ -78,13 +78,11 @@ DIFFERS = {"XCP n=4: the 12 long flows share l2 equally": "unspecified"}
 
 
 @needs_core
-def test_reduced_scale_run_asserts_every_claim(tmp_path):
+def test_reduced_scale_run_asserts_every_claim(quick_reproduction):
     """Every claim at reduced scale (20 s, the last 10 judged): the theory's utilisation and
     short-flow rate at n = 2, 3, 4, the long flows' equal split of l2 except at n = 4 with 50 ms,
     whose 2.7-packet windows split it unevenly and whose cause is the 200 ms case's holding."""
-    from racc import experiments
-
-    rep = experiments.reproduce("xcp-maxmin-n", quick=True)
+    rep = quick_reproduction("xcp-maxmin-n")
     assert rep.skipped == {}
     assert sorted(rep.results) == ["xcp-n2", "xcp-n3", "xcp-n4", "xcp-n4-rtt200"]
     judged = [c for c in rep.claims if c.verdict != "measured"]
@@ -95,6 +93,6 @@ def test_reduced_scale_run_asserts_every_claim(tmp_path):
         c = next(c for c in judged if c.claim == name)
         assert c.verdict == "differs" and c.cause is not None and c.cause.kind == kind, (c.measured, c.cause)
         assert "RTT 200 ms" in c.cause.evidence and "consistent" in c.cause.evidence
-    figures = rep.experiment.figures(rep.results, tmp_path / "figures")
+    figures = rep.figures  # drawn by the experiment's figures() from these results
     assert [p.name for p in figures] == ["fig-xcp-maxmin-n.png", "fig-xcp-maxmin-n-rates.png"]
     assert all(p.stat().st_size > 20_000 for p in figures)
