@@ -144,12 +144,14 @@ def test_parking_lot_runs_both_ai_laws(parking):
     import re
 
     from racc.experiments.ai_laws import NS2_GAMMA
+    from racc.experiments.baselines import paper_results
     from racc.experiments.parking_lot import PL_PORTS
 
     rep = parking
     # and VCP in its authors' settings (the reference cause's case: the ns2 law, γ 0.95 and more)
-    assert list(rep.results) == ["vcp", "dpcp", "tpcp", "vcp-ns2", "dpcp-ns2", "tpcp-ns2", "vcp-ref"]
-    for name, res in rep.results.items():
+    # and today's baselines (issue 41 item 3; test_parking_lot_todays_baselines)
+    assert list(rep.results) == ["vcp", "dpcp", "tpcp", "vcp-ns2", "dpcp-ns2", "tpcp-ns2", "vcp-ref", "cubic", "bbr"]
+    for name, res in paper_results(rep.results).items():
         # L0..L3 are the links with a router module (the access links are drop-tail)
         links = [lk for lk in res.resolved["links"] if lk["router"] != "droptail"]
         laws = {(f.get("params") or {}).get("ai_law") for f in res.resolved["flows"]}
@@ -174,6 +176,39 @@ def test_parking_lot_runs_both_ai_laws(parking):
     assert all("drops" in c.measured and c.verdict == "measured" for c in matches.values())
     for p in ("vcp", "dpcp", "tpcp"):  # MPCP §4.1's judged claims for each law
         assert any(c.claim.startswith(f"{p}-ns2: ") and c.verdict != "measured" for c in rep.claims), p
+    assert [p.name for p in rep.figures] == ["fig2-parking-lot-shares.png"]
+
+
+def test_parking_lot_todays_baselines(parking):
+    """Issue 41 item 3: CUBIC and BBR in every flow group, L0..L3 DropTail ports with the same
+    one-BDP buffers; measured rows only (no claim names them) and a row of the figure each.
+    A sender that fills a one-BDP DropTail buffer keeps its link busy but for its timeouts (the
+    locals' windows are a few packets here, so timeouts are common): at least 75 % on every link,
+    and CUBIC, loss-based, drops on every link. TCP's rate falls with its RTT and the loss it
+    crosses (Mathis), so CUBIC's long flows, four bottlenecks and about four times the locals'
+    RTT, get less than their per-flow max-min share of L0 before the L2 locals start."""
+    import re
+
+    from racc.experiments.parking_lot import PL_PORTS, after_window, phase_shares
+
+    rep = parking
+    for name in ("cubic", "bbr"):
+        res = rep.results[name]
+        assert set(res.flow_info["protocol"]) == {name}
+        routers = res.port_info.filter(pl.col("name").is_in(list(PL_PORTS.values())))["router"]
+        assert routers.to_list() == ["droptail"] * 4
+        rows = [c for c in rep.claims if c.claim.startswith(f"{name} ")]
+        assert {c.verdict for c in rows} == {"measured"} and len(rows) == 5, rows
+        (row,) = [c for c in rows if "utilisation" in c.claim]
+        assert len(re.findall(r"\d+%", row.measured)) == 12, row.measured
+        t0, t1 = after_window(res)
+        for link, port in PL_PORTS.items():
+            u = res.links.filter((pl.col("name") == port) & (pl.col("time_s") > t0) & (pl.col("time_s") <= t1))
+            assert u["utilisation"].mean() >= 0.75, (name, link, u["utilisation"].mean())
+    for port in PL_PORTS.values():
+        assert next(p for p in rep.results["cubic"].summary["ports"] if p["name"] == port)["drops"] > 0, port
+    ps = phase_shares(rep.results["cubic"])
+    assert ps.l0_long_before < ps.maxmin_before, ps
     assert [p.name for p in rep.figures] == ["fig2-parking-lot-shares.png"]
 
 

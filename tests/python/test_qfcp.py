@@ -42,7 +42,8 @@ def rep(quick_reproduction):
 
 def test_every_case_runs_on_the_identical_arrival_list(rep):
     assert rep.skipped == {}, rep.skipped
-    assert list(rep.results) == ["reno", "xcp", "rcp", "qfcp"]
+    # the paper's four, then today's baselines (issue 41 item 3)
+    assert list(rep.results) == ["reno", "xcp", "rcp", "qfcp", "cubic", "bbr"]
     lists = [r.flow_info.sort("start_s").select("start_s", "size_bytes") for r in rep.results.values()]
     assert lists[0].height == 6000
     for other in lists[1:]:
@@ -59,6 +60,29 @@ def test_qfcp_short_flows_finish_sooner_than_under_reno_and_xcp(rep):
     short = {n: finished(r).filter(pl.col("size_pkts") < SHORT_PKTS)["fct_s"].mean() for n, r in rep.results.items()}
     assert short["qfcp"] < short["reno"], short
     assert short["qfcp"] < short["xcp"], short
+
+
+def test_todays_baselines_are_measured_rows_beside_qfcp(rep):
+    """Issue 41 item 3: CUBIC and BBR on TCP Reno's DropTail bottleneck (one BDP of buffer) get
+    measured rows only (no claim names them), and QFCP's mechanism holds against them as against
+    Reno: a new flow starts at the router's rate instead of growing from an initial window, so the
+    flows under 100 packets, a few round trips of slow start (CUBIC's, with HyStart++, is Reno's)
+    or STARTUP (BBR's, 2/ln 2 per round) finish sooner under QFCP."""
+    from racc.experiments.qfcp_fct import SHORT_PKTS, finished
+
+    short = {n: finished(r).filter(pl.col("size_pkts") < SHORT_PKTS)["fct_s"].mean() for n, r in rep.results.items()}
+    for name, label in (("cubic", "CUBIC"), ("bbr", "BBR v1")):
+        res = rep.results[name]
+        assert set(res.flow_info["protocol"]) == {name}
+        assert res.port_info.filter(pl.col("name") == "r0->r1")["router"].to_list() == ["droptail"]
+        rows = [c for c in rep.claims if label in c.claim]
+        assert {c.verdict for c in rows} == {"measured"}, rows
+        assert {c.claim for c in rows} == {
+            f"{label}: flows finished by the last arrival",
+            f"{label}: bottleneck utilisation, queue, drops",
+            f"QFCP's AFCT beside {label}'s",
+        }
+        assert short["qfcp"] < short[name], short
 
 
 def test_no_flow_finishes_before_its_bound(rep):

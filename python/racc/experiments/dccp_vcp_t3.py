@@ -3,7 +3,11 @@ through a T3 bottleneck, four cases TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP (Figs. 
 
 The web-like sources are TCP in every case (NewReno under RED, TCP/VCP under VCP): the paper
 calls them "a short-lived TCP source"; only the 200 long-lived flows change transport between
-the TCP and DCCP cases (scenarios/dccp-vcp-t3.toml says why and where they sit)."""
+the TCP and DCCP cases (scenarios/dccp-vcp-t3.toml says why and where they sit).
+
+Beside the four, today's baselines CUBIC and BBR (`baselines`) as the long-lived flows and the web
+sources' TCP, over the paper's RED bottleneck unchanged (cases cubic-red and bbr-red: only the
+hosts differ from TCP/RED): measured rows and panels, no claim."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from racc.experiments import baselines
 from racc.experiments.base import (
     ABOUT,
     Case,
@@ -30,6 +35,7 @@ from racc.experiments.base import (
 from racc.experiments.causes import shortfall
 from racc.experiments.dccp_fluid import equilibrium
 from racc.experiments.figures import drop_rate_series, flow_series, grid, panels, port_series
+from racc.summary import jain
 
 BOTTLENECK = "r0->r1"
 #: Only the bottleneck's series are read (figures and claims); the other 801 ports' samples were
@@ -137,6 +143,8 @@ def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
 
 
 def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
+    # Today's baselines get measured rows only (below): the paper's claims are about its four cases.
+    everything, results = results, baselines.paper_results(results)
     out = []
     # Quick runs shrink the buffer and RED's thresholds to a tenth (see `quick` below): queues in
     # packets scale with them, drop rates and times do not.
@@ -251,7 +259,8 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 source="the oracle γC/N, docs/PROTOCOLS.md §2",
             )
         )
-    for case, res in results.items():
+    for case, res in everything.items():
+        out.append(beside_row(case, res))
         w = web_share(res)
         out.append(
             Claim(
@@ -263,6 +272,31 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
             )
         )
     return out
+
+
+def beside_row(case: str, res: Any) -> Claim:
+    """A case's bottleneck utilisation, mean queue and drop rate, and the long-lived flows' Jain
+    index and mean goodput over the second half: the paper's four cases and today's baselines on
+    the same terms."""
+    bn = port_summary(res, BOTTLENECK)
+    longs = (
+        res.flows.select("flow", "time_s", "goodput_bps")
+        .join(res.flow_info.select("flow", "group"), on="flow")
+        .filter(pl.col("group") == LONG_LIVED)
+    )
+    end = float(longs["time_s"].max())
+    rates = longs.filter(pl.col("time_s") > end / 2).group_by("flow").agg(pl.col("goodput_bps").mean())
+    g = rates["goodput_bps"]
+    f60 = flow_series(res, flow_60ms(res), "goodput_bps")[1]
+    late60 = f60[len(f60) // 2 :]
+    return baselines.measured_row(
+        f"{case}: bottleneck utilisation, queue, drops; long-lived flows' fairness",
+        f"utilisation {bn['utilisation']:.1%}, mean queue {bn['mean_queue_pkts']:.0f} pkts, drop rate "
+        f"{bn['drop_rate']:.2%} ({bn['drops']} drops); {g.len()} long-lived flows: Jain {jain(g.to_list()):.3f}, "
+        f"mean {g.mean() / 1e3:.0f} kb/s (min {g.min() / 1e3:.0f}, max {g.max() / 1e3:.0f}); the 60 ms flow "
+        f"{sum(late60) / max(len(late60), 1) / 1e3:.0f} kb/s",
+        "bottleneck over the run; goodputs over the second half",
+    )
 
 
 def no_drop_claim(
@@ -473,7 +507,8 @@ register(
         name="dccp-vcp-t3",
         source="VCP-DCCP §4 (Figs. 5-7)",
         description="200 long-lived flows (10 subnets x 20, RTPD 60-220 ms) and a web-like source per "
-        "subnet through a 45 Mb/s T3 bottleneck: TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP",
+        "subnet through a 45 Mb/s T3 bottleneck: TCP/RED, DCCP/RED, TCP/VCP, DCCP/VCP; today's CUBIC and BBR "
+        "over the same RED beside them",
         cases=[
             Case("tcp-red", SCENARIO, RECORDED),
             Case("dccp-red", SCENARIO, {"flows.0.protocol": "dccp", **RECORDED}, requires=("dccp",)),
@@ -489,7 +524,11 @@ register(
                 {"flows.0.protocol": "dccp-vcp", **WEB_UNDER_VCP, **VCP_ROUTER, **RECORDED},
                 requires=("dccp-vcp", "vcp"),
             ),
-        ],
+        ]
+        # Today's baselines on the paper's RED: the long-lived flows and the web sources' TCP.
+        + baselines.baseline_cases(
+            SCENARIO, {"flows.0.protocol": "{protocol}", "traffic.0.protocol": "{protocol}", **RECORDED}, "-red"
+        ),
         # A tenth of the flows on a tenth of the capacity keeps each flow's share, and a tenth of
         # the web-like sources (one, in subnet 0) keeps the background's share; 30 s of it
         # (QUICK_QUEUE_SCALE: buffer and RED thresholds shrink with it).

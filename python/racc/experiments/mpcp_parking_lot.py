@@ -1,7 +1,8 @@
 """mpcp-parking-lot, MPCP §4.1 (Fig. 2): the four-link parking lot, long flows vs
 locals on each link, VCP vs DPCP vs TPCP, under both AI laws (issue 13: "seed001", the law the
 paper prints, and "ns2", the VCP reference sender's, with its router γ = 0.95; `ai_laws`). Its
-figure and claims also judge dcpew-parking-lot."""
+figure and claims also judge dcpew-parking-lot. Beside them, today's baselines CUBIC and BBR on
+DropTail links with the same buffers (`baselines`): measured rows and figure rows, no claim."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from racc.experiments import baselines
 from racc.experiments.ai_laws import NS2_GAMMA, by_law, law_cases, law_causes, law_counterpart, split_case
 from racc.experiments.base import (
     Case,
@@ -67,8 +69,17 @@ def ref_case() -> Case:
 
 
 def law_results(results: Mapping[str, Any]) -> dict[str, Any]:
-    """The cases of the two AI laws (:func:`law_cases`), without the reference-profile case."""
-    return {n: r for n, r in results.items() if n != REF}
+    """The cases of the two AI laws (:func:`law_cases`), without the reference-profile case and
+    today's baselines."""
+    return {n: r for n, r in baselines.paper_results(results).items() if n != REF}
+
+
+def baseline_cases() -> list[Case]:
+    """CUBIC and BBR in every flow group, every link L0..L3 a DropTail port (its buffer the
+    scenario's one bandwidth-delay product)."""
+    ov: dict[str, Any] = {f"flows.{i}.protocol": "{protocol}" for i in range(5)}
+    ov.update({f"{link}.router": "droptail" for link in PL_LINKS})
+    return baselines.baseline_cases("mpcp-parking-lot.toml", ov)
 
 
 def goodput_split(res: Any) -> tuple[float, float, float]:
@@ -110,15 +121,18 @@ def figures(
     the two laws side by side: the long and the local aggregate's share over time, the paper's
     ideal and the per-flow max-min share."""
     laws = by_law(law_results(results))
-    protocols = list(dict.fromkeys(p for sub in laws.values() for p in sub))
-    columns = [(link, law) for link in PL_PORTS for law in laws]
+    base = baselines.baseline_results(results)
+    # Today's baselines (no AI law) get a row of their own, drawn in the first law's columns.
+    protocols = list(dict.fromkeys(p for sub in laws.values() for p in sub)) + list(base)
+    columns = [(link, law) for link in PL_PORTS for law in (laws or {"seed001": {}})]
+    first_law = columns[0][1]
     fig, axes = subplots(
         len(protocols), len(columns), figsize=(4.6 * len(columns), 3.2 * len(protocols)), sharey=True, squeeze=False
     )
     for row, protocol in enumerate(protocols):
         for col, (link, law) in enumerate(columns):
             ax = axes[row][col]
-            res = laws[law].get(protocol)
+            res = (base[protocol] if law == first_law else None) if protocol in base else laws[law].get(protocol)
             if res is None:
                 ax.set_visible(False)
                 continue
@@ -145,7 +159,9 @@ def figures(
                         label=label if i == 0 else None,
                     )
             gamma = f", router γ {NS2_GAMMA}" if law == "ns2" else ""
-            ax.set_title(f"{protocol.upper()} over link {link} (ai_law {law}{gamma})", fontsize=9)
+            setting = "DropTail" if protocol in base else f"ai_law {law}{gamma}"
+            who = baselines.label(protocol) if protocol in base else protocol.upper()
+            ax.set_title(f"{who} over link {link} ({setting})", fontsize=9)
             ax.set_xlabel("time (s)")
             ax.set_ylabel("share of link bandwidth (%)")
             ax.set_ylim(0, 105)
@@ -165,7 +181,36 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         out += law_claims(sub, "" if law == "seed001" else f"-{law}")
     if REF in results:
         out += law_claims({"vcp": results[REF]}, "-ref")
-    return out + law_comparison(results) + link_table(results)
+    return out + law_comparison(results) + link_table(results) + baseline_rows(results)
+
+
+def baseline_rows(results: Mapping[str, Any]) -> list[Claim]:
+    """Today's baselines as MPCP §4.1 measures its protocols: the L0 long share in the steady half
+    of each phase against per-flow max-min, the L2 long share's response to the L2 locals, and each
+    link's utilisation after the change (measured rows: the paper's claims are about its protocols)."""
+    out = []
+    for name, res in baselines.baseline_results(results).items():
+        ps = phase_shares(res)
+        t0, t1 = after_window(res)
+        util = {
+            link: float(
+                res.links.filter((pl.col("name") == port) & (pl.col("time_s") > t0) & (pl.col("time_s") <= t1))[
+                    "utilisation"
+                ].mean()
+            )
+            for link, port in PL_PORTS.items()
+        }
+        out.append(
+            baselines.measured_row(
+                f"{name} (DropTail): L0 long share, L2's response, utilisation",
+                f"L0 long {ps.l0_long_before:.0%} → {ps.l0_long_after:.0%} (max-min {ps.maxmin_before:.0%} → "
+                f"{ps.maxmin_after:.0%}; off by {ps.gaps[0]:.0%} / {ps.gaps[1]:.0%}); L2 long {ps.l2_long_before:.0%} "
+                f"→ {ps.l2_long_after:.0%}; utilisation " + ", ".join(f"{link} {u:.0%}" for link, u in util.items()),
+                "shares over the steady half of each phase (as the fairness claims read them); "
+                f"utilisation over ({t0:.0f}, {t1:.0f}] s",
+            )
+        )
+    return out
 
 
 def law_claims(results: Mapping[str, Any], tag: str) -> list[Claim]:
@@ -390,7 +435,13 @@ def link_table(results: Mapping[str, Any]) -> list[Claim]:
     over the whole run (measured rows: the paper gives no such numbers)."""
     out = []
     for name, res in results.items():
-        law = "the VCP authors' settings" if name == REF else split_case(name)[1]
+        law = (
+            "the VCP authors' settings"
+            if name == REF
+            else "DropTail"
+            if baselines.is_baseline(name)
+            else split_case(name)[1]
+        )
         t0, t1 = after_window(res)
         for link in PL_PORTS:
             s = link_stats(res, link, t0, t1)
@@ -413,8 +464,11 @@ register(
         name="mpcp-parking-lot",
         source="MPCP §4.1 (Fig. 2)",
         description="4-link parking lot (L2 at 2 Mb/s), 30 long + 4 x 10 local FTP flows, L2 locals from 1000 s: "
-        "long/local split per link, VCP vs DPCP vs TPCP, AI law seed001 vs ns2 (router γ 0.95)",
-        cases=law_cases("mpcp-parking-lot.toml", ["vcp", "dpcp", "tpcp"], 5, PL_LINKS) + [ref_case()],
+        "long/local split per link, VCP vs DPCP vs TPCP, AI law seed001 vs ns2 (router γ 0.95); today's CUBIC "
+        "and BBR over DropTail beside them",
+        cases=law_cases("mpcp-parking-lot.toml", ["vcp", "dpcp", "tpcp"], 5, PL_LINKS)
+        + [ref_case()]
+        + baseline_cases(),
         quick={"duration": "300s", "flows.3.start": "100s"},
         figures=figures,
         claims=claims,

@@ -1,6 +1,7 @@
 """qfcp-fct, QFCP §III.A (Fig. 1): average flow completion time (AFCT) against flow size for
 60,000 Poisson-arriving, Pareto-sized flows on 150 Mb/s, the identical arrival list for TCP Reno,
-XCP, RCP and QFCP.
+XCP, RCP and QFCP; beside them today's baselines CUBIC and BBR over the same DropTail bottleneck
+as TCP Reno's (`baselines`: measured rows and curves, no claim).
 
 The paper stops "just on the arrival of the 60000th flow" and averages the completion time of
 the flows of each size. The run here lasts past that arrival and counts only the flows finished
@@ -17,13 +18,26 @@ from typing import Any
 
 import polars as pl
 
-from racc.experiments.base import MUCH, Case, Cause, Claim, Experiment, explain, judged, register, verdict
+from racc.experiments import baselines
+from racc.experiments.base import (
+    MUCH,
+    Case,
+    Cause,
+    Claim,
+    Experiment,
+    explain,
+    judged,
+    port_summary,
+    register,
+    verdict,
+)
 from racc.experiments.causes import claim_named, open_shortfalls
 from racc.experiments.figures import save, subplots
 
 #: the paper's order; each protocol's router module on the bottleneck (TCP Reno: DropTail)
 PROTOCOLS = {"reno": None, "xcp": "xcp", "rcp": "rcp", "qfcp": "qfcp"}
-LABELS = {"reno": "TCP Reno", "xcp": "XCP", "rcp": "RCP", "qfcp": "QFCP"}
+LABELS = {"reno": "TCP Reno", "xcp": "XCP", "rcp": "RCP", "qfcp": "QFCP", **baselines.BASELINES}
+BOTTLENECK = "r0->r1"
 #: transport + IP header bytes: flow sizes are drawn in packets of (packet size - 40) bytes
 HEADERS = 40
 #: the issue's and Fig. 1(b)'s "short flows"
@@ -38,7 +52,8 @@ def cases() -> list[Case]:
         if router:
             ov["topology.bottleneck.router"] = router
         out.append(Case(p, "qfcp-fct.toml", ov, requires=(p,)))
-    return out
+    # Today's baselines on TCP Reno's bottleneck (the scenario's DropTail, one BDP of buffer).
+    return out + baselines.baseline_cases("qfcp-fct.toml", {"traffic.0.protocol": "{protocol}"})
 
 
 def finished(res: Any) -> pl.DataFrame:
@@ -124,7 +139,43 @@ def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
     return [save(fig, out / "fig1-afct.png")]
 
 
+def beside_rows(results: Mapping[str, Any]) -> list[Claim]:
+    """Today's baselines beside QFCP: the bottleneck's utilisation, queue and drops for every case
+    (the paper's protocols and the baselines on the same terms), and QFCP's AFCT against each
+    baseline's, overall and for the short flows."""
+    out = []
+    for n, r in results.items():
+        bn = port_summary(r, BOTTLENECK)
+        out.append(
+            baselines.measured_row(
+                f"{LABELS.get(n, n)}: bottleneck utilisation, queue, drops",
+                f"utilisation {bn['utilisation']:.1%}, mean queue {bn['mean_queue_pkts']:.0f} pkts "
+                f"(peak {bn['max_queue_pkts']}), {bn['drops']} drops ({bn['drop_rate']:.2%})",
+                "over the whole run (past the last arrival)",
+            )
+        )
+    if "qfcp" in results:
+        q = finished(results["qfcp"])
+        for n, r in baselines.baseline_results(results).items():
+            f = finished(r)
+            afct, short = float(f["fct_s"].mean()), f.filter(pl.col("size_pkts") < SHORT_PKTS)["fct_s"].mean()
+            q_short = q.filter(pl.col("size_pkts") < SHORT_PKTS)["fct_s"].mean()
+            out.append(
+                baselines.measured_row(
+                    f"QFCP's AFCT beside {LABELS.get(n, n)}'s",
+                    f"QFCP {float(q['fct_s'].mean()):.3f} s, {LABELS.get(n, n)} {afct:.3f} s "
+                    f"({afct / float(q['fct_s'].mean()):.2f}×); under {SHORT_PKTS} packets QFCP {q_short:.3f} s, "
+                    f"{LABELS.get(n, n)} {short:.3f} s ({short / q_short:.2f}×); AFCT roughness QFCP "
+                    f"{roughness(afct_by_size(results['qfcp'])):.3f}, {LABELS.get(n, n)} {roughness(afct_by_size(r)):.3f}",
+                    "flows finished by the last arrival; the ratio is the baseline's AFCT over QFCP's; roughness as "
+                    "the claim on TCP's oscillation reads it",
+                )
+            )
+    return out
+
+
 def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
+    beside = beside_rows(results)
     mean = {n: float(finished(r)["fct_s"].mean()) for n, r in results.items()}
     short = {n: float(finished(r).filter(pl.col("size_pkts") < SHORT_PKTS)["fct_s"].mean()) for n, r in results.items()}
     rough = {n: roughness(afct_by_size(r)) for n, r in results.items()}
@@ -139,6 +190,8 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
         )
         for n in results
     ]
+    # Today's baselines are measured rows only: QFCP §III.A's claims compare the paper's protocols.
+    mean, short, rough = ({n: v for n, v in d.items() if n in PROTOCOLS} for d in (mean, short, rough))
     if "rcp" in mean:
         # How much faster than RCP any protocol could be on these flows: the AFCT's lower bound.
         bound = float(with_bound(results["rcp"])["bound_s"].mean())
@@ -184,7 +237,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
                 f"sizes under {DETAIL_PKTS} packets seen ≥ {ROUGH_MIN_FLOWS} times ('very' read as the 'much' rule)",
             )
         )
-    return out
+    return out + beside
 
 
 def causes(results: Mapping[str, Any], claims: list[Claim], quick: bool) -> None:

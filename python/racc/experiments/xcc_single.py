@@ -1,6 +1,7 @@
 """xcc-single, XCC-Linux ("Single-Bottleneck Topology"): three flows joining a 1 Gb/s, 50 ms
 bottleneck at 0, 20 and 40 s under XCP, JetMax, RCP and PIQI-RCP; each router also counts the
-arithmetic it does per packet (XCC-Linux's summary)."""
+arithmetic it does per packet (XCC-Linux's summary). Beside them, today's baselines CUBIC and BBR
+over a DropTail bottleneck (`baselines`): measured rows and panels, no claim."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from racc.experiments import xcc
+from racc.experiments import baselines, xcc
 from racc.experiments.base import (
     HIGH_UTILISATION,
     Case,
@@ -22,6 +23,7 @@ from racc.experiments.base import (
     verdict,
 )
 from racc.experiments.causes import claim_named, open_shortfalls, other_configuration
+from racc.summary import jain
 
 BOTTLENECK = "r0->r1"
 LINK = "topology.bottleneck"
@@ -34,6 +36,35 @@ OPS = {"xcp": (6, 3), "jetmax": (3, 0), "rcp": (2, 2)}
 def figures(results: Mapping[str, Any], out: Path) -> list[Path]:
     shown = {n: r for n, r in results.items() if n not in EXTRA_CASES}
     return [xcc.rates_and_queue(shown, out / "fig-single.png", "xcc-single: 3 flows on 1 bottleneck", BOTTLENECK)]
+
+
+#: the window the claims judge "all three flows" over (the last join is at 40 s)
+ALL_THREE_S = 45.0
+
+
+def baseline_cases() -> list[Case]:
+    """CUBIC and BBR on every flow, the bottleneck a DropTail port with the scenario's buffer."""
+    ov: dict[str, Any] = {f"flows.{i}.protocol": "{protocol}" for i in range(3)}
+    ov[f"{LINK}.router"] = "droptail"
+    return baselines.baseline_cases("xcc-single.toml", ov)
+
+
+def beside_row(name: str, r: Any) -> Claim:
+    """A case's utilisation, Jain index of the three flows' goodput, queue and drops with all three
+    flows (45 s to the end): the paper's protocols and today's baselines on the same terms."""
+    end = float(r.links["time_s"].max())
+    u = xcc.utilisation(r, BOTTLENECK, ALL_THREE_S, end)
+    rates = xcc.flow_goodput(r, ALL_THREE_S, end)
+    rows = xcc.link_rows(r, BOTTLENECK, ALL_THREE_S, end)
+    bn = port_summary(r, BOTTLENECK)
+    return baselines.measured_row(
+        f"{name}: utilisation, fairness, queue, drops with all three flows",
+        f"utilisation {u:.1%}, Jain {jain(rates.values()):.3f} (flows "
+        + ", ".join(f"{x / 1e6:.0f}" for x in rates.values())
+        + f" Mb/s), mean queue {rows['queue_pkts'].mean():.0f} pkts, peak {bn['max_queue_pkts']} over the run, "
+        f"{bn['drops']} drops over the run",
+        f"utilisation, goodput and sampled queue over ({ALL_THREE_S:.0f} s, end]",
+    )
 
 
 def ops_per_packet(res: Any) -> tuple[float, float, float] | None:
@@ -95,12 +126,15 @@ def rcp_join_queue_claim(r: Any, name: str) -> Claim:
 
 
 def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
+    beside = [beside_row(n, r) for n, r in results.items() if n not in EXTRA_CASES]
+    # Today's baselines are measured rows only: the slides' claims are about their protocols.
+    results = baselines.paper_results(results)
     out = []
     for n, r in results.items():
         if n in EXTRA_CASES:
             continue
         end = float(r.links["time_s"].max())
-        u = xcc.utilisation(r, BOTTLENECK, 45.0, end)
+        u = xcc.utilisation(r, BOTTLENECK, ALL_THREE_S, end)
         d = port_summary(r, BOTTLENECK)["drops"]
         out.append(
             Claim(
@@ -146,7 +180,7 @@ def claims(results: Mapping[str, Any], quick: bool) -> list[Claim]:
             )
     if STAMP_ARRIVAL in results:
         out.append(rcp_join_queue_claim(results[STAMP_ARRIVAL], STAMP_CLAIM))
-    return out
+    return out + beside
 
 
 #: the join-queue claim judged on the case that stamps at arrival
@@ -214,9 +248,11 @@ register(
     Experiment(
         name="xcc-single",
         source="XCC-Linux (Single-Bottleneck Topology)",
-        description="3 flows joining a 1 Gb/s, 50 ms RTPD bottleneck at 0, 20, 40 s: XCP, JetMax, RCP, PIQI-RCP",
+        description="3 flows joining a 1 Gb/s, 50 ms RTPD bottleneck at 0, 20, 40 s: XCP, JetMax, RCP, PIQI-RCP; "
+        "today's CUBIC and BBR over DropTail beside them",
         cases=xcc.cases("xcc-single.toml", 3, [LINK], router_params={"count_ops": True})
-        + [throughput_form_case(), stamp_arrival_case()],
+        + [throughput_form_case(), stamp_arrival_case()]
+        + baseline_cases(),
         quick=xcc.quick({LINK: (1e9, 20000)}),
         figures=figures,
         claims=claims,
