@@ -8,6 +8,8 @@ import struct
 from pathlib import Path
 
 import pytest
+from one_line import refused_in_process
+from racc.cli import main
 from racc.kernel import bpf, router_bench
 from racc.kernel.machine import NETNS_DIR, run_tag
 
@@ -53,6 +55,21 @@ def test_line_rate_counts_fcs_preamble_and_gap():
 def test_an_unknown_router_is_refused_naming_it():
     with pytest.raises(ValueError, match="'nope' has no router module"):
         router_bench.run(["nope"], veth=False)
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [(["--repeat", "0"], "--repeat: must be at least 1"), (["--seconds", "0"], "--seconds above 0")],
+)
+def test_bad_arguments_are_refused_in_one_line_before_anything_runs(args, fragment, capsys, monkeypatch):
+    monkeypatch.setattr(router_bench, "run", lambda *a, **k: pytest.fail("the benchmark ran"))
+    refused_in_process(capsys, main(["kernel", "bench", *args]), fragment)
+
+
+def test_without_kernel_bpf_the_command_says_why_in_one_line(capsys, monkeypatch):
+    monkeypatch.setattr(bpf, "available", lambda: "not root (BPF programs, namespaces and cgroups need root)")
+    monkeypatch.setattr(router_bench, "run", lambda *a, **k: pytest.fail("the benchmark ran"))
+    refused_in_process(capsys, main(["kernel", "bench"]), "not root", status=1)
 
 
 @needs_bpf
