@@ -10,7 +10,7 @@
 
 /* The router's counters (a per-CPU array, summed by the loader). */
 enum router_counter {
-	RC_PACKETS,
+	RC_PACKETS, /* packets and bytes first: router_maps.h meters into slots 0 and 1 */
 	RC_BYTES,
 	RC_MARKED, /* a code raised */
 	RC_CODES_LOW, /* packets leaving with 01, 10, 11 */

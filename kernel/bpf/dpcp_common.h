@@ -4,7 +4,7 @@
 #define RACC_DPCP_COMMON_H
 
 enum dpcp_router_counter {
-	DRC_PACKETS,
+	DRC_PACKETS, /* packets and bytes first: router_maps.h meters into slots 0 and 1 */
 	DRC_BYTES,
 	DRC_MARKED, /* ECN bits changed by Alg. 2 */
 	DRC_LOWERED, /* of those: a digit lowered (the MSP rose, MPCP §3.3) */

@@ -32,25 +32,20 @@ typedef struct dpcp_state host_state;
 #define ST(s) (s)
 #endif
 
+#include "cc_window.h"
+
 #ifndef RACC_CC
 #define RACC_CC racc_dpcp
 #endif
-#define RACC_STR_(x) #x
-#define RACC_STR(x) RACC_STR_(x)
 
-#define TC_ACT_OK 0
-#define ETH_P_IP 0x0800
-#define ETH_HLEN 14
-#define IPPROTO_TCP_ 6
-#define ENOMSG_ 42
 #define MAX_GRO_SEGS 64
 
 struct dpcp_sk {
 	struct bpf_spin_lock lock;
 	struct dpcp_echo echo; /* receiver: the chains arriving */
 	__u32 echoing; /* receiver: a coded data packet arrived once: every ACK carries the option */
-	__u32 echo_ack; /* sender: the ACK number whose option gave echo_byte */
-	__u32 echo_byte;
+	__u32 echo_ack; /* sender: the ACK number whose option gave echo_code */
+	__u32 echo_code; /* code | position << 2 */
 	__u32 echo_valid;
 };
 
@@ -75,33 +70,12 @@ struct {
 	__type(value, host_params);
 } law_config SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, DHC_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
+#define COUNTER_SLOTS DHC_MAX
+#include "counters.h"
 
-struct echo_opt {
-	__u8 kind;
-	__u8 len;
-	__u16 exid;
-	__u8 code;
-	__u8 pad[3];
-} __attribute__((packed));
-
-static __always_inline void count_n(__u32 slot, __u64 n)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &slot);
-
-	if (c && n)
-		*c += n;
-}
-
-static __always_inline void count(__u32 slot)
-{
-	count_n(slot, 1);
-}
+/* The sender's egress: ECN 01 on this controller's data. */
+#define ECT1_SENT DHC_SENT_ECT1
+#include "ect1_egress.h"
 
 static __always_inline host_params *law_params(void)
 {
@@ -125,16 +99,7 @@ static __always_inline struct dpcp_ca *ca_of(struct sock *sk)
 
 static __always_inline void set_cwnd(struct tcp_sock *tp, struct dpcp_ca *ca)
 {
-	__u64 w = ST(&ca->st)->cwnd >> FX_CWND_SHIFT;
-
-	if (w < 1)
-		w = 1;
-	if (w > tp->snd_cwnd_clamp) {
-		w = tp->snd_cwnd_clamp;
-		ST(&ca->st)->cwnd = w << FX_CWND_SHIFT;
-	}
-	tp->snd_cwnd = (__u32)w;
-	ca->last_set = (__u32)w;
+	ca->last_set = cc_set_cwnd(tp, &ST(&ca->st)->cwnd);
 }
 
 SEC("struct_ops/racc_dpcp_init")
@@ -177,7 +142,7 @@ void BPF_PROG(racc_dpcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		return;
 	}
 	st->echo_valid = 0;
-	byte = st->echo_byte;
+	byte = st->echo_code;
 	code = byte & 3;
 	pos = (byte >> 2) & 3;
 	rtt_us = tp->srtt_us >> 3; /* SRTT, else t_p (`ChainWindow::rtt`) */
@@ -221,7 +186,7 @@ __u32 BPF_PROG(racc_dpcp_ssthresh, struct sock *sk)
 
 	count(DHC_LOSS);
 	if (!p)
-		return tp->snd_cwnd >> 1 > 2 ? tp->snd_cwnd >> 1 : 2;
+		return cc_halved(tp);
 	if (!rtt_us)
 		rtt_us = DP(p)->law.t_p_us;
 	if (tp->snd_cwnd != ca->last_set)
@@ -234,92 +199,11 @@ __u32 BPF_PROG(racc_dpcp_ssthresh, struct sock *sk)
 	return w > 2 ? (__u32)w : 2;
 #else
 	count(DHC_LOSS);
-	return tp->snd_cwnd >> 1 > 2 ? tp->snd_cwnd >> 1 : 2;
+	return cc_halved(tp);
 #endif
 }
 
-SEC("struct_ops/racc_dpcp_undo_cwnd")
-__u32 BPF_PROG(racc_dpcp_undo_cwnd, struct sock *sk)
-{
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
-
-	return tp->snd_cwnd > tp->prior_cwnd ? tp->snd_cwnd : tp->prior_cwnd;
-}
-
-SEC(".struct_ops")
-struct tcp_congestion_ops RACC_CC = {
-	.init = (void *)racc_dpcp_init,
-	.cong_avoid = (void *)racc_dpcp_cong_avoid,
-	.ssthresh = (void *)racc_dpcp_ssthresh,
-	.undo_cwnd = (void *)racc_dpcp_undo_cwnd,
-	.name = RACC_STR(RACC_CC),
-};
-
-/* ---- the sender's egress: ECN 01 on this controller's data ----------------------------- */
-
-static __always_inline int runs_ours(struct __sk_buff *skb)
-{
-	static const char want[] = RACC_STR(RACC_CC);
-	struct bpf_sock *bsk = skb->sk;
-	struct tcp_sock *tp;
-	const struct tcp_congestion_ops *ops;
-	char n[sizeof(want)];
-	int i;
-
-	if (!bsk)
-		return 0;
-	bsk = bpf_sk_fullsock(bsk);
-	if (!bsk)
-		return 0;
-	tp = bpf_skc_to_tcp_sock(bsk);
-	if (!tp)
-		return 0;
-	ops = tp->inet_conn.icsk_ca_ops;
-	if (!ops || bpf_probe_read_kernel(n, sizeof(n), ops->name))
-		return 0;
-#pragma unroll
-	for (i = 0; i < sizeof(want); i++)
-		if (n[i] != want[i])
-			return 0;
-	return 1;
-}
-
-SEC("tc")
-int dpcp_host_egress(struct __sk_buff *skb)
-{
-	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
-	struct ethhdr *eth = data;
-	struct iphdr *iph;
-	struct tcphdr *th;
-	__u32 ihl, payload;
-	__u8 tos, new_tos;
-	__u16 old_word, new_word;
-
-	if ((void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
-		return TC_ACT_OK;
-	iph = (void *)(eth + 1);
-	if ((void *)(iph + 1) > data_end || iph->protocol != IPPROTO_TCP_ || (iph->tos & 3))
-		return TC_ACT_OK;
-	ihl = iph->ihl * 4;
-	if (ihl < sizeof(*iph))
-		return TC_ACT_OK;
-	th = (void *)iph + ihl;
-	if ((void *)(th + 1) > data_end)
-		return TC_ACT_OK;
-	payload = bpf_ntohs(iph->tot_len);
-	if (payload <= ihl + th->doff * 4)
-		return TC_ACT_OK;
-	if (!runs_ours(skb))
-		return TC_ACT_OK;
-	tos = iph->tos;
-	new_tos = tos | 1;
-	old_word = bpf_htons(((__u16)(*(__u8 *)iph) << 8) | tos);
-	new_word = bpf_htons(((__u16)(*(__u8 *)iph) << 8) | new_tos);
-	if (bpf_skb_store_bytes(skb, ETH_HLEN + offsetof(struct iphdr, tos), &new_tos, 1, 0) == 0 &&
-	    bpf_l3_csum_replace(skb, ETH_HLEN + offsetof(struct iphdr, check), old_word, new_word, 2) == 0)
-		count(DHC_SENT_ECT1);
-	return TC_ACT_OK;
-}
+CC_STRUCT_OPS(RACC_CC, racc_dpcp, RACC_STR(RACC_CC));
 
 /* ---- the receiver's ingress: each data segment into the chain reassembly --------------- */
 
@@ -343,10 +227,7 @@ int dpcp_host_ingress(struct __sk_buff *skb)
 	if (payload <= ihl + (th[12] >> 4) * 4)
 		return 1; /* no payload: not data */
 	payload -= ihl + (th[12] >> 4) * 4;
-	sk = skb->sk;
-	if (!sk)
-		return 1;
-	sk = bpf_sk_fullsock(sk);
+	sk = skb_full_sock(skb);
 	if (!sk)
 		return 1;
 	st = bpf_sk_storage_get(&sk_store, sk, 0, code ? BPF_SK_STORAGE_GET_F_CREATE : 0);
@@ -383,78 +264,35 @@ int dpcp_host_ingress(struct __sk_buff *skb)
 	return 1;
 }
 
-/* ---- sockops: write the echo (receiver), parse it (sender) ---------------------------- */
+/* ---- sockops: write the echo (receiver), parse it (sender); echo_sockops.h ----------- */
 
-static __always_inline void parse_echo(struct bpf_sock_ops *skops, __u32 n)
+/* One (code, position) per ACK (`DpcpEcho::take`). */
+static __always_inline __u8 echo_take(struct dpcp_sk *st)
 {
-	struct echo_opt opt = { .kind = ECHO_OPT_KIND, .len = 4, .exid = bpf_htons(ECHO_OPT_EXID) };
-	struct tcphdr *th = skops->skb_data;
-	struct bpf_sock *sk = skops->sk;
-	struct dpcp_sk *st;
-	long len;
+	__u8 byte;
 
-	if (!sk || (void *)(th + 1) > skops->skb_data_end)
-		return;
-	len = bpf_load_hdr_opt(skops, &opt, sizeof(opt), 0);
-	if (len == -ENOMSG_)
-		return;
-	st = bpf_sk_storage_get(&sk_store, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!st)
-		return;
-	if (len != ECHO_OPT_LEN || (opt.code >> 4) || ((opt.code >> 2) & 3) >= n) {
-		/* Our kind and ExID, but a wrong length, spare bits set or a position past the chain. */
-		st->echo_valid = 0;
-		count(DHC_ECHO_MALFORMED);
-		return;
-	}
-	st->echo_ack = bpf_ntohl(th->ack_seq);
-	st->echo_byte = opt.code;
-	st->echo_valid = 1;
+	bpf_spin_lock(&st->lock);
+	byte = dpcp_echo_take(&st->echo);
+	bpf_spin_unlock(&st->lock);
+	return byte;
 }
 
-SEC("sockops")
-int dpcp_sockops(struct bpf_sock_ops *skops)
+/* No room in this ACK: that digit is not echoed (the chain's reassembly has moved on). */
+static __always_inline void echo_untake(struct dpcp_sk *st, __u8 byte)
+{
+}
+
+/* No spare bits set, and a position within the chain. */
+static __always_inline int echo_byte_ok(__u8 byte)
 {
 	host_params *p = law_params();
-	struct bpf_sock *sk = skops->sk;
-	struct dpcp_sk *st;
-	struct echo_opt opt;
 
-	switch (skops->op) {
-	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
-	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
-		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags |
-							 BPF_SOCK_OPS_PARSE_UNKNOWN_HDR_OPT_CB_FLAG |
-							 BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
-		break;
-	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
-		if (!sk)
-			break;
-		st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-		if (st && st->echoing)
-			bpf_reserve_hdr_opt(skops, ECHO_OPT_LEN, 0);
-		break;
-	case BPF_SOCK_OPS_WRITE_HDR_OPT_CB:
-		if (!sk)
-			break;
-		st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-		if (!st || !st->echoing)
-			break;
-		opt.kind = ECHO_OPT_KIND;
-		opt.len = ECHO_OPT_LEN;
-		opt.exid = bpf_htons(ECHO_OPT_EXID);
-		bpf_spin_lock(&st->lock);
-		opt.code = dpcp_echo_take(&st->echo); /* `DpcpEcho::take` */
-		bpf_spin_unlock(&st->lock);
-		if (bpf_store_hdr_opt(skops, &opt, ECHO_OPT_LEN, 0) == 0)
-			count(DHC_ECHO_WRITTEN);
-		break;
-	case BPF_SOCK_OPS_PARSE_HDR_OPT_CB:
-		if (p)
-			parse_echo(skops, DP(p)->n);
-		break;
-	}
-	return 1;
+	return p && !(byte >> 4) && ((byte >> 2) & 3) < DP(p)->n;
 }
+
+#define ECHO_SK struct dpcp_sk
+#define ECHO_WRITTEN DHC_ECHO_WRITTEN
+#define ECHO_MALFORMED DHC_ECHO_MALFORMED
+#include "echo_sockops.h"
 
 char LICENSE[] SEC("license") = "GPL";

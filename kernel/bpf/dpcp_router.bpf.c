@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The DPCP/TPCP router module on a real egress (MPCP §3.3, §5; racc-proto `dpcp/router.rs`):
- * VCP's estimator of ρ (VCP-DCCP A1, A2; load_factor.h, rolled over on packet arrival with the
+ * VCP's estimator of ρ (VCP-DCCP A1, A2; lf_port.h, rolled over on packet arrival with the
  * virtual queue, as vcp_router.bpf.c), ρ quantised into n digits at each t_p (MPCP Table 1,
  * TPCP's split; dpcp_law.h), and Alg. 2 on every ECT TCP data packet with its flow's 2-bit
  * flag (dpcp_encode.h). The position is the segment's index in the sequence space
@@ -11,18 +11,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "dpcp_common.h"
-#include "load_factor.h"
+#include "lf_port.h"
 #include "dpcp_encode.h"
 #include "dpcp_echo.h"
 
 /* TCX_NEXT: the next program on this hook decides (the last passes), so that a test can chain a
  * lossy link after the router (test_random_drop.bpf.c). */
 #define TC_ACT_OK (-1)
-#define ETH_P_IP 0x0800
-#define ETH_HLEN 14
-#define IPPROTO_TCP_ 6
-#define IPPROTO_UDP_ 17
-#define LF_MAX_STEPS 48
 
 struct dpcp_router_params {
 	struct lf_params lf; /* VCP's estimator (VCP-DCCP A1, A2) */
@@ -34,10 +29,7 @@ struct dpcp_router_params {
 
 struct router_state {
 	struct bpf_spin_lock lock;
-	struct lf_state lf;
-	__u64 vq_bytes;
-	__u64 vq_stamp_ns;
-	__u64 started;
+	struct lf_port port;
 	__u64 level; /* the port's load factor, n digits packed */
 	__u64 seen_estimates;
 };
@@ -56,20 +48,6 @@ struct flow_slot {
 	__u8 has_latched;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct dpcp_router_params);
-} lf_config SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct router_state);
-} router SEC(".maps");
-
 /* The per-flow flags; an LRU table, as a real router's would evict. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -78,105 +56,45 @@ struct {
 	__type(value, struct flow_slot);
 } flows SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, DRC_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 slot, __u64 n)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &slot);
-
-	if (c)
-		*c += n;
-}
-
-static __always_inline __u64 vq_at(__u64 vq, __u64 rate_Bps, __u64 elapsed_ns)
-{
-	__u64 drained;
-
-	if (elapsed_ns > 1000000000ULL)
-		return 0;
-	drained = rate_Bps * elapsed_ns / 1000000000ULL;
-	return vq > drained ? vq - drained : 0;
-}
+#define ROUTER_PARAMS struct dpcp_router_params
+#define COUNTER_SLOTS DRC_MAX
+#include "router_maps.h"
 
 SEC("tc")
 int dpcp_router_egress(struct __sk_buff *skb)
 {
-	__u32 zero = 0;
-	struct dpcp_router_params *p = bpf_map_lookup_elem(&lf_config, &zero);
-	struct router_state *r = bpf_map_lookup_elem(&router, &zero);
-	void *data, *data_end;
-	struct ethhdr *eth;
+	struct dpcp_router_params *p = router_params();
+	struct router_state *r = router_port();
 	struct iphdr *iph;
-	__u64 now = bpf_ktime_get_ns(), t, wire, level;
+	__u64 now = bpf_ktime_get_ns(), wire, level;
 	__u32 segs, n, ihl, payload, seq, len, pos, lf, next, cur;
 	struct flow_key key = {};
 	struct flow_slot *slot, fresh = { .flag = DPCP_FLAG_MSP_EQ };
-	__u8 hdr[16], tos, new_tos;
-	int i;
+	__u8 hdr[16];
 
 	if (!p || !r)
 		return TC_ACT_OK;
 	n = p->n;
 	if (n < 2 || n > DPCP_MAX_CHAIN)
 		return TC_ACT_OK;
-	data = (void *)(long)skb->data;
-	data_end = (void *)(long)skb->data_end;
-	eth = data;
-	iph = (void *)(eth + 1);
-	if ((void *)(iph + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
-		iph = NULL;
-	wire = skb->len;
-	segs = *(volatile __u32 *)&skb->gso_segs;
-	if (iph && segs > 1) {
-		__u32 h = ETH_HLEN + iph->ihl * 4;
-		__u8 doff = 0;
-
-		if (iph->protocol == IPPROTO_TCP_ && !bpf_skb_load_bytes(skb, h + 12, &doff, 1))
-			h += (doff >> 4) * 4;
-		else if (iph->protocol == IPPROTO_UDP_)
-			h += 8;
-		wire += (__u64)(segs - 1) * h;
-	}
-	count(DRC_PACKETS, segs > 1 ? segs : 1);
-	count(DRC_BYTES, wire);
+	wire = router_meter(skb, &iph, &segs);
 
 	bpf_spin_lock(&r->lock);
-	if (!r->started) {
-		r->started = 1;
-		r->lf.next_q_ns = now;
-		r->lf.next_p_ns = now;
-		r->lf.code = 1;
-		r->vq_stamp_ns = now;
+	if (lf_port_arrive(&r->port, &p->lf, now, wire))
 		r->level = lf_lowest(n);
-	}
-	for (i = 0; i < LF_MAX_STEPS; i++) {
-		t = lf_next(&r->lf);
-		if (t > now)
-			break;
-		lf_step(&r->lf, &p->lf, now, vq_at(r->vq_bytes, p->lf.rate_Bps, t > r->vq_stamp_ns ? t - r->vq_stamp_ns : 0));
-	}
-	if (r->lf.estimates != r->seen_estimates) {
+	if (r->port.lf.estimates != r->seen_estimates) {
 		/* A t_p boundary: ρ = num / (γ·C·t_p) into n digits, exactly (`Lf::from_rho`). */
-		r->seen_estimates = r->lf.estimates;
-		r->level = lf_from_ratio(r->lf.num_q16, p->lf.interval_bytes_q8 << 8, n);
+		r->seen_estimates = r->port.lf.estimates;
+		r->level = lf_from_ratio(r->port.lf.num_q16, p->lf.interval_bytes_q8 << 8, n);
 	}
-	r->vq_bytes = vq_at(r->vq_bytes, p->lf.rate_Bps, now > r->vq_stamp_ns ? now - r->vq_stamp_ns : 0) + wire;
-	r->vq_stamp_ns = now;
-	r->lf.lambda += wire;
 	level = r->level;
 	bpf_spin_unlock(&r->lock);
 
 	if (!iph)
 		return TC_ACT_OK;
-	tos = iph->tos;
-	cur = tos & 3;
+	cur = iph->tos & 3;
 	if (cur == 0) {
-		count(DRC_NOT_ECT, 1);
+		count(DRC_NOT_ECT);
 		return TC_ACT_OK;
 	}
 	if (iph->protocol != IPPROTO_TCP_)
@@ -190,12 +108,12 @@ int dpcp_router_egress(struct __sk_buff *skb)
 	payload -= ihl + (hdr[12] >> 4) * 4;
 	len = payload;
 	if (segs > 1) {
-		count(DRC_GSO, 1);
+		count(DRC_GSO);
 		len = skb->gso_size ? skb->gso_size : payload;
 	}
 	seq = ((__u32)hdr[4] << 24) | ((__u32)hdr[5] << 16) | ((__u32)hdr[6] << 8) | hdr[7];
 	pos = p->pos_by_ip_id ? bpf_ntohs(iph->id) & 1 : dpcp_position(seq, len, n);
-	count(pos == 0 ? DRC_MSP : DRC_LATER, 1);
+	count(pos == 0 ? DRC_MSP : DRC_LATER);
 
 	key.saddr = iph->saddr;
 	key.daddr = iph->daddr;
@@ -212,7 +130,7 @@ int dpcp_router_egress(struct __sk_buff *skb)
 	if (now - slot->last_ns >= p->evict_ns && slot->last_ns != now) {
 		slot->flag = DPCP_FLAG_MSP_EQ;
 		slot->has_latched = 0;
-		count(DRC_FLOWS_EVICTED, 1);
+		count(DRC_FLOWS_EVICTED);
 	}
 	slot->last_ns = now;
 	/* `Slot::code_for`: the MSP latches the port's level; later positions use it if asked. */
@@ -225,19 +143,11 @@ int dpcp_router_egress(struct __sk_buff *skb)
 	}
 	next = dpcp_encode(lf, n, cur, pos, &slot->flag);
 	if (lf_zone_over((__u32)level, n))
-		count(DRC_OVER, 1);
-	if (next != cur) {
-		__u16 old_word = bpf_htons(((__u16)(*(__u8 *)iph) << 8) | tos);
-		__u16 new_word;
-
-		new_tos = (tos & ~3) | (__u8)next;
-		new_word = bpf_htons(((__u16)(*(__u8 *)iph) << 8) | new_tos);
-		if (bpf_skb_store_bytes(skb, ETH_HLEN + offsetof(struct iphdr, tos), &new_tos, 1, 0) == 0 &&
-		    bpf_l3_csum_replace(skb, ETH_HLEN + offsetof(struct iphdr, check), old_word, new_word, 2) == 0) {
-			count(DRC_MARKED, 1);
-			if (next < cur)
-				count(DRC_LOWERED, 1);
-		}
+		count(DRC_OVER);
+	if (next != cur && tc_write_ecn(skb, iph, (__u8)next) == 0) {
+		count(DRC_MARKED);
+		if (next < cur)
+			count(DRC_LOWERED);
 	}
 	return TC_ACT_OK;
 }

@@ -18,12 +18,9 @@
 #include <bpf/bpf_endian.h>
 #include "common.h"
 #include "vcp_law.h"
+#include "cc_window.h"
 
-#define TC_ACT_OK 0
-#define ETH_P_IP 0x0800
-#define ETH_HLEN 14
-#define IPPROTO_TCP_ 6
-#define ENOMSG_ 42
+#define RACC_CC racc_vcp
 
 /* Per-socket storage shared by sockops, the ingress program and the controller. */
 struct vcp_sk {
@@ -54,28 +51,12 @@ struct {
 	__type(value, struct vcp_law_params);
 } law_config SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, HC_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
+#define COUNTER_SLOTS HC_MAX
+#include "counters.h"
 
-struct echo_opt {
-	__u8 kind;
-	__u8 len;
-	__u16 exid;
-	__u8 code;
-	__u8 pad[3];
-} __attribute__((packed));
-
-static __always_inline void count(__u32 slot)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &slot);
-
-	if (c)
-		*c += 1;
-}
+/* The sender's egress: ECN 01 on this controller's data. */
+#define ECT1_SENT HC_SENT_ECT1
+#include "ect1_egress.h"
 
 static __always_inline struct vcp_law_params *law_params(void)
 {
@@ -93,16 +74,7 @@ static __always_inline struct vcp_ca *ca_of(struct sock *sk)
 
 static __always_inline void set_cwnd(struct tcp_sock *tp, struct vcp_ca *ca)
 {
-	__u64 w = ca->law.cwnd >> FX_CWND_SHIFT; /* the kernel's window is whole packets */
-
-	if (w < 1)
-		w = 1;
-	if (w > tp->snd_cwnd_clamp) {
-		w = tp->snd_cwnd_clamp;
-		ca->law.cwnd = w << FX_CWND_SHIFT; /* the law state stops at the clamp too */
-	}
-	tp->snd_cwnd = (__u32)w;
-	ca->last_set = (__u32)w;
+	ca->last_set = cc_set_cwnd(tp, &ca->law.cwnd);
 }
 
 SEC("struct_ops/racc_vcp_init")
@@ -168,89 +140,11 @@ void BPF_PROG(racc_vcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 SEC("struct_ops/racc_vcp_ssthresh")
 __u32 BPF_PROG(racc_vcp_ssthresh, struct sock *sk)
 {
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
-
 	count(HC_LOSS);
-	return tp->snd_cwnd >> 1 > 2 ? tp->snd_cwnd >> 1 : 2;
+	return cc_halved((struct tcp_sock *)sk);
 }
 
-SEC("struct_ops/racc_vcp_undo_cwnd")
-__u32 BPF_PROG(racc_vcp_undo_cwnd, struct sock *sk)
-{
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
-
-	return tp->snd_cwnd > tp->prior_cwnd ? tp->snd_cwnd : tp->prior_cwnd;
-}
-
-SEC(".struct_ops")
-struct tcp_congestion_ops racc_vcp = {
-	.init = (void *)racc_vcp_init,
-	.cong_avoid = (void *)racc_vcp_cong_avoid,
-	.ssthresh = (void *)racc_vcp_ssthresh,
-	.undo_cwnd = (void *)racc_vcp_undo_cwnd,
-	.name = "racc_vcp",
-};
-
-/* ---- the sender's egress: ECN 01 on racc_vcp data -------------------------------------- */
-
-static __always_inline int runs_racc_vcp(struct __sk_buff *skb)
-{
-	struct bpf_sock *bsk = skb->sk;
-	struct tcp_sock *tp;
-	const struct tcp_congestion_ops *ops;
-	char n[9];
-
-	if (!bsk)
-		return 0;
-	bsk = bpf_sk_fullsock(bsk);
-	if (!bsk)
-		return 0;
-	tp = bpf_skc_to_tcp_sock(bsk);
-	if (!tp)
-		return 0;
-	ops = tp->inet_conn.icsk_ca_ops;
-	if (!ops || bpf_probe_read_kernel(n, sizeof(n), ops->name))
-		return 0;
-	return n[0] == 'r' && n[1] == 'a' && n[2] == 'c' && n[3] == 'c' && n[4] == '_' && n[5] == 'v' &&
-	       n[6] == 'c' && n[7] == 'p' && n[8] == 0;
-}
-
-SEC("tc")
-int vcp_host_egress(struct __sk_buff *skb)
-{
-	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
-	struct ethhdr *eth = data;
-	struct iphdr *iph;
-	struct tcphdr *th;
-	__u32 ihl, payload;
-	__u8 tos, new_tos;
-	__u16 old_word, new_word;
-
-	if ((void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
-		return TC_ACT_OK;
-	iph = (void *)(eth + 1);
-	if ((void *)(iph + 1) > data_end || iph->protocol != IPPROTO_TCP_ || (iph->tos & 3))
-		return TC_ACT_OK;
-	ihl = iph->ihl * 4;
-	if (ihl < sizeof(*iph))
-		return TC_ACT_OK;
-	th = (void *)iph + ihl;
-	if ((void *)(th + 1) > data_end)
-		return TC_ACT_OK;
-	payload = bpf_ntohs(iph->tot_len);
-	if (payload <= ihl + th->doff * 4) /* only data carries the code (SYNs, pure ACKs stay Not-ECT) */
-		return TC_ACT_OK;
-	if (!runs_racc_vcp(skb))
-		return TC_ACT_OK;
-	tos = iph->tos;
-	new_tos = tos | VCP_CODE_LOW;
-	old_word = bpf_htons(((__u16)(*(__u8 *)iph) << 8) | tos);
-	new_word = bpf_htons(((__u16)(*(__u8 *)iph) << 8) | new_tos);
-	if (bpf_skb_store_bytes(skb, ETH_HLEN + offsetof(struct iphdr, tos), &new_tos, 1, 0) == 0 &&
-	    bpf_l3_csum_replace(skb, ETH_HLEN + offsetof(struct iphdr, check), old_word, new_word, 2) == 0)
-		count(HC_SENT_ECT1);
-	return TC_ACT_OK;
-}
+CC_STRUCT_OPS(racc_vcp, racc_vcp, "racc_vcp");
 
 /* ---- the receiver's ingress: remember each data packet's code ------------------------- */
 
@@ -273,10 +167,7 @@ int vcp_host_ingress(struct __sk_buff *skb)
 		return 1;
 	if (bpf_ntohs(iph.tot_len) <= ihl + (doff_byte >> 4) * 4)
 		return 1; /* no payload: not data */
-	sk = skb->sk;
-	if (!sk)
-		return 1;
-	sk = bpf_sk_fullsock(sk);
+	sk = skb_full_sock(skb);
 	if (!sk)
 		return 1;
 	st = bpf_sk_storage_get(&sk_store, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -288,84 +179,31 @@ int vcp_host_ingress(struct __sk_buff *skb)
 	return 1;
 }
 
-/* ---- sockops: write the echo (receiver), parse it (sender) ---------------------------- */
+/* ---- sockops: write the echo (receiver), parse it (sender); echo_sockops.h ----------- */
 
-static __always_inline void parse_echo(struct bpf_sock_ops *skops)
+/* The largest code since the last ACK (`VcpEcho::fill_ack`); 0 if none came. */
+static __always_inline __u8 echo_take(struct vcp_sk *st)
 {
-	struct echo_opt opt = { .kind = ECHO_OPT_KIND, .len = 4, .exid = bpf_htons(ECHO_OPT_EXID) };
-	struct tcphdr *th = skops->skb_data;
-	struct bpf_sock *sk = skops->sk;
-	struct vcp_sk *st;
-	long n;
+	__u32 mask = __sync_lock_test_and_set(&st->seen_mask, 0);
 
-	if (!sk || (void *)(th + 1) > skops->skb_data_end)
-		return;
-	n = bpf_load_hdr_opt(skops, &opt, sizeof(opt), 0);
-	if (n == -ENOMSG_)
-		return; /* not ours; the controller counts an ACK without an echo */
-	st = bpf_sk_storage_get(&sk_store, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!st)
-		return;
-	if (n != ECHO_OPT_LEN || opt.code > 3) {
-		/* Our kind and ExID but a wrong length or an unknown code: forged or broken. */
-		st->echo_valid = 0;
-		count(HC_ECHO_MALFORMED);
-		return;
-	}
-	st->echo_ack = bpf_ntohl(th->ack_seq);
-	st->echo_code = opt.code;
-	st->echo_valid = 1;
-}
-
-static __always_inline __u32 highest_code(__u32 mask)
-{
 	return mask & 8 ? 3 : mask & 4 ? 2 : mask & 2 ? 1 : 0;
 }
 
-SEC("sockops")
-int vcp_sockops(struct bpf_sock_ops *skops)
+/* No room in this ACK: the codes wait for the next one. */
+static __always_inline void echo_untake(struct vcp_sk *st, __u8 code)
 {
-	struct bpf_sock *sk = skops->sk;
-	struct vcp_sk *st;
-	struct echo_opt opt;
-	__u32 mask;
-
-	switch (skops->op) {
-	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
-	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
-		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags |
-							 BPF_SOCK_OPS_PARSE_UNKNOWN_HDR_OPT_CB_FLAG |
-							 BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
-		break;
-	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
-		if (!sk)
-			break;
-		st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-		if (st && st->echoing)
-			bpf_reserve_hdr_opt(skops, ECHO_OPT_LEN, 0);
-		break;
-	case BPF_SOCK_OPS_WRITE_HDR_OPT_CB:
-		if (!sk)
-			break;
-		st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-		if (!st || !st->echoing)
-			break;
-		/* The largest code since the last ACK (`VcpEcho::fill_ack`); 0 if none came. */
-		opt.kind = ECHO_OPT_KIND;
-		opt.len = ECHO_OPT_LEN;
-		opt.exid = bpf_htons(ECHO_OPT_EXID);
-		mask = __sync_lock_test_and_set(&st->seen_mask, 0);
-		opt.code = highest_code(mask);
-		if (bpf_store_hdr_opt(skops, &opt, ECHO_OPT_LEN, 0) == 0)
-			count(HC_ECHO_WRITTEN);
-		else
-			__sync_fetch_and_or(&st->seen_mask, mask); /* no room (SACK blocks): the next ACK */
-		break;
-	case BPF_SOCK_OPS_PARSE_HDR_OPT_CB:
-		parse_echo(skops);
-		break;
-	}
-	return 1;
+	if (code)
+		__sync_fetch_and_or(&st->seen_mask, 1U << code);
 }
+
+static __always_inline int echo_byte_ok(__u8 code)
+{
+	return code <= 3;
+}
+
+#define ECHO_SK struct vcp_sk
+#define ECHO_WRITTEN HC_ECHO_WRITTEN
+#define ECHO_MALFORMED HC_ECHO_MALFORMED
+#include "echo_sockops.h"
 
 char LICENSE[] SEC("license") = "GPL";

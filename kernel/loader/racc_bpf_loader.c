@@ -9,6 +9,10 @@
  *   racc-bpf-loader router OBJ NETNS IFNAME CONFIG [COUNTERS]
  *   racc-bpf-loader hosts OBJ CONFIG [COUNTERS]
  *   racc-bpf-loader sockops OBJ CGROUP PROG       (any one sockops program; the tests' forger)
+ *   racc-bpf-loader bench OBJ CONFIG FRAME REPEAT ROUNDS
+ *                                  (the router's tc program on one Ethernet frame, given in hex,
+ *                                   through BPF_PROG_TEST_RUN: ROUNDS runs of REPEAT each; prints
+ *                                   each round's mean ns per packet, then the counters; exits)
  *
  * CONFIG is the configuration struct as comma-separated unsigned 64-bit integers. Programs and
  * maps are found by kind, so that every protocol's objects load alike: the router is the
@@ -328,6 +332,20 @@ static struct bpf_object *open_obj(const char *path)
 	return obj;
 }
 
+/* A router object loaded, its configuration written: its tc program. */
+static struct bpf_program *load_router(struct bpf_object *obj, const char *path, const char *config)
+{
+	struct bpf_program *prog;
+
+	if (bpf_object__load(obj))
+		die("loading %s: the verifier refused it (log above)", path);
+	write_config(obj, bpf_object__find_map_by_name(obj, "lf_config") ? "lf_config" : "router_config", config);
+	prog = prog_of_type(obj, BPF_PROG_TYPE_SCHED_CLS);
+	if (!prog)
+		die("object has no tc program");
+	return prog;
+}
+
 static int run_router(char **argv)
 {
 	struct bpf_object *obj = open_obj(argv[0]);
@@ -335,12 +353,7 @@ static int run_router(char **argv)
 	int fd, n = sizeof(router_counters) / sizeof(*router_counters);
 	const char **names = counter_names(router_counters, &n);
 
-	if (bpf_object__load(obj))
-		die("loading %s: the verifier refused it (log above)", argv[0]);
-	write_config(obj, bpf_object__find_map_by_name(obj, "lf_config") ? "lf_config" : "router_config", argv[3]);
-	prog = prog_of_type(obj, BPF_PROG_TYPE_SCHED_CLS);
-	if (!prog)
-		die("object has no tc program");
+	prog = load_router(obj, argv[0], argv[3]);
 	fd = tcx_attach(prog, argv[1], argv[2]);
 	if (fd < 0)
 		die("%s", err);
@@ -391,6 +404,51 @@ static int run_sockops(char **argv)
 	return 0;
 }
 
+static int hex_nibble(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The router's cost per packet, measured in the kernel (racc kernel bench, docs/KERNEL-BPF.md):
+ * the packet as one run leaves it is the next run's input, and the port's state carries over. */
+static int run_bench(char **argv)
+{
+	struct bpf_object *obj = open_obj(argv[0]);
+	struct bpf_program *prog;
+	unsigned char frame[9000];
+	size_t len = strlen(argv[2]) / 2, i;
+	long repeat = atol(argv[3]), rounds = atol(argv[4]), r;
+	int n = sizeof(router_counters) / sizeof(*router_counters);
+	const char **names = counter_names(router_counters, &n);
+
+	if (strlen(argv[2]) % 2 || len < 14 || len > sizeof(frame))
+		die("frame: want 14 to %zu bytes in hex", sizeof(frame));
+	for (i = 0; i < len; i++) {
+		int hi = hex_nibble(argv[2][2 * i]), lo = hex_nibble(argv[2][2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			die("frame: not hex at byte %zu", i);
+		frame[i] = (unsigned char)(hi << 4 | lo);
+	}
+	if (repeat < 1 || rounds < 1)
+		die("repeat and rounds: want positive integers");
+	prog = load_router(obj, argv[0], argv[1]);
+	printf("{\"frame\": %zu, \"repeat\": %ld, \"ns\": [", len, repeat);
+	for (r = 0; r < rounds; r++) {
+		unsigned char out[sizeof(frame)];
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len, .data_out = out,
+			    .data_size_out = sizeof(out), .repeat = repeat);
+
+		if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
+			die("BPF_PROG_TEST_RUN: %s", strerror(errno));
+		printf("%s%u", r ? ", " : "", opts.duration);
+		if (r == rounds - 1)
+			printf("], \"retval\": %d}\n", (int)opts.retval);
+	}
+	print_counters(obj, names, n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -406,7 +464,9 @@ int main(int argc, char **argv)
 		return run_hosts(argv + 2);
 	if (argc == 5 && !strcmp(argv[1], "sockops"))
 		return run_sockops(argv + 2);
+	if (argc == 7 && !strcmp(argv[1], "bench"))
+		return run_bench(argv + 2);
 	fprintf(stderr, "usage: racc-bpf-loader router OBJ NETNS IFNAME CONFIG [COUNTERS] | hosts OBJ CONFIG [COUNTERS] | "
-			"sockops OBJ CGROUP PROG\n");
+			"sockops OBJ CGROUP PROG | bench OBJ CONFIG FRAME REPEAT ROUNDS\n");
 	return 2;
 }

@@ -1,4 +1,6 @@
-"""``racc kernel run``: a scenario on the Linux kernel's own TCP and queues (root; docs/KERNEL.md)."""
+"""``racc kernel run``: a scenario on the Linux kernel's own TCP and queues (root; docs/KERNEL.md).
+``racc kernel bench``: each BPF router module's cost per packet against 10 Gb/s line rate (root;
+docs/KERNEL-BPF.md)."""
 
 from __future__ import annotations
 
@@ -41,6 +43,19 @@ def add(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--no-plots", action="store_true", help="do not draw plots or the HTML report")
     r.add_argument("--quiet", "-q", action="store_true", help="no summary table")
     r.set_defaults(func=cmd_kernel_run)
+    b = ks.add_parser(
+        "bench",
+        help="each BPF router's cost per packet (BPF_PROG_TEST_RUN) and a bulk transfer through one on veth",
+    )
+    b.add_argument("--protocols", default="", help="comma-separated routers (default: every one the kernel has)")
+    b.add_argument("--repeat", type=int, default=1_000_000, help="runs per round on one packet (default 1000000)")
+    b.add_argument("--rounds", type=int, default=5, help="rounds per router and frame size (default 5)")
+    b.add_argument("--fresh", type=int, default=2000, help="single runs on a new copy of the packet (default 2000)")
+    b.add_argument("--seconds", type=float, default=5.0, help="seconds per iperf3 run through veth (default 5)")
+    b.add_argument("--flows", type=int, default=2, help="iperf3 flows (default 2)")
+    b.add_argument("--no-veth", action="store_true", help="only the per-packet cost, no transfer through veth")
+    b.add_argument("--json", metavar="FILE", help="also write every number to FILE")
+    b.set_defaults(func=cmd_kernel_bench)
 
 
 def cmd_kernel_run(args: argparse.Namespace) -> int:
@@ -67,6 +82,39 @@ def cmd_kernel_run(args: argparse.Namespace) -> int:
         label="kernel (live column) against simulated (the same scenario):",
         pcap_ports=captured_ports,
     )
+
+
+def cmd_kernel_bench(args: argparse.Namespace) -> int:
+    import json
+
+    from racc.kernel import bpf, router_bench
+
+    for name in ("repeat", "rounds", "flows"):
+        if getattr(args, name) < 1:
+            return fail(f"--{name}: must be at least 1, got {getattr(args, name)}", 2)
+    if args.fresh < 0 or not args.seconds > 0:
+        return fail("--fresh must be at least 0 and --seconds above 0", 2)
+    reason = bpf.available()
+    if reason:
+        return fail(reason, EXIT_ENV)
+    try:
+        res = router_bench.run(
+            [p for p in args.protocols.split(",") if p] or None,
+            repeat=args.repeat,
+            rounds=args.rounds,
+            fresh=args.fresh,
+            seconds=args.seconds,
+            flows=args.flows,
+            veth=not args.no_veth,
+        )
+    except ValueError as exc:
+        return fail(str(exc), 2)
+    except RuntimeError as exc:
+        return fail(str(exc), EXIT_ENV)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1)
+    return 0
 
 
 def captured_ports(res) -> list[str] | None:
