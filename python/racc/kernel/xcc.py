@@ -119,7 +119,17 @@ RCP_HOST_COUNTERS = (
     "echo_parsed",
     "loss_kept",
 )
-RCP_ROUTER_COUNTERS = ("packets", "bytes", "rcp_data", "stamped", "malformed", "intervals", "csum_fail")
+RCP_ROUTER_COUNTERS = (
+    "packets",
+    "bytes",
+    "rcp_data",
+    "stamped",
+    "no_rtt",
+    "malformed",
+    "intervals",
+    "csum_fail",
+    "gso",
+)
 #: R_min's packet size (racc's `r_min` takes the port's; 1000 B where it has none).
 RCP_PKT_BYTES = 1000
 _RCP_ROUTER_KEYS = {"t_slot", "d0", "alpha", "beta", "initial_rate", "r_min_pkts", "rcp_d0_gain", "stamp"}
