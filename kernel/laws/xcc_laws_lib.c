@@ -47,3 +47,22 @@ void racc_rcp_control(struct rcp_router_law *l, const struct rcp_router_params *
 {
 	rcp_control(l, p, t_ns, q_bytes);
 }
+
+#include "piqi_law.h"
+
+void racc_piqi_init(struct piqi_router_law *l, const struct piqi_router_params *p)
+{
+	piqi_init(l, p);
+}
+
+/* A forward packet at the PIQI-RCP router: counted as RCP's, then stamped from "no limit". */
+__u32 racc_piqi_packet(struct piqi_router_law *l, __u64 s, __u64 rtt_us)
+{
+	rcp_arrival(&l->rcp, s, rtt_us);
+	return rcp_stamp(&l->rcp, RCP_NO_LIMIT);
+}
+
+void racc_piqi_control(struct piqi_router_law *l, const struct piqi_router_params *p, __u64 t_ns)
+{
+	piqi_control(l, p, t_ns);
+}

@@ -19,6 +19,10 @@ simulator's goodput for it. Each case's counters show its feedback travelled.
   drops): the router stamps at arrival (``stamp = "arrival"``) as the tc hook does, the senders
   pace through TCP's internal pacing; utilisation >= 0.85 and per-flow goodput (measured over
   10 s: kernel 0.973, simulator 0.936).
+- PIQI-RCP (docs/PROTOCOLS.md §8: R converges to the target γC/N with γ = 0.95, no queue term,
+  less buffering than RCP, max-min fair): RCP's senders under the PI router, newcomers not
+  counted (``count_newcomers = false``: the kernel cannot tell a first request); utilisation >=
+  0.85 (γ less 0.1) and per-flow goodput.
 
 Root, BTF and the BPF toolchain; skipped with the reason printed elsewhere. 10-15 s of wall time
 a case.
@@ -114,6 +118,7 @@ CASES = [
     Case("vcp", bpf.CC_NAME, _vcp_counters, 0.85, False, params="{ iw = 20 }", cli=()),
     Case("xcp", xcc.XCP_CC_NAME, _xcp_counters, 0.9, True),
     Case("rcp", xcc.RCP_CC_NAME, _rcp_counters, 0.85, True, router_params='{ stamp = "arrival" }'),
+    Case("piqi-rcp", xcc.RCP_CC_NAME, _rcp_counters, 0.85, True, router_params="{ count_newcomers = false }"),
 ]
 
 

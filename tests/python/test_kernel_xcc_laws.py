@@ -264,3 +264,75 @@ def test_rcp_router_rate_and_d0(lib, gain):
 
 def test_rcp_router_other_gains_and_a_slow_port(lib):
     rcp_deviation(lib, {"alpha": 0.3, "beta": 0.5, "t_slot": 0.02, "initial_rate": 0.5}, 10e6, rcp_events(4, 10e6))
+
+
+# ---- PIQI-RCP (kernel/bpf/piqi_law.h against racc-proto's `pi_step` in `PiqiRouter::interval`) ----
+#
+# Bounds, from the arithmetic (stated before measuring): the kernel's y is whole B/s (floored),
+# N̂, γ, K_i, K_p and g 24 bits, R and R̄ Q8 B/s. An interval's increment K_i·g·e then differs by
+# at most K_i·g·(1 B/s)/N̂ + 2^-7 B/s + 2^-22 of itself; K_i·g ≤ 0.5 here (g = Δ/d0 ≤ 1), so over
+# the 600 intervals of these sequences the integrator gathers at most ~300 B/s of floor error in
+# the worst case (all of one sign), and 2^-21 relative: within 1e-3 of R + 2 B/s for the R these
+# sequences reach (≥ 2e5 B/s once moved; R_min is computed alike on both sides). A stamp is ⌊R⌋ on
+# both sides: the same bound. d0 is RCP's update (rcp_law.h): within 1 µs + 1e-5 of d0.
+
+
+class PiqiParams(ctypes.Structure):
+    _fields_ = [*RcpParams._fields_, *((f, U64) for f in ("gamma_q24", "k_i_q24", "k_p_q24", "smoothed"))]
+
+
+class PiqiLaw(ctypes.Structure):
+    _fields_ = [("rcp", RcpLaw), ("r_bar_q8", U64), ("n_hat_q24", U64), ("e_prev_q8", S64)]
+
+
+def piqi_deviation(lib, params: dict, capacity_bps: float, events) -> float:
+    from racc import _core
+    from racc.kernel import xcc
+
+    lib.racc_piqi_init.argtypes = [ctypes.POINTER(PiqiLaw), ctypes.POINTER(PiqiParams)]
+    lib.racc_piqi_packet.argtypes = [ctypes.POINTER(PiqiLaw), U64, U64]
+    lib.racc_piqi_packet.restype = ctypes.c_uint32
+    lib.racc_piqi_control.argtypes = [ctypes.POINTER(PiqiLaw), ctypes.POINTER(PiqiParams), U64]
+    params = {"count_newcomers": False, **params}
+    p = PiqiParams(*xcc.piqi_router_config(params, capacity_bps))
+    law = PiqiLaw()
+    lib.racc_piqi_init(ctypes.byref(law), ctypes.byref(p))
+    racc = _core.piqi_router_trace(json.dumps(params), capacity_bps, float(xcc.RCP_PKT_BYTES), events)
+    worst = 0.0
+    lo, hi = math.inf, 0.0
+    for i, ((kind, a, b), r) in enumerate(zip(events, racc)):
+        if kind == 0:
+            stamped = lib.racc_piqi_packet(ctypes.byref(law), a, b)
+            assert abs(stamped - r[0]) <= 1e-3 * r[0] + 2, f"event {i}: stamped {stamped} (kernel) vs {r[0]} (racc-proto)"
+        else:
+            lib.racc_piqi_control(ctypes.byref(law), ctypes.byref(p), round(a * 1e9))
+            rate, d0 = law.rcp.rate_q8 / 256, law.rcp.d0_ns / 1e9
+            assert abs(rate - r[0]) <= 1e-3 * r[0] + 2, f"event {i}: R {rate} (kernel) vs {r[0]} (racc-proto)"
+            assert abs(d0 - r[1]) <= 1e-6 + 1e-5 * r[1], f"event {i}: d0 {d0} (kernel) vs {r[1]} (racc-proto)"
+            worst = max(worst, abs(rate - r[0]) / r[0])
+            lo, hi = min(lo, r[0]), max(hi, r[0])
+    print(f"R from {lo:.0f} to {hi:.0f} B/s: largest deviation {worst:.2e} of R")
+    assert hi / lo > 1.5, "the sequence must move R"
+    return worst
+
+
+@pytest.mark.parametrize("gain", ["symmetric", "ns2"])
+def test_piqi_router_pi_law_and_d0(lib, gain):
+    piqi_deviation(lib, {"rcp_d0_gain": gain}, 100e6, rcp_events(5, 100e6))
+
+
+def test_piqi_router_other_gains_unsmoothed_and_a_slow_port(lib):
+    params = {"k_i": 1.2, "k_p": 0.3, "gamma": 0.9, "delta": 0.02, "smoothed_count": False, "initial_rate": 0.5}
+    piqi_deviation(lib, params, 10e6, rcp_events(6, 10e6))
+
+
+def test_piqi_router_config_refuses_what_the_kernel_cannot_run():
+    from racc.kernel import xcc
+
+    with pytest.raises(ValueError, match=r"^router_params\.count_newcomers: must be false"):
+        xcc.piqi_router_config({}, 10e6)
+    with pytest.raises(ValueError, match=r"^router_params\.count_ops"):
+        xcc.piqi_router_config({"count_newcomers": False, "count_ops": True}, 10e6)
+    with pytest.raises(ValueError, match=r"^router_params\.k_i"):
+        xcc.piqi_router_config({"count_newcomers": False, "k_i": 2.0}, 10e6)  # racc-proto's check: K_i < π/2
+    assert len(xcc.piqi_router_config({"count_newcomers": False}, 10e6)) == len(PiqiParams._fields_)

@@ -149,3 +149,75 @@ pub(crate) fn rcp_router_check(params: &str) -> PyResult<()> {
     let p: racc_proto::rcp::RcpRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
     p.validate().map_err(err)
 }
+
+/// A PIQI-RCP router port replayed on events, as `PiqiRouter::interval` drives `RateCore` and
+/// `pi_step` (with `count_newcomers` off, so J = 0 and admission never acts): `(0, s, rtt_us)` a
+/// forward data packet, answering the rate it leaves with from a "no limit" header; `(1, t_s,
+/// _)` the end of an interval `t_s` after the previous one, answering (R, d0). R_min takes
+/// `pkt_bytes` as the port's packet size. Rates B/s, times s.
+#[pyfunction]
+pub(crate) fn piqi_router_trace(
+    params: &str,
+    capacity_bps: f64,
+    pkt_bytes: f64,
+    events: Vec<(u8, f64, f64)>,
+) -> PyResult<Vec<(f64, f64)>> {
+    use racc_proto::packet::{CongHeader, Kind, Packet, TcpHeader};
+    use racc_proto::piqi_rcp::router::{pi_step, PiState};
+    use racc_proto::piqi_rcp::PiqiRouterParams;
+    use racc_proto::rcp::RateCore;
+
+    let p: PiqiRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
+    p.validate().map_err(err)?;
+    if p.count_newcomers {
+        return Err(PyValueError::new_err(
+            "router_params.count_newcomers: the trace replays the law without newcomers",
+        ));
+    }
+    let mut core = RateCore::new(p.d0, p.rcp_d0_gain, false, 0, p.initial_rate, capacity_bps);
+    let c = core.capacity();
+    let (mut r_bar, mut e_prev) = (0.0, 0.0);
+    let mut now: u64 = 0;
+    let mut out = Vec::with_capacity(events.len());
+    for (kind, a, _b) in events {
+        match kind {
+            0 => {
+                let mut pkt = Packet::tcp(1, Kind::Data, a as u32, 0, TcpHeader::default());
+                pkt.cong = CongHeader::Rcp { rate: u32::MAX, rtt_us: _b as u32 };
+                core.on_arrival(&pkt);
+                core.stamp(&mut pkt);
+                let CongHeader::Rcp { rate, .. } = pkt.cong else { unreachable!() };
+                out.push((rate as f64, 0.0));
+            }
+            1 => {
+                now += (a * 1e9).round() as u64;
+                let (t, y, mean) = core.close_interval(now);
+                if t > 0.0 && c > 0.0 {
+                    if r_bar <= 0.0 {
+                        r_bar = p.initial_rate * c;
+                    }
+                    let d0 = core.d0;
+                    let g = (t / d0).min(1.0);
+                    let r_min = (p.r_min_pkts * pkt_bytes / d0).min(c).min(p.gamma * c);
+                    let r_ref = if p.smoothed_count { r_bar } else { core.rate };
+                    let s = PiState { r: core.rate, r_bar: r_ref, j: 0.0, e_prev };
+                    let (r, _n_hat, e) = pi_step(&p, s, c, y, g, r_min);
+                    core.rate = r;
+                    e_prev = e;
+                    r_bar += g * (r - r_bar);
+                    core.update_d0(t, mean, r / c);
+                }
+                out.push((core.rate, core.d0));
+            }
+            k => return Err(PyValueError::new_err(format!("events: kind {k} is not 0 or 1"))),
+        }
+    }
+    Ok(out)
+}
+
+/// Checks a PIQI-RCP router's parameter table as racc-proto does.
+#[pyfunction]
+pub(crate) fn piqi_router_check(params: &str) -> PyResult<()> {
+    let p: racc_proto::piqi_rcp::PiqiRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
+    p.validate().map_err(err)
+}

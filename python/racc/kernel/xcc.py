@@ -182,6 +182,59 @@ def rcp_router_config(params: dict | None, rate_bps: float) -> list[int]:
     ]
 
 
+PIQI_ROUTER_COUNTERS = RCP_ROUTER_COUNTERS
+_PIQI_ROUTER_KEYS = {"delta", "gamma", "k_i", "k_p", "d0", "rcp_d0_gain", "initial_rate", "r_min_pkts", "smoothed_count"}
+# With count_newcomers off, racc-proto's admission on traffic and due cut never act (J = 0).
+_PIQI_INERT = {"admit_on_traffic", "due_cut", "due_lead", "due_window"}
+
+
+def piqi_router_config(params: dict | None, rate_bps: float) -> list[int]:
+    """A PIQI-RCP router's ``router_params`` as ``struct piqi_router_params``
+    (kernel/bpf/piqi_law.h): RCP's table (t_slot = Δ, α and β unused) and PIQI's gains.
+    ``count_newcomers`` must be false: the kernel's first request is a data segment that
+    carries an RTT, so no router can tell a newcomer (docs/KERNEL-BPF.md)."""
+    p = dict(params or {})
+    try:
+        from racc import _core
+
+        check = getattr(_core, "piqi_router_check", None)
+        if check is not None:
+            check(json.dumps(p))
+    except ImportError:
+        pass
+    except ValueError as e:
+        raise ValueError(f"router_params.{str(e).splitlines()[0]}") from None
+    if p.pop("count_newcomers", True) is not False:
+        raise ValueError(
+            "router_params.count_newcomers: must be false in the kernel (a flow's first request is a data "
+            "segment with an RTT, so no router can tell a newcomer)"
+        )
+    _keep_defaults(p, {"count_ops": False}, "router_params", "the kernel programs do not count operations")
+    for k in p:
+        if k not in _PIQI_ROUTER_KEYS and k not in _PIQI_INERT:
+            raise ValueError(f"router_params.{k}: not supported by the kernel programs")
+    if not rate_bps > 0:
+        raise ValueError(f"rate: must be > 0 bit/s, got {rate_bps}")
+    gain = p.get("rcp_d0_gain", "symmetric")
+    if gain not in ("symmetric", "ns2"):
+        raise ValueError(f'router_params.rcp_d0_gain: must be "symmetric" or "ns2", got {gain!r}')
+    return [
+        round(float(p.get("delta", 0.01)) * 1e9),  # docs/PROTOCOLS.md §8: Δ 10 ms, fixed
+        round(float(p.get("d0", 0.2)) * 1e9),  # as RCP: d0 200 ms before a sample
+        0,  # RCP's α: unused
+        0,  # RCP's β: unused (no queue term)
+        _q(p.get("initial_rate", 0.05), 24),  # as RCP: R starts at 0.05·C
+        _q(p.get("r_min_pkts", 0.01), 24),  # as RCP: R_min 0.01 packets per d0
+        round(rate_bps / 8),
+        1 if gain == "ns2" else 0,
+        RCP_PKT_BYTES,
+        _q(p.get("gamma", 0.95), 24),  # §8: target utilisation γ 0.95
+        _q(p.get("k_i", 0.5), 24),  # §8: K_i 0.5 per d0
+        _q(p.get("k_p", 0.0), 24),  # §8: K_p 0
+        1 if p.get("smoothed_count", True) else 0,  # N̂ from R̄
+    ]
+
+
 def laws_library() -> Path:
     """The congestion-header law headers built as a user-space library (the differential tests);
     needs only a C compiler."""
@@ -218,6 +271,21 @@ bpf_base.register(
         rcp_router_config,
         host_counters=RCP_HOST_COUNTERS,
         router_counters=RCP_ROUTER_COUNTERS,
+        host_iface=False,
+    ),
+)
+
+# PIQI-RCP's flows are RCP's (racc-proto: RCP's sender and receiver); only the router differs.
+bpf_base.register(
+    "piqi-rcp",
+    bpf_base.KernelProtocol(
+        "rcp_host",
+        "piqi_router",
+        RCP_CC_NAME,
+        rcp_law_config,
+        piqi_router_config,
+        host_counters=RCP_HOST_COUNTERS,
+        router_counters=PIQI_ROUTER_COUNTERS,
         host_iface=False,
     ),
 )
