@@ -66,6 +66,40 @@ struct rcp_echo_opt {
 	__u32 rate;
 } __attribute__((packed));
 
+/* JetMax forward header (racc `CongHeader::JetMax`, docs/PROTOCOLS.md §7): kind, len 20, ExID
+ * "jm", H_rtt (µs), ipt (ns: the time this packet adds to its flow's announced presence),
+ * cur_id (the router the sender names as its bottleneck, 0 none), fb_id (the router that set
+ * the feedback, 0 none), feedback (B/s of IP bytes, JETMAX_NO_LIMIT for +inf). 20 bytes, racc's
+ * JetMax header size. Routers rewrite the words at 12 (cur_id|fb_id) and 16 (feedback). */
+#define JETMAX_OPT_EXID 0x6a6d
+#define JETMAX_OPT_LEN 20
+#define JETMAX_OPT_RW_OFF 12
+#define JETMAX_NO_LIMIT 0xffffffffU
+/* JetMax echo on ACKs: kind, len 12, ExID "jn", fb_id, 2 bytes zero, feedback of the latest data
+ * packet (`HeaderEcho`). */
+#define JETMAX_ECHO_EXID 0x6a6e
+#define JETMAX_ECHO_LEN 12
+
+struct jetmax_opt {
+	__u8 kind;
+	__u8 len;
+	__u16 exid;
+	__u32 rtt_us;
+	__u32 ipt_ns;
+	__u16 cur_id;
+	__u16 fb_id;
+	__u32 feedback;
+} __attribute__((packed));
+
+struct jetmax_echo_opt {
+	__u8 kind;
+	__u8 len;
+	__u16 exid;
+	__u16 fb_id;
+	__u16 zero;
+	__u32 feedback;
+} __attribute__((packed));
+
 /* The congestion-header routers' counters (a per-CPU array, summed by the loader; each
  * protocol's names in racc.kernel.xcc, in this order). */
 enum xcc_router_counter {

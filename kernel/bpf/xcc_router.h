@@ -17,6 +17,8 @@
  *                      they lie on the checksum's 16-bit words), 1 or 2 of them
  *   XCC_ROUTER_PROG    the program's name
  *   XCC_CAPACITY(p)    (optional) the capacity in IP bytes per second, p->capacity_Bps if not set
+ *   XCC_AFTER_CLOSE(r, p)  (optional) work after an interval closed, outside the lock (JetMax's
+ *                      ring walk with bpf_loop, which the lock does not allow)
  * and after it the hooks whose prototypes follow. */
 #ifndef RACC_XCC_ROUTER_H
 #define RACC_XCC_ROUTER_H
@@ -170,8 +172,12 @@ int XCC_ROUTER_PROG(struct __sk_buff *skb)
 	r->vq_stamp_ns = now;
 	bpf_spin_unlock(&r->lock);
 
-	if (closed)
+	if (closed) {
+#ifdef XCC_AFTER_CLOSE
+		XCC_AFTER_CLOSE(r, p);
+#endif
 		count(XRC_INTERVALS, closed);
+	}
 	if (valid) {
 		count(XRC_DATA, 1);
 		if (!xcc_law_rtt(&opt))

@@ -23,6 +23,9 @@ simulator's goodput for it. Each case's counters show its feedback travelled.
   less buffering than RCP, max-min fair): RCP's senders under the PI router, newcomers not
   counted (``count_newcomers = false``: the kernel cannot tell a first request); utilisation >=
   0.85 (γ less 0.1) and per-flow goodput.
+- JetMax (docs/PROTOCOLS.md §7: max-min fair (J2), zero loss (J3), least buffering (J4), the
+  link filled almost at once (J6), at γ = 0.95): utilisation >= 0.85 (γ less 0.1) and per-flow
+  goodput.
 
 Root, BTF and the BPF toolchain; skipped with the reason printed elsewhere. 10-15 s of wall time
 a case.
@@ -89,6 +92,13 @@ def _xcp_counters(hosts: dict, router: dict) -> None:
     assert router["malformed"] == 0 and router["csum_fail"] == 0 and hosts["echo_malformed"] == 0
 
 
+def _jetmax_counters(hosts: dict, router: dict) -> None:
+    assert hosts["hdr_written"] > 1000 and hosts["echo_written"] > 1000, "the header must travel both ways"
+    assert hosts["updates"] > 10, "the senders must take the routers' fair share"
+    assert router["stamped"] > 1000 and router["intervals"] > 100, "the router module must write its share"
+    assert router["malformed"] == 0 and router["csum_fail"] == 0 and hosts["echo_malformed"] == 0
+
+
 def _rcp_counters(hosts: dict, router: dict) -> None:
     assert hosts["hdr_written"] > 1000 and hosts["echo_written"] > 1000, "the header must travel both ways"
     assert hosts["rate_updates"] > 10 and hosts["unrouted"] == 0, "every echo must carry a router's rate"
@@ -119,6 +129,7 @@ CASES = [
     Case("xcp", xcc.XCP_CC_NAME, _xcp_counters, 0.9, True),
     Case("rcp", xcc.RCP_CC_NAME, _rcp_counters, 0.85, True, router_params='{ stamp = "arrival" }'),
     Case("piqi-rcp", xcc.RCP_CC_NAME, _rcp_counters, 0.85, True, router_params="{ count_newcomers = false }"),
+    Case("jetmax", xcc.JETMAX_CC_NAME, _jetmax_counters, 0.85, True),
 ]
 
 

@@ -336,3 +336,142 @@ def test_piqi_router_config_refuses_what_the_kernel_cannot_run():
     with pytest.raises(ValueError, match=r"^router_params\.k_i"):
         xcc.piqi_router_config({"count_newcomers": False, "k_i": 2.0}, 10e6)  # racc-proto's check: K_i < π/2
     assert len(xcc.piqi_router_config({"count_newcomers": False}, 10e6)) == len(PiqiParams._fields_)
+
+
+# ---- JetMax (kernel/bpf/jetmax_law.h against racc-proto's JetMaxRouter) -------------------------
+#
+# Bounds, from the arithmetic (stated before measuring): Y, S, Ninv and the slow sums are whole
+# bytes and ns on both sides (racc's f64 holds them exactly), and the slow window's reach m is an
+# integer decision on them, so the same m and D. u and b are Q8 B/s (each floor < 2^-8 B/s), N
+# Q24 (two floors, < 2^-23), γ Q24 (2^-25 of γC): F = (γC − u)/max(N, 1) within 1e-6 of F +
+# 2^-7 B/s before rounding, so the header field (rounded on both sides) within 1e-5 of F + 2 B/s;
+# N within 1e-6; a stamp is that field and this router's id, or nothing, on both.
+
+
+class JetMaxParams(ctypes.Structure):
+    _fields_ = [
+        (f, U64)
+        for f in ("id", "gamma_q24", "delta_ns", "f_min_Bps", "ring_len", "slow_above_ns", "capacity_Bps")
+    ]
+
+
+class JetMaxInterval(ctypes.Structure):
+    _fields_ = [(f, U64) for f in ("s_slow", "ninv_slow", "max_ipt")]
+
+
+class JetMaxLaw(ctypes.Structure):
+    _fields_ = [
+        ("y_bytes", U64),
+        ("s_bytes", U64),
+        ("ninv_ns", U64),
+        ("cur", JetMaxInterval),
+        ("ring", JetMaxInterval * 256),
+        ("head", U64),
+        ("filled", U64),
+        ("f_q8", U64),
+        ("f_wire", ctypes.c_uint32),
+        ("pad", ctypes.c_uint32),
+        *((f, U64) for f in ("n_q24", "window_ns", "last_t_ns", "last_y", "last_s", "last_ninv", "last_s_slow")),
+        *((f, U64) for f in ("walk_s", "walk_n", "walk_max", "win_m", "win_s", "win_n", "win_max")),
+    ]
+
+
+def jetmax_events(seed: int, capacity_bps: float, intervals: int = 400, delta: float = 0.01):
+    """Intervals of Δ with flows bottlenecked here (ipt about Δ·s/rate, fast), slow ones (ipt 15
+    ms to 1.5 s, one packet now and then), and flows naming another router (cur_id 3); the load
+    swings between 0.2 and 1.2 of C. A stretch of 20 intervals with only the last kind (F = +inf
+    where no slow packet still reaches it)."""
+    rng = random.Random(seed)
+    c = capacity_bps / 8
+    out = []
+    for k in range(intervals):
+        load = 0.7 + 0.5 * math.sin(k / 25)
+        if 200 <= k < 220:
+            for _ in range(round(0.3 * c * delta / 1000)):
+                out.append((0, 1000, rng.randrange(100_000, 5_000_000), 3))
+            out.append((1, round((k + 1) * delta, 9), 0, 0))
+            continue
+        fast = rng.randrange(1, 6)
+        for _ in range(fast):
+            rate = load * c / (fast + 1) * rng.uniform(0.5, 1.5)
+            n = max(1, round(rate * delta / 1000))
+            for _ in range(n):
+                out.append((0, 1000, round(1000 / rate * 1e9), rng.choice([7, 0])))
+        for _ in range(rng.randrange(0, 3)):
+            out.append((0, rng.choice([1000, 576]), rng.randrange(15_000_000, 1_500_000_000), rng.choice([7, 0])))
+        for _ in range(round(load * c * delta / 4000)):
+            out.append((0, 1000, rng.randrange(100_000, 5_000_000), 3))
+        out.append((1, round((k + 1) * delta, 9), 0, 0))
+    return out
+
+
+def jetmax_deviation(lib, params: dict, capacity_bps: float, events) -> float:
+    from racc import _core
+    from racc.kernel import xcc
+
+    lib.racc_jetmax_init.argtypes = [ctypes.POINTER(JetMaxLaw)]
+    lib.racc_jetmax_packet.argtypes = [ctypes.POINTER(JetMaxLaw), ctypes.POINTER(JetMaxParams), U64, U64, U64]
+    lib.racc_jetmax_packet.restype = U64
+    lib.racc_jetmax_control.argtypes = [ctypes.POINTER(JetMaxLaw), ctypes.POINTER(JetMaxParams), U64]
+    cfg = xcc.jetmax_router_config(params, capacity_bps)
+    cfg[0] = 7  # racc's trace port
+    p = JetMaxParams(*cfg)
+    law = JetMaxLaw()
+    lib.racc_jetmax_init(ctypes.byref(law))
+    racc = _core.jetmax_router_trace(json.dumps(params), capacity_bps, xcc.RCP_PKT_BYTES, events)
+    worst, finite, infinite, slow = 0.0, 0, 0, 0
+    lo, hi = math.inf, 0.0
+    for i, ((kind, a, b, c), r) in enumerate(zip(events, racc)):
+        if kind == 0:
+            v = lib.racc_jetmax_packet(ctypes.byref(law), ctypes.byref(p), a, b, c)
+            fb, fb_id = v & 0xFFFFFFFF, v >> 32
+            assert fb_id == r[1], f"event {i}: fb_id {fb_id} (kernel) vs {r[1]} (racc-proto)"
+            assert abs(fb - r[0]) <= 1e-5 * r[0] + 2, f"event {i}: stamped {fb} (kernel) vs {r[0]} (racc-proto)"
+        else:
+            lib.racc_jetmax_control(ctypes.byref(law), ctypes.byref(p), p.delta_ns)
+            f, n = law.f_wire, law.n_q24 / 2**24
+            assert (f == 0xFFFFFFFF) == (r[0] == 0xFFFFFFFF), f"event {i}: F {f} (kernel) vs {r[0]} (racc-proto)"
+            assert abs(f - r[0]) <= 1e-5 * r[0] + 2, f"event {i}: F {f} (kernel) vs {r[0]} (racc-proto)"
+            assert abs(n - r[1]) <= 1e-6, f"event {i}: N {n} (kernel) vs {r[1]} (racc-proto)"
+            slow += law.window_ns > p.delta_ns
+            if f == 0xFFFFFFFF:
+                infinite += 1
+            else:
+                finite += 1
+                worst = max(worst, abs(f - r[0]) / r[0])
+                lo, hi = min(lo, r[0]), max(hi, r[0])
+    print(
+        f"{finite} finite F ({lo:.0f} to {hi:.0f} B/s), {infinite} +inf, {slow} slow windows beyond Δ; "
+        f"largest deviation {worst:.2e} of F"
+    )
+    assert finite > 100 and hi / lo > 1.5, "the sequence must move F"
+    if params.get("window", "ipt") == "ipt":
+        assert slow > 10, "the sequence must reach back for slow flows"
+    else:  # (with "ipt" the slow packets' reach, up to 1.5 s, outlasts the quiet stretch)
+        assert infinite > 0, "the quiet stretch must free the link (F = +inf)"
+    return worst
+
+
+def test_jetmax_router_fair_share_and_slow_window(lib):
+    jetmax_deviation(lib, {}, 100e6, jetmax_events(7, 100e6))
+
+
+def test_jetmax_router_literal_delta_window_and_other_gains(lib):
+    params = {"window": "delta", "gamma": 0.8, "f_min": 5.0}
+    jetmax_deviation(lib, params, 10e6, jetmax_events(8, 10e6))
+    params = {"gamma": 0.9, "delta": 0.02, "max_window": 1.0}
+    jetmax_deviation(lib, params, 10e6, jetmax_events(9, 10e6, delta=0.02))
+
+
+def test_jetmax_sender_step_against_the_law():
+    """x += τ(F − x) in whole B/s (Q24 τ): within 1 B/s + 2^-23 of |F − x| of the real step."""
+    from racc.kernel import xcc
+
+    so = ctypes.CDLL(str(xcc.laws_library()))
+    so.racc_jetmax_rate_step.argtypes = [U64, U64, U64]
+    so.racc_jetmax_rate_step.restype = U64
+    rng = random.Random(10)
+    for _ in range(2000):
+        x, f, tau = rng.randrange(1, 10**10), rng.randrange(1, 10**10), rng.uniform(0.01, 1.0)
+        k = so.racc_jetmax_rate_step(x, f, round(tau * 2**24))
+        assert abs(k - (x + tau * (f - x))) <= 1 + 2**-23 * abs(f - x) + 2**-25 * abs(f - x), (x, f, tau, k)

@@ -20,8 +20,8 @@ use pyo3::prelude::*;
 use resolved::ResolvedScenario;
 use simulation::Simulation;
 use xcc_laws::{
-    piqi_router_check, piqi_router_trace, rcp_router_check, rcp_router_trace, xcp_router_check, xcp_router_trace,
-    xcp_window_trace,
+    jetmax_flow_check, jetmax_router_check, jetmax_router_trace, piqi_router_check, piqi_router_trace,
+    rcp_router_check, rcp_router_trace, xcp_router_check, xcp_router_trace, xcp_window_trace,
 };
 
 #[pymodule]
@@ -42,6 +42,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rcp_router_check, m)?)?;
     m.add_function(wrap_pyfunction!(piqi_router_trace, m)?)?;
     m.add_function(wrap_pyfunction!(piqi_router_check, m)?)?;
+    m.add_function(wrap_pyfunction!(jetmax_router_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(jetmax_router_check, m)?)?;
+    m.add_function(wrap_pyfunction!(jetmax_flow_check, m)?)?;
     m.add_function(wrap_pyfunction!(dpcp_window_trace, m)?)?;
     m.add_function(wrap_pyfunction!(dpcp_levels, m)?)?;
     m.add_function(wrap_pyfunction!(dpcp_encode_cases, m)?)?;

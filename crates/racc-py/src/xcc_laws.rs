@@ -221,3 +221,60 @@ pub(crate) fn piqi_router_check(params: &str) -> PyResult<()> {
     let p: racc_proto::piqi_rcp::PiqiRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
     p.validate().map_err(err)
 }
+
+/// A JetMax router port (id 7, first tick at 0) replayed on events through racc-proto's
+/// `JetMaxRouter`: `(0, wire, ipt_ns, cur_id)` a forward JetMax data packet with feedback +inf,
+/// answering (feedback, fb_id) it leaves with; `(1, t_s, _, _)` the tick at `t_s` (a whole number
+/// of Δ), answering (F as the header field, N). Port: `capacity_bps`, packets of `pkt_bytes`.
+#[pyfunction]
+pub(crate) fn jetmax_router_trace(
+    params: &str,
+    capacity_bps: f64,
+    pkt_bytes: u32,
+    events: Vec<(u8, f64, f64, f64)>,
+) -> PyResult<Vec<(f64, f64)>> {
+    use racc_proto::jetmax::router::encode_rate;
+    use racc_proto::jetmax::{JetMaxRouter, JetMaxRouterParams};
+    use racc_proto::packet::{CongHeader, Kind, Packet, TcpHeader};
+    use racc_proto::router::{PortView, RouterModule};
+
+    let p: JetMaxRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
+    p.validate().map_err(err)?;
+    let port = PortView { capacity_bps, mean_pkt_size: pkt_bytes, ..Default::default() };
+    let mut r = JetMaxRouter::with_phase(&p, 7, 0);
+    r.on_tick(0, &port);
+    let mut out = Vec::with_capacity(events.len());
+    for (kind, a, b, c) in events {
+        match kind {
+            0 => {
+                let mut pkt = Packet::tcp(1, Kind::Data, a as u32, 0, TcpHeader::default());
+                pkt.cong =
+                    CongHeader::JetMax { rtt_us: 0, ipt_ns: b as u32, cur_id: c as u16, fb_id: 0, feedback: u32::MAX };
+                r.on_arrival(0, &mut pkt, &port);
+                r.on_departure(0, &mut pkt, &port);
+                let CongHeader::JetMax { feedback, fb_id, .. } = pkt.cong else { unreachable!() };
+                out.push((feedback as f64, fb_id as f64));
+            }
+            1 => {
+                r.on_tick((a * 1e9).round() as u64, &port);
+                out.push((encode_rate(r.fair_share()) as f64, r.estimates().2));
+            }
+            k => return Err(PyValueError::new_err(format!("events: kind {k} is not 0 or 1"))),
+        }
+    }
+    Ok(out)
+}
+
+/// Checks a JetMax router's parameter table as racc-proto does.
+#[pyfunction]
+pub(crate) fn jetmax_router_check(params: &str) -> PyResult<()> {
+    let p: racc_proto::jetmax::JetMaxRouterParams = parse(&json(params, "router_params")?).map_err(err)?;
+    p.validate().map_err(err)
+}
+
+/// Checks a JetMax flow's parameter table as racc-proto does.
+#[pyfunction]
+pub(crate) fn jetmax_flow_check(params: &str) -> PyResult<()> {
+    let p: racc_proto::jetmax::JetMaxParams = parse(&json(params, "params")?).map_err(err)?;
+    p.validate().map_err(err)
+}

@@ -235,6 +235,98 @@ def piqi_router_config(params: dict | None, rate_bps: float) -> list[int]:
     ]
 
 
+JETMAX_CC_NAME = "racc_jetmax"
+JETMAX_HOST_COUNTERS = (
+    "acks",
+    "updates",
+    "unconstrained_updates",
+    "echo_malformed",
+    "data_malformed",
+    "hdr_written",
+    "echo_written",
+    "echo_parsed",
+    "loss_kept",
+)
+JETMAX_ROUTER_COUNTERS = (
+    "packets",
+    "bytes",
+    "jetmax_data",
+    "stamped",
+    "no_rtt",
+    "malformed",
+    "intervals",
+    "csum_fail",
+    "gso",
+)
+#: The kernel's ring of past intervals (kernel/bpf/jetmax_law.h, JETMAX_RING).
+JETMAX_RING = 256
+_jetmax_ids = iter(range(1, 65536))
+
+
+def _core_check(name: str, params: dict, what: str) -> None:
+    try:
+        from racc import _core
+
+        check = getattr(_core, name, None)
+        if check is not None:
+            check(json.dumps(params))
+    except ImportError:
+        pass
+    except ValueError as e:
+        raise ValueError(f"{what}.{str(e).splitlines()[0]}") from None
+
+
+def jetmax_law_config(params: dict | None) -> list[int]:
+    """A JetMax flow's ``params`` as ``struct jetmax_host_params`` (kernel/bpf/jetmax_host.bpf.c)."""
+    p = dict(params or {})
+    _core_check("jetmax_flow_check", p, "params")
+    _keep_defaults(p, {"tcp": {}}, "params", "the kernel's TCP does this")
+    for k in p:
+        if k not in ("tau", "delta", "initial_rtt", "ipt"):
+            raise ValueError(f"params.{k}: not a key of a JetMax flow")
+    ipt = p.get("ipt", "presence")
+    if ipt not in ("presence", "gap"):
+        raise ValueError(f'params.ipt: must be "presence" or "gap", got {ipt!r}')
+    return [
+        _q(p.get("tau", 0.55), 24),  # docs/PROTOCOLS.md §7: τ 0.55
+        round(float(p.get("delta", 0.01)) * 1e9),  # §7: the routers' Δ, 10 ms
+        round(float(p.get("initial_rtt", 0.1)) * 1e9),  # §7: 100 ms before a sample
+        1 if ipt == "gap" else 0,
+    ]
+
+
+def jetmax_router_config(params: dict | None, rate_bps: float) -> list[int]:
+    """A JetMax router's ``router_params`` as ``struct jetmax_router_params``
+    (kernel/bpf/jetmax_law.h). Each call numbers a port (1, 2, ...: unique in this process, as
+    racc's port ids are in a run)."""
+    p = dict(params or {})
+    _core_check("jetmax_router_check", p, "router_params")
+    _keep_defaults(p, {"count_ops": False}, "router_params", "the kernel programs do not count operations")
+    for k in p:
+        if k not in ("gamma", "delta", "f_min", "window", "max_window"):
+            raise ValueError(f"router_params.{k}: not supported by the kernel programs")
+    if not rate_bps > 0:
+        raise ValueError(f"rate: must be > 0 bit/s, got {rate_bps}")
+    delta_ns = max(1, round(float(p.get("delta", 0.01)) * 1e9))
+    window = p.get("window", "ipt")
+    if window not in ("ipt", "delta"):
+        raise ValueError(f'router_params.window: must be "ipt" or "delta", got {window!r}')
+    ring = max(1, round(float(p.get("max_window", 2.0)) * 1e9) // delta_ns) if window == "ipt" else 1
+    if ring > JETMAX_RING:
+        raise ValueError(
+            f"router_params.max_window: at most {JETMAX_RING} intervals of delta in the kernel, got {ring}"
+        )
+    return [
+        next(_jetmax_ids),
+        _q(p.get("gamma", 0.95), 24),  # §7: γ 0.95
+        delta_ns,  # §7: Δ 10 ms
+        round(float(p.get("f_min", 1.0)) * RCP_PKT_BYTES),  # §7: 1 packet/s of the port's size
+        ring,
+        min(delta_ns, 0xFFFFFFFF) if window == "ipt" else 0xFFFFFFFF,
+        round(rate_bps / 8),
+    ]
+
+
 def laws_library() -> Path:
     """The congestion-header law headers built as a user-space library (the differential tests);
     needs only a C compiler."""
@@ -287,5 +379,22 @@ bpf_base.register(
         host_counters=RCP_HOST_COUNTERS,
         router_counters=PIQI_ROUTER_COUNTERS,
         host_iface=False,
+    ),
+)
+
+bpf_base.register(
+    "jetmax",
+    bpf_base.KernelProtocol(
+        "jetmax_host",
+        "jetmax_router",
+        JETMAX_CC_NAME,
+        jetmax_law_config,
+        jetmax_router_config,
+        host_counters=JETMAX_HOST_COUNTERS,
+        router_counters=JETMAX_ROUTER_COUNTERS,
+        host_iface=False,
+        # Each data segment its own skb, so that each carries its own ipt (a GSO skb's option is
+        # copied to all its segments, and the router passes GSO skbs uncounted).
+        gso_off=True,
     ),
 )
