@@ -54,6 +54,7 @@ struct jetmax_host_params {
 #define XCC_ECHO_EXID_ JETMAX_ECHO_EXID
 #define XCC_ECHO_LEN_ JETMAX_ECHO_LEN
 #include "xcc_sockops.h"
+#include "xcc_pace.h"
 
 static __always_inline struct jetmax_host_params *params(void)
 {
@@ -97,19 +98,7 @@ static __always_inline void observe_rtt(struct tcp_sock *tp, struct jetmax_sk *s
 
 static __always_inline void pace(struct sock *sk, struct tcp_sock *tp, struct jetmax_sk *st)
 {
-	__u64 s = st->s, x = rate_of(st), payload, bdp, w;
-
-	/* x is IP bytes; TCP's pacing meters payload: pace at x·payload/s (as racc_rcp). */
-	payload = s > 40 + JETMAX_OPT_LEN ? s - 40 - JETMAX_OPT_LEN : 1;
-	sk->sk_pacing_rate = x * payload / (s ? s : 1);
-	sk->sk_pacing_status = SK_PACING_NEEDED;
-	bdp = x * (st->rtt_ns / 1000) / 1000000;
-	w = 4 * bdp / (s ? s : 1);
-	if (w < 16)
-		w = 16;
-	if (w > tp->snd_cwnd_clamp)
-		w = tp->snd_cwnd_clamp;
-	tp->snd_cwnd = (__u32)w;
+	xcc_pace(sk, tp, rate_of(st), st->s, JETMAX_OPT_LEN, st->rtt_ns / 1000);
 }
 
 SEC("struct_ops/racc_jetmax_init")
@@ -153,7 +142,7 @@ __u32 BPF_PROG(racc_jetmax_ssthresh, struct sock *sk)
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 
 	count(XHC_LOSS);
-	return tp->snd_cwnd > 2 ? tp->snd_cwnd : 2;
+	return xcc_keep_window(tp);
 }
 
 SEC("struct_ops/racc_jetmax_undo_cwnd")

@@ -38,6 +38,7 @@ struct rcp_host_params {
 #define XCC_ECHO_EXID_ RCP_ECHO_EXID
 #define XCC_ECHO_LEN_ RCP_ECHO_LEN
 #include "xcc_sockops.h"
+#include "xcc_pace.h"
 
 /* ---- the controller ---------------------------------------------------------------------- */
 
@@ -60,30 +61,16 @@ void BPF_PROG(racc_rcp_cong_control, struct sock *sk, __u32 ack, int flag, const
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct rcp_sk *st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-	__u64 s, payload, pace, bdp, w;
 
 	count(XHC_ACKS);
 	if (!st || !st->sender)
 		return;
-	s = (__u64)tp->mss_cache + tp->tcp_header_len + 20;
-	st->s = s;
+	st->s = (__u64)tp->mss_cache + tp->tcp_header_len + 20;
 	if (!st->rate) {
 		tp->snd_cwnd = 1;
 		return;
 	}
-	/* The rate is in IP bytes; TCP's pacing meters payload (skb->len of the queued segment), so
-	 * pace at rate·payload/s with the segment's payload less the RCP option. */
-	payload = s > 40 + RCP_OPT_LEN ? s - 40 - RCP_OPT_LEN : 1;
-	pace = st->rate * payload / (s ? s : 1);
-	sk->sk_pacing_rate = pace;
-	sk->sk_pacing_status = SK_PACING_NEEDED;
-	bdp = st->rate * (tp->srtt_us >> 3) / 1000000;
-	w = 4 * bdp / (s ? s : 1);
-	if (w < 16)
-		w = 16;
-	if (w > tp->snd_cwnd_clamp)
-		w = tp->snd_cwnd_clamp;
-	tp->snd_cwnd = (__u32)w;
+	xcc_pace(sk, tp, st->rate, st->s, RCP_OPT_LEN, tp->srtt_us >> 3);
 }
 
 /* Loss never changes the rate (docs/PROTOCOLS.md §6): the window is the controller's anyway. */
@@ -93,7 +80,7 @@ __u32 BPF_PROG(racc_rcp_ssthresh, struct sock *sk)
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 
 	count(XHC_LOSS);
-	return tp->snd_cwnd > 2 ? tp->snd_cwnd : 2;
+	return xcc_keep_window(tp);
 }
 
 SEC("struct_ops/racc_rcp_undo_cwnd")

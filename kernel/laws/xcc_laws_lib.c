@@ -62,7 +62,8 @@ __u32 racc_piqi_packet(struct piqi_router_law *l, __u64 s, __u64 rtt_us)
 	return rcp_stamp(&l->rcp, RCP_NO_LIMIT);
 }
 
-void racc_piqi_control(struct piqi_router_law *l, const struct piqi_router_params *p, __u64 t_ns)
+/* RCP's signature; PIQI-RCP's law takes no queue. */
+void racc_piqi_control(struct piqi_router_law *l, const struct piqi_router_params *p, __u64 t_ns, __u64 q_bytes)
 {
 	piqi_control(l, p, t_ns);
 }

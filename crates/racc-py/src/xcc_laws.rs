@@ -92,6 +92,19 @@ pub(crate) fn xcp_router_check(params: &str) -> PyResult<()> {
     p.validate().map_err(err)
 }
 
+/// A forward data packet of `s` wire bytes with H_rtt `rtt_us` (0: none) through a rate router's
+/// `RateCore` (RCP's, PIQI-RCP's): counted, then stamped from "no limit"; the rate it leaves with.
+fn rate_packet(core: &mut racc_proto::rcp::RateCore, s: f64, rtt_us: f64) -> f64 {
+    use racc_proto::packet::{CongHeader, Kind, Packet, TcpHeader};
+
+    let mut pkt = Packet::tcp(1, Kind::Data, s as u32, 0, TcpHeader::default());
+    pkt.cong = CongHeader::Rcp { rate: u32::MAX, rtt_us: rtt_us as u32 };
+    core.on_arrival(&pkt);
+    core.stamp(&mut pkt);
+    let CongHeader::Rcp { rate, .. } = pkt.cong else { unreachable!() };
+    rate as f64
+}
+
 /// An RCP router port replayed on events, as `RcpRouter` drives `RateCore` and `rcp_rate`:
 /// `(0, s, rtt_us)` a forward data packet of `s` wire bytes with H_rtt (0: none), answering the
 /// rate it leaves with from a "no limit" header; `(1, t_s, q_bytes)` the end of an interval
@@ -104,7 +117,6 @@ pub(crate) fn rcp_router_trace(
     pkt_bytes: f64,
     events: Vec<(u8, f64, f64)>,
 ) -> PyResult<Vec<(f64, f64)>> {
-    use racc_proto::packet::{CongHeader, Kind, Packet, TcpHeader};
     use racc_proto::rcp::router::{rcp_rate, RateInterval};
     use racc_proto::rcp::{RateCore, RcpRouterParams};
 
@@ -116,14 +128,7 @@ pub(crate) fn rcp_router_trace(
     let mut out = Vec::with_capacity(events.len());
     for (kind, a, b) in events {
         match kind {
-            0 => {
-                let mut pkt = Packet::tcp(1, Kind::Data, a as u32, 0, TcpHeader::default());
-                pkt.cong = CongHeader::Rcp { rate: u32::MAX, rtt_us: b as u32 };
-                core.on_arrival(&pkt);
-                core.stamp(&mut pkt);
-                let CongHeader::Rcp { rate, .. } = pkt.cong else { unreachable!() };
-                out.push((rate as f64, 0.0));
-            }
+            0 => out.push((rate_packet(&mut core, a, b), 0.0)),
             1 => {
                 now += (a * 1e9).round() as u64;
                 let (t, y, mean) = core.close_interval(now);
@@ -162,7 +167,6 @@ pub(crate) fn piqi_router_trace(
     pkt_bytes: f64,
     events: Vec<(u8, f64, f64)>,
 ) -> PyResult<Vec<(f64, f64)>> {
-    use racc_proto::packet::{CongHeader, Kind, Packet, TcpHeader};
     use racc_proto::piqi_rcp::router::{pi_step, PiState};
     use racc_proto::piqi_rcp::PiqiRouterParams;
     use racc_proto::rcp::RateCore;
@@ -179,16 +183,9 @@ pub(crate) fn piqi_router_trace(
     let (mut r_bar, mut e_prev) = (0.0, 0.0);
     let mut now: u64 = 0;
     let mut out = Vec::with_capacity(events.len());
-    for (kind, a, _b) in events {
+    for (kind, a, b) in events {
         match kind {
-            0 => {
-                let mut pkt = Packet::tcp(1, Kind::Data, a as u32, 0, TcpHeader::default());
-                pkt.cong = CongHeader::Rcp { rate: u32::MAX, rtt_us: _b as u32 };
-                core.on_arrival(&pkt);
-                core.stamp(&mut pkt);
-                let CongHeader::Rcp { rate, .. } = pkt.cong else { unreachable!() };
-                out.push((rate as f64, 0.0));
-            }
+            0 => out.push((rate_packet(&mut core, a, b), 0.0)),
             1 => {
                 now += (a * 1e9).round() as u64;
                 let (t, y, mean) = core.close_interval(now);
