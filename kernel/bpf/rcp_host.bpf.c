@@ -16,8 +16,6 @@
 #include <bpf/bpf_endian.h>
 #include "xcc_opt.h"
 
-#define ENOMSG_ 42
-
 struct rcp_sk {
 	__u64 rate; /* sender: the rate fed back, B/s of IP bytes (0: none yet) */
 	__u64 s; /* sender: IP bytes of a full segment */
@@ -27,38 +25,20 @@ struct rcp_sk {
 	__u32 pad;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct rcp_sk);
-} sk_store SEC(".maps");
-
 struct rcp_host_params {
 	__u64 reserved;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rcp_host_params);
-} law_config SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RHC_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 slot)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &slot);
-
-	if (c)
-		*c += 1;
-}
+#define XCC_SK struct rcp_sk
+#define XCC_PARAMS struct rcp_host_params
+#define XCC_OPT struct rcp_opt
+#define XCC_OPT_EXID_ RCP_OPT_EXID
+#define XCC_OPT_LEN_ RCP_OPT_LEN
+#define XCC_ECHO struct rcp_echo_opt
+#define XCC_ECHO_EXID_ RCP_ECHO_EXID
+#define XCC_ECHO_LEN_ RCP_ECHO_LEN
+#include "xcc_sockops.h"
+#include "xcc_pace.h"
 
 /* ---- the controller ---------------------------------------------------------------------- */
 
@@ -81,30 +61,16 @@ void BPF_PROG(racc_rcp_cong_control, struct sock *sk, __u32 ack, int flag, const
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct rcp_sk *st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-	__u64 s, payload, pace, bdp, w;
 
-	count(RHC_ACKS);
+	count(XHC_ACKS);
 	if (!st || !st->sender)
 		return;
-	s = (__u64)tp->mss_cache + tp->tcp_header_len + 20;
-	st->s = s;
+	st->s = (__u64)tp->mss_cache + tp->tcp_header_len + 20;
 	if (!st->rate) {
 		tp->snd_cwnd = 1;
 		return;
 	}
-	/* The rate is in IP bytes; TCP's pacing meters payload (skb->len of the queued segment), so
-	 * pace at rate·payload/s with the segment's payload less the RCP option. */
-	payload = s > 40 + RCP_OPT_LEN ? s - 40 - RCP_OPT_LEN : 1;
-	pace = st->rate * payload / (s ? s : 1);
-	sk->sk_pacing_rate = pace;
-	sk->sk_pacing_status = SK_PACING_NEEDED;
-	bdp = st->rate * (tp->srtt_us >> 3) / 1000000;
-	w = 4 * bdp / (s ? s : 1);
-	if (w < 16)
-		w = 16;
-	if (w > tp->snd_cwnd_clamp)
-		w = tp->snd_cwnd_clamp;
-	tp->snd_cwnd = (__u32)w;
+	xcc_pace(sk, tp, st->rate, st->s, RCP_OPT_LEN, tp->srtt_us >> 3);
 }
 
 /* Loss never changes the rate (docs/PROTOCOLS.md §6): the window is the controller's anyway. */
@@ -113,8 +79,8 @@ __u32 BPF_PROG(racc_rcp_ssthresh, struct sock *sk)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 
-	count(RHC_LOSS);
-	return tp->snd_cwnd > 2 ? tp->snd_cwnd : 2;
+	count(XHC_LOSS);
+	return xcc_keep_window(tp);
 }
 
 SEC("struct_ops/racc_rcp_undo_cwnd")
@@ -134,116 +100,41 @@ struct tcp_congestion_ops racc_rcp = {
 	.name = "racc_rcp",
 };
 
-/* ---- sockops ---------------------------------------------------------------------------- */
+/* ---- the option's laws (xcc_sockops.h) ---------------------------------------------------- */
 
-static __always_inline void parse(struct bpf_sock_ops *skops)
+static __always_inline void xcc_fill_data(struct bpf_sock_ops *skops, struct rcp_sk *st, struct rcp_opt *data)
 {
-	struct rcp_opt data = { .kind = XCC_OPT_KIND, .len = 4, .exid = bpf_htons(RCP_OPT_EXID) };
-	struct rcp_echo_opt echo = { .kind = XCC_OPT_KIND, .len = 4, .exid = bpf_htons(RCP_ECHO_EXID) };
-	struct bpf_sock *sk = skops->sk;
-	struct rcp_sk *st;
-	__u32 rate;
-	long n;
-
-	if (!sk)
-		return;
-	n = bpf_load_hdr_opt(skops, &echo, sizeof(echo), 0);
-	if (n != -ENOMSG_) {
-		st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-		rate = bpf_ntohl(echo.rate);
-		if (n != RCP_ECHO_LEN) {
-			count(RHC_ECHO_MALFORMED);
-		} else if (st && st->sender) {
-			count(RHC_ECHO_PARSED);
-			if (rate == RCP_NO_LIMIT_ || rate == 0) {
-				count(RHC_UNROUTED); /* no RCP router on the path: nothing changes */
-			} else if (st->rate != rate) {
-				st->rate = rate;
-				count(RHC_RATE_UPDATES);
-			}
-		}
-	}
-	n = bpf_load_hdr_opt(skops, &data, sizeof(data), 0);
-	if (n == -ENOMSG_)
-		return;
-	if (n != RCP_OPT_LEN) {
-		count(RHC_DATA_MALFORMED);
-		return;
-	}
-	st = bpf_sk_storage_get(&sk_store, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!st)
-		return;
-	st->echo_rate = bpf_ntohl(data.rate);
-	st->echoing = 1;
+	data->rate = bpf_htonl(RCP_NO_LIMIT_); /* as much as the path allows */
+	data->rtt_us = bpf_htonl(skops->srtt_us >> 3);
 }
 
-static __always_inline int has_payload(struct bpf_sock_ops *skops)
+static __always_inline void xcc_on_data(struct rcp_sk *st, const struct rcp_opt *data)
 {
-	struct tcphdr *th = skops->skb_data;
-
-	if ((void *)(th + 1) > skops->skb_data_end)
-		return 0;
-	return skops->skb_len > (__u32)th->doff * 4;
+	st->echo_rate = bpf_ntohl(data->rate);
 }
 
-SEC("sockops")
-int rcp_sockops(struct bpf_sock_ops *skops)
+static __always_inline void xcc_fill_echo(struct rcp_sk *st, struct rcp_echo_opt *echo)
 {
-	struct bpf_sock *sk = skops->sk;
-	struct rcp_sk *st;
-	struct rcp_opt data;
-	struct rcp_echo_opt echo;
-	__u32 room = 0;
+	echo->rate = bpf_htonl(st->echo_rate);
+}
 
-	switch (skops->op) {
-	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
-	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
-		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags |
-							 BPF_SOCK_OPS_PARSE_UNKNOWN_HDR_OPT_CB_FLAG |
-							 BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
-		break;
-	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
-		if (!sk)
-			break;
-		st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-		if (!st)
-			break;
-		if (st->sender)
-			room += RCP_OPT_LEN;
-		if (st->echoing)
-			room += RCP_ECHO_LEN;
-		if (room)
-			bpf_reserve_hdr_opt(skops, room, 0);
-		break;
-	case BPF_SOCK_OPS_WRITE_HDR_OPT_CB:
-		if (!sk)
-			break;
-		st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-		if (!st)
-			break;
-		if (st->sender && has_payload(skops)) {
-			data.kind = XCC_OPT_KIND;
-			data.len = RCP_OPT_LEN;
-			data.exid = bpf_htons(RCP_OPT_EXID);
-			data.rate = bpf_htonl(RCP_NO_LIMIT_); /* as much as the path allows */
-			data.rtt_us = bpf_htonl(skops->srtt_us >> 3);
-			if (bpf_store_hdr_opt(skops, &data, sizeof(data), 0) == 0)
-				count(RHC_HDR_WRITTEN);
-		}
-		if (st->echoing) {
-			echo.kind = XCC_OPT_KIND;
-			echo.len = RCP_ECHO_LEN;
-			echo.exid = bpf_htons(RCP_ECHO_EXID);
-			echo.rate = bpf_htonl(st->echo_rate);
-			if (bpf_store_hdr_opt(skops, &echo, sizeof(echo), 0) == 0)
-				count(RHC_ECHO_WRITTEN);
-		}
-		break;
-	case BPF_SOCK_OPS_PARSE_HDR_OPT_CB:
-		parse(skops);
-		break;
+static __always_inline void xcc_echo_sent(struct rcp_sk *st)
+{
+}
+
+/* `RcpSender::on_wire_arrival`: the echoed rate applies at once; "no limit" changes nothing. */
+static __always_inline void xcc_on_echo(struct rcp_sk *st, const struct rcp_echo_opt *echo)
+{
+	__u32 rate = bpf_ntohl(echo->rate);
+
+	if (rate == RCP_NO_LIMIT_ || rate == 0) {
+		count(XHC_UNROUTED); /* no RCP router on the path: nothing changes */
+		return;
 	}
-	return 1;
+	if (st->rate != rate) {
+		st->rate = rate;
+		count(XHC_APPLIED); /* "rate_updates": echoes that changed the rate */
+	}
 }
 
 char LICENSE[] SEC("license") = "GPL";

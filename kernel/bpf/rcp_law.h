@@ -87,20 +87,60 @@ RACC_INLINE __u64 rcp_muldiv(__u64 a, __u64 b, __u64 c)
 	return a * b / c;
 }
 
+/* `RateCore::close_interval`: the interval's arrival rate y (B/s) and byte-weighted mean RTT
+ * (ns, 0 without a sample) over `t_ns`; the counters restart. */
+RACC_INLINE __u64 rcp_close(struct rcp_router_law *l, __u64 t_ns, __u64 *mean_ns)
+{
+	__u64 y = t_ns ? l->in_bytes * 1000000000ULL / t_ns : 0, w = l->in_bytes - l->no_rtt_bytes;
+
+	*mean_ns = w ? l->rtt_w / w * 1000 + (l->rtt_w % w) * 1000 / w : 0;
+	l->in_bytes = 0;
+	l->rtt_w = 0;
+	l->no_rtt_bytes = 0;
+	return y;
+}
+
+/* `r_min`: r_min_pkts packets of pkt_bytes per d0, Q8 B/s, at most `cap_q8`. */
+RACC_INLINE __u64 rcp_r_min(const struct rcp_router_params *p, __u64 d0_ns, __u64 cap_q8)
+{
+	__u64 rmin = rcp_muldiv(p->r_min_pkts_q24 * p->pkt_bytes, 1000000000ULL, d0_ns) >> (RCP_F - RCP_Q);
+
+	return rmin > cap_q8 ? cap_q8 : rmin;
+}
+
+/* `update_d0`: d0 follows the interval's byte-weighted mean RTT, with the gain g = min(1, T/d0)
+ * ("symmetric"), or below d0 (R/C)·(mean/d0)·g ("ns2"). */
+RACC_INLINE void rcp_update_d0(struct rcp_router_law *l, const struct rcp_router_params *p, __u64 t_ns,
+			       __u64 mean_ns)
+{
+	__u64 d0 = l->d0_ns, g, gain, dq;
+
+	if (!mean_ns || !d0)
+		return;
+	g = rcp_muldiv(t_ns, 1ULL << RCP_F, d0);
+	if (g > (1ULL << RCP_F))
+		g = 1ULL << RCP_F;
+	gain = g;
+	if (p->gain == RCP_GAIN_NS2 && mean_ns < d0) {
+		gain = rcp_muldiv(l->rate_q8, 1ULL << RCP_F, p->capacity_Bps << RCP_Q); /* R/C */
+		gain = (gain * rcp_muldiv(mean_ns, 1ULL << RCP_F, d0)) >> RCP_F;
+		gain = (gain * g) >> RCP_F;
+		if (gain > (1ULL << RCP_F))
+			gain = 1ULL << RCP_F;
+	}
+	dq = mean_ns > d0 ? mean_ns - d0 : d0 - mean_ns;
+	dq = rcp_muldiv(gain, dq, 1ULL << RCP_F);
+	l->d0_ns = mean_ns > d0 ? d0 + dq : d0 - dq;
+}
+
 /* The end of an interval of `t_ns` (> 0) with the queue `q_bytes`: R, then d0
  * (`RcpRouter::on_tick`). The counters restart. */
 RACC_INLINE void rcp_control(struct rcp_router_law *l, const struct rcp_router_params *p, __u64 t_ns, __u64 q_bytes)
 {
-	__u64 c = p->capacity_Bps, y, w, mean_ns = 0, d0 = l->d0_ns, rmin, cq, g, gain, dq, mag, x;
+	__u64 c = p->capacity_Bps, y, mean_ns = 0, d0 = l->d0_ns, rmin, cq, mag, x;
 	__s64 sum, f, r, delta;
 
-	y = t_ns ? l->in_bytes * 1000000000ULL / t_ns : 0;
-	w = l->in_bytes - l->no_rtt_bytes;
-	if (w)
-		mean_ns = l->rtt_w / w * 1000 + (l->rtt_w % w) * 1000 / w;
-	l->in_bytes = 0;
-	l->rtt_w = 0;
-	l->no_rtt_bytes = 0;
+	y = rcp_close(l, t_ns, &mean_ns);
 	if (!c || !t_ns || !d0)
 		return;
 	/* α(C − y) − β·q/d0 in Q24 B/s, then ·(T/d0)/C: the factor f, Q24. */
@@ -117,31 +157,13 @@ RACC_INLINE void rcp_control(struct rcp_router_law *l, const struct rcp_router_p
 	delta = (__s64)rcp_muldiv(l->rate_q8, x, 1ULL << RCP_F); /* R < 2^39, x ≤ 2^26 */
 	r = (__s64)l->rate_q8 + (f < 0 ? -delta : delta);
 	cq = c << RCP_Q;
-	rmin = rcp_muldiv(p->r_min_pkts_q24 * p->pkt_bytes, 1000000000ULL, d0) >> (RCP_F - RCP_Q); /* Q8 B/s */
-	if (rmin > cq)
-		rmin = cq;
+	rmin = rcp_r_min(p, d0, cq);
 	if (r < (__s64)rmin)
 		r = (__s64)rmin;
 	if (r > (__s64)cq)
 		r = (__s64)cq;
 	l->rate_q8 = (__u64)r;
-	/* d0 follows the interval's byte-weighted mean RTT (`update_d0`). */
-	if (!mean_ns)
-		return;
-	g = rcp_muldiv(t_ns, 1ULL << RCP_F, d0);
-	if (g > (1ULL << RCP_F))
-		g = 1ULL << RCP_F;
-	gain = g;
-	if (p->gain == RCP_GAIN_NS2 && mean_ns < d0) {
-		gain = rcp_muldiv(l->rate_q8, 1ULL << RCP_F, cq); /* R/C */
-		gain = (gain * rcp_muldiv(mean_ns, 1ULL << RCP_F, d0)) >> RCP_F;
-		gain = (gain * g) >> RCP_F;
-		if (gain > (1ULL << RCP_F))
-			gain = 1ULL << RCP_F;
-	}
-	dq = mean_ns > d0 ? mean_ns - d0 : d0 - mean_ns;
-	dq = rcp_muldiv(gain, dq, 1ULL << RCP_F);
-	l->d0_ns = mean_ns > d0 ? d0 + dq : d0 - dq;
+	rcp_update_d0(l, p, t_ns, mean_ns);
 }
 
 #endif

@@ -66,57 +66,66 @@ struct rcp_echo_opt {
 	__u32 rate;
 } __attribute__((packed));
 
-/* The RCP router's counters. */
-enum rcp_router_counter {
-	RRC_PACKETS,
-	RRC_BYTES,
-	RRC_RCP_DATA, /* packets with a valid forward header */
-	RRC_STAMPED, /* rate lowered in place */
-	RRC_MALFORMED, /* our kind and ExID, a wrong length */
-	RRC_INTERVALS,
-	RRC_CSUM_FAIL,
-	RRC_MAX,
-};
+/* JetMax forward header (racc `CongHeader::JetMax`, docs/PROTOCOLS.md §7): kind, len 20, ExID
+ * "jm", H_rtt (µs), ipt (ns: the time this packet adds to its flow's announced presence),
+ * cur_id (the router the sender names as its bottleneck, 0 none), fb_id (the router that set
+ * the feedback, 0 none), feedback (B/s of IP bytes, JETMAX_NO_LIMIT for +inf). 20 bytes, racc's
+ * JetMax header size. Routers rewrite the words at 12 (cur_id|fb_id) and 16 (feedback). */
+#define JETMAX_OPT_EXID 0x6a6d
+#define JETMAX_OPT_LEN 20
+#define JETMAX_OPT_RW_OFF 12
+#define JETMAX_NO_LIMIT 0xffffffffU
+/* JetMax echo on ACKs: kind, len 12, ExID "jn", fb_id, 2 bytes zero, feedback of the latest data
+ * packet (`HeaderEcho`). */
+#define JETMAX_ECHO_EXID 0x6a6e
+#define JETMAX_ECHO_LEN 12
 
-/* The RCP hosts' counters. */
-enum rcp_host_counter {
-	RHC_ACKS, /* cong_control calls */
-	RHC_RATE_UPDATES, /* echoes that changed the rate */
-	RHC_UNROUTED, /* echoes of "no limit": no RCP router on the path */
-	RHC_ECHO_MALFORMED,
-	RHC_DATA_MALFORMED,
-	RHC_HDR_WRITTEN,
-	RHC_ECHO_WRITTEN,
-	RHC_ECHO_PARSED,
-	RHC_LOSS, /* ssthresh calls: the rate is kept */
-	RHC_MAX,
-};
+struct jetmax_opt {
+	__u8 kind;
+	__u8 len;
+	__u16 exid;
+	__u32 rtt_us;
+	__u32 ipt_ns;
+	__u16 cur_id;
+	__u16 fb_id;
+	__u32 feedback;
+} __attribute__((packed));
 
-/* The XCP router's counters (a per-CPU array, summed by the loader; names in racc.kernel.xcc). */
-enum xcp_router_counter {
+struct jetmax_echo_opt {
+	__u8 kind;
+	__u8 len;
+	__u16 exid;
+	__u16 fb_id;
+	__u16 zero;
+	__u32 feedback;
+} __attribute__((packed));
+
+/* The congestion-header routers' counters (a per-CPU array, summed by the loader; each
+ * protocol's names in racc.kernel.xcc, in this order). */
+enum xcc_router_counter {
 	XRC_PACKETS,
 	XRC_BYTES, /* IP bytes */
-	XRC_XCP_DATA, /* packets with a valid forward header */
-	XRC_FB_WRITTEN, /* feedback lowered in place */
-	XRC_NO_RTT, /* H_rtt = 0: no share */
-	XRC_MALFORMED, /* our kind and ExID, a wrong length, H_rtt above 1 s or H_cwnd below the packet */
+	XRC_DATA, /* packets with a valid forward header */
+	XRC_WRITTEN, /* feedback lowered in place */
+	XRC_NO_RTT, /* H_rtt = 0 (XCP: no share) */
+	XRC_MALFORMED, /* our kind and ExID, a wrong length, or fields no sender writes */
 	XRC_INTERVALS, /* control intervals closed */
 	XRC_CSUM_FAIL, /* a rewrite refused by the helpers */
 	XRC_GSO, /* GSO packets passed untouched (their bytes counted) */
 	XRC_MAX,
 };
 
-/* The XCP hosts' counters. */
-enum xcp_host_counter {
-	XHC_ACKS, /* cong_avoid calls */
-	XHC_FB_APPLIED, /* echoes whose feedback reached the window */
-	XHC_UNROUTED, /* echoes of +inf: no XCP router on the path, window unchanged */
+/* The congestion-header hosts' counters (each protocol's names in racc.kernel.xcc). */
+enum xcc_host_counter {
+	XHC_ACKS, /* controller calls per ACK */
+	XHC_APPLIED, /* echoes that reached the window or the rate */
+	XHC_UNROUTED, /* echoes of "no limit": no router of the protocol on the path, nothing changes */
 	XHC_ECHO_MALFORMED, /* our kind and echo ExID, wrong length: ignored */
 	XHC_DATA_MALFORMED, /* receiver: a forward header of the wrong length: ignored */
 	XHC_HDR_WRITTEN, /* sender: forward headers written */
 	XHC_ECHO_WRITTEN, /* receiver: echoes written */
 	XHC_ECHO_PARSED, /* sender: echoes read */
-	XHC_LOSS, /* ssthresh calls: XCP's halving on loss */
+	XHC_LOSS, /* ssthresh calls */
 	XHC_MAX,
 };
 

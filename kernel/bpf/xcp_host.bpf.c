@@ -18,8 +18,6 @@
 #include "xcc_opt.h"
 #include "xcp_law.h"
 
-#define ENOMSG_ 42
-
 struct xcp_sk {
 	__u64 cwnd_q8; /* sender: the window, Q8 wire bytes (the law's state) */
 	__u64 s; /* sender: wire bytes of a full segment (the MTU's worth) */
@@ -30,40 +28,21 @@ struct xcp_sk {
 	__u32 echoing; /* receiver: XCP data arrived once: every ACK carries the echo */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct xcp_sk);
-} sk_store SEC(".maps");
-
 /* The controller takes no parameters yet (desired_rate is refused); one word keeps the loader's
  * configuration step alike for every object. */
 struct xcp_host_params {
 	__u64 reserved;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xcp_host_params);
-} law_config SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XHC_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 slot)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &slot);
-
-	if (c)
-		*c += 1;
-}
+#define XCC_SK struct xcp_sk
+#define XCC_PARAMS struct xcp_host_params
+#define XCC_OPT struct xcp_opt
+#define XCC_OPT_EXID_ XCP_OPT_EXID
+#define XCC_OPT_LEN_ XCP_OPT_LEN
+#define XCC_ECHO struct xcp_echo_opt
+#define XCC_ECHO_EXID_ XCP_ECHO_EXID
+#define XCC_ECHO_LEN_ XCP_ECHO_LEN
+#include "xcc_sockops.h"
 
 /* ---- the controller ---------------------------------------------------------------------- */
 
@@ -147,134 +126,54 @@ struct tcp_congestion_ops racc_xcp = {
 	.name = "racc_xcp",
 };
 
-/* ---- sockops ---------------------------------------------------------------------------- */
+/* ---- the option's laws (xcc_sockops.h) ---------------------------------------------------- */
 
-static __always_inline void parse(struct bpf_sock_ops *skops)
+static __always_inline void xcc_fill_data(struct bpf_sock_ops *skops, struct xcp_sk *st, struct xcp_opt *data)
 {
-	struct xcp_opt data = { .kind = XCC_OPT_KIND, .len = 4, .exid = bpf_htons(XCP_OPT_EXID) };
-	struct xcp_echo_opt echo = { .kind = XCC_OPT_KIND, .len = 4, .exid = bpf_htons(XCP_ECHO_EXID) };
-	struct bpf_sock *sk = skops->sk;
-	struct xcp_sk *st;
-	__s64 fb;
-	long n;
+	__u64 cw = skops->snd_cwnd == st->last_set ? st->cwnd_q8 >> XCP_Q : (__u64)skops->snd_cwnd * st->s;
 
-	if (!sk)
-		return;
-	n = bpf_load_hdr_opt(skops, &echo, sizeof(echo), 0);
-	if (n != -ENOMSG_) {
-		st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-		if (n != XCP_ECHO_LEN) {
-			count(XHC_ECHO_MALFORMED); /* our kind and ExID, a wrong length: ignored */
-		} else if (st && st->sender && st->s) {
-			count(XHC_ECHO_PARSED);
-			fb = (__s32)bpf_ntohl(echo.feedback);
-			if (fb >= XCC_FB_INF) {
-				count(XHC_UNROUTED);
-			} else {
-				st->cwnd_q8 = xcp_apply_feedback(st->cwnd_q8, fb, st->s);
-				count(XHC_FB_APPLIED);
-			}
-		}
-	}
-	n = bpf_load_hdr_opt(skops, &data, sizeof(data), 0);
-	if (n == -ENOMSG_)
-		return;
-	if (n != XCP_OPT_LEN) {
-		count(XHC_DATA_MALFORMED);
-		return;
-	}
-	st = bpf_sk_storage_get(&sk_store, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!st)
-		return;
-	fb = (__s32)bpf_ntohl(data.feedback);
+	data->rtt_us = bpf_htonl(skops->srtt_us >> 3);
+	data->cwnd = bpf_htonl(cw > 0xffffffffULL ? 0xffffffffU : (__u32)cw);
+	data->feedback = bpf_htonl(XCC_FB_INF); /* no desired rate: as much as allowed */
+}
+
+static __always_inline void xcc_on_data(struct xcp_sk *st, const struct xcp_opt *data)
+{
+	__s64 fb = (__s32)bpf_ntohl(data->feedback);
+
 	if (fb >= XCC_FB_INF)
 		st->echo_inf = 1; /* +inf stays +inf in the sum */
 	else
 		st->echo_sum += fb;
-	st->echoing = 1;
 }
 
-static __always_inline int has_payload(struct bpf_sock_ops *skops)
+static __always_inline void xcc_fill_echo(struct xcp_sk *st, struct xcp_echo_opt *echo)
 {
-	struct tcphdr *th = skops->skb_data;
+	__s64 sum = st->echo_sum;
 
-	if ((void *)(th + 1) > skops->skb_data_end)
-		return 0;
-	return skops->skb_len > (__u32)th->doff * 4;
+	if (st->echo_inf || sum >= XCC_FB_INF)
+		sum = XCC_FB_INF;
+	else if (sum < -(__s64)XCC_FB_INF)
+		sum = -(__s64)XCC_FB_INF;
+	echo->feedback = bpf_htonl((__u32)(__s32)sum);
 }
 
-SEC("sockops")
-int xcp_sockops(struct bpf_sock_ops *skops)
+static __always_inline void xcc_echo_sent(struct xcp_sk *st)
 {
-	struct bpf_sock *sk = skops->sk;
-	struct xcp_sk *st;
-	struct xcp_opt data;
-	struct xcp_echo_opt echo;
-	__u32 room = 0;
+	st->echo_sum = 0;
+	st->echo_inf = 0;
+}
 
-	switch (skops->op) {
-	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
-	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
-		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags |
-							 BPF_SOCK_OPS_PARSE_UNKNOWN_HDR_OPT_CB_FLAG |
-							 BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
-		break;
-	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
-		if (!sk)
-			break;
-		st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-		if (!st)
-			break;
-		/* The sender's room on every segment (so that the MSS leaves it: data segments are then
-		 * 16 bytes shorter, as racc's `mss_for(cfg, 20)`), the receiver's on every one too. */
-		if (st->sender)
-			room += XCP_OPT_LEN;
-		if (st->echoing)
-			room += XCP_ECHO_LEN;
-		if (room)
-			bpf_reserve_hdr_opt(skops, room, 0);
-		break;
-	case BPF_SOCK_OPS_WRITE_HDR_OPT_CB:
-		if (!sk)
-			break;
-		st = bpf_sk_storage_get(&sk_store, sk, 0, 0);
-		if (!st)
-			break;
-		if (st->sender && has_payload(skops)) {
-			__u64 cw = skops->snd_cwnd == st->last_set ? st->cwnd_q8 >> XCP_Q : (__u64)skops->snd_cwnd * st->s;
+static __always_inline void xcc_on_echo(struct xcp_sk *st, const struct xcp_echo_opt *echo)
+{
+	__s64 fb = (__s32)bpf_ntohl(echo->feedback);
 
-			data.kind = XCC_OPT_KIND;
-			data.len = XCP_OPT_LEN;
-			data.exid = bpf_htons(XCP_OPT_EXID);
-			data.rtt_us = bpf_htonl(skops->srtt_us >> 3);
-			data.cwnd = bpf_htonl(cw > 0xffffffffULL ? 0xffffffffU : (__u32)cw);
-			data.feedback = bpf_htonl(XCC_FB_INF); /* no desired rate: as much as allowed */
-			if (bpf_store_hdr_opt(skops, &data, sizeof(data), 0) == 0)
-				count(XHC_HDR_WRITTEN);
-		}
-		if (st->echoing) {
-			__s64 sum = st->echo_sum;
-
-			echo.kind = XCC_OPT_KIND;
-			echo.len = XCP_ECHO_LEN;
-			echo.exid = bpf_htons(XCP_ECHO_EXID);
-			if (st->echo_inf || sum >= XCC_FB_INF)
-				sum = XCC_FB_INF;
-			else if (sum < -(__s64)XCC_FB_INF)
-				sum = -(__s64)XCC_FB_INF;
-			echo.feedback = bpf_htonl((__u32)(__s32)sum);
-			if (bpf_store_hdr_opt(skops, &echo, sizeof(echo), 0) == 0) {
-				st->echo_sum = 0;
-				st->echo_inf = 0;
-				count(XHC_ECHO_WRITTEN);
-			}
-		}
-		break;
-	case BPF_SOCK_OPS_PARSE_HDR_OPT_CB:
-		parse(skops);
-		break;
+	if (fb >= XCC_FB_INF) {
+		count(XHC_UNROUTED);
+		return;
 	}
-	return 1;
+	st->cwnd_q8 = xcp_apply_feedback(st->cwnd_q8, fb, st->s);
+	count(XHC_APPLIED);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -47,3 +47,60 @@ void racc_rcp_control(struct rcp_router_law *l, const struct rcp_router_params *
 {
 	rcp_control(l, p, t_ns, q_bytes);
 }
+
+#include "piqi_law.h"
+
+void racc_piqi_init(struct piqi_router_law *l, const struct piqi_router_params *p)
+{
+	piqi_init(l, p);
+}
+
+/* A forward packet at the PIQI-RCP router: counted as RCP's, then stamped from "no limit". */
+__u32 racc_piqi_packet(struct piqi_router_law *l, __u64 s, __u64 rtt_us)
+{
+	rcp_arrival(&l->rcp, s, rtt_us);
+	return rcp_stamp(&l->rcp, RCP_NO_LIMIT);
+}
+
+/* RCP's signature; PIQI-RCP's law takes no queue. */
+void racc_piqi_control(struct piqi_router_law *l, const struct piqi_router_params *p, __u64 t_ns, __u64 q_bytes)
+{
+	piqi_control(l, p, t_ns);
+}
+
+#include "jetmax_law.h"
+
+void racc_jetmax_init(struct jetmax_router_law *l)
+{
+	jetmax_init(l);
+}
+
+/* A forward JetMax data packet (feedback +inf) at the router: counted, then stamped; returns
+ * feedback | fb_id << 32. */
+__u64 racc_jetmax_packet(struct jetmax_router_law *l, const struct jetmax_router_params *p, __u64 s, __u64 ipt,
+			 __u64 cur_id)
+{
+	__u32 feedback = JETMAX_NO_LIMIT;
+	__u16 fb_id = 0;
+
+	jetmax_arrival(l, p, s, cur_id == p->id || cur_id == 0, ipt);
+	jetmax_stamp(l, p, &feedback, &fb_id);
+	return feedback | (__u64)fb_id << 32;
+}
+
+/* The end of an interval: close, the ring walk, F (as the BPF router does in three steps). */
+void racc_jetmax_control(struct jetmax_router_law *l, const struct jetmax_router_params *p, __u64 t_ns)
+{
+	__u64 j;
+
+	jetmax_close(l, p, t_ns);
+	for (j = 1; j <= JETMAX_RING; j++)
+		if (jetmax_walk_step(l, p, j))
+			break;
+	jetmax_fair(l, p);
+}
+
+__u64 racc_jetmax_rate_step(__u64 x, __u64 f, __u64 tau_q24)
+{
+	return jetmax_rate_step(x, f, tau_q24);
+}

@@ -54,7 +54,7 @@ def reduced(cmd: str) -> list[str] | None:
         return None
     if words[0] == "sudo" and len(words) > 2 and words[1].endswith("racc") and words[2] == "kernel":
         # The kernel runtime needs root and minutes of real time; tests/python/test_kernel_run.py
-        # and test_kernel_vcp_run.py run `racc kernel run` as root (and skip, saying why, elsewhere).
+        # and test_kernel_protocols_run.py run `racc kernel run` as root (and skip, saying why, elsewhere).
         return None
     if words[0].endswith("racc"):
         words = words[1:]

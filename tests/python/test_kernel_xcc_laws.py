@@ -226,28 +226,36 @@ def rcp_events(seed: int, capacity_bps: float, intervals: int = 600):
     return out
 
 
-def rcp_deviation(lib, params: dict, capacity_bps: float, events) -> tuple[float, float]:
+def rcp_deviation(lib, params: dict, capacity_bps: float, events, law_of: str = "rcp") -> tuple[float, float]:
+    """The rate routers' laws (``law_of``: "rcp", or "piqi" for PIQI-RCP's) on ``events``
+    against racc-proto's trace, within the bounds stated above for each."""
     from racc import _core
     from racc.kernel import xcc
 
-    lib.racc_rcp_init.argtypes = [ctypes.POINTER(RcpLaw), ctypes.POINTER(RcpParams)]
-    lib.racc_rcp_packet.argtypes = [ctypes.POINTER(RcpLaw), U64, U64]
-    lib.racc_rcp_packet.restype = ctypes.c_uint32
-    lib.racc_rcp_control.argtypes = [ctypes.POINTER(RcpLaw), ctypes.POINTER(RcpParams), U64, U64]
-    p = RcpParams(*xcc.rcp_router_config(params, capacity_bps))
-    law = RcpLaw()
-    lib.racc_rcp_init(ctypes.byref(law), ctypes.byref(p))
-    racc = _core.rcp_router_trace(json.dumps(params), capacity_bps, float(xcc.RCP_PKT_BYTES), events)
+    law_t, par_t, config, trace, slack = {
+        "rcp": (RcpLaw, RcpParams, xcc.rcp_router_config, _core.rcp_router_trace, 1),
+        "piqi": (PiqiLaw, PiqiParams, xcc.piqi_router_config, _core.piqi_router_trace, 2),
+    }[law_of]
+    init, packet, control = (getattr(lib, f"racc_{law_of}_{f}") for f in ("init", "packet", "control"))
+    init.argtypes = [ctypes.POINTER(law_t), ctypes.POINTER(par_t)]
+    packet.argtypes = [ctypes.POINTER(law_t), U64, U64]
+    packet.restype = ctypes.c_uint32
+    control.argtypes = [ctypes.POINTER(law_t), ctypes.POINTER(par_t), U64, U64]
+    p = par_t(*config(params, capacity_bps))
+    law = law_t()
+    core = law if law_of == "rcp" else law.rcp
+    init(ctypes.byref(law), ctypes.byref(p))
+    racc = trace(json.dumps(params), capacity_bps, float(xcc.RCP_PKT_BYTES), events)
     worst_r = worst_d0 = 0.0
     lo, hi = math.inf, 0.0
     for i, ((kind, a, b), r) in enumerate(zip(events, racc)):
         if kind == 0:
-            stamped = lib.racc_rcp_packet(ctypes.byref(law), a, b)
+            stamped = packet(ctypes.byref(law), a, b)
             assert abs(stamped - r[0]) <= 1e-3 * r[0] + 2, f"event {i}: stamped {stamped} (kernel) vs {r[0]} (racc-proto)"
         else:
-            lib.racc_rcp_control(ctypes.byref(law), ctypes.byref(p), round(a * 1e9), b)
-            rate, d0 = law.rate_q8 / 256, law.d0_ns / 1e9
-            assert abs(rate - r[0]) <= 1e-3 * r[0] + 1, f"event {i}: R {rate} (kernel) vs {r[0]} (racc-proto)"
+            control(ctypes.byref(law), ctypes.byref(p), round(a * 1e9), b)
+            rate, d0 = core.rate_q8 / 256, core.d0_ns / 1e9
+            assert abs(rate - r[0]) <= 1e-3 * r[0] + slack, f"event {i}: R {rate} (kernel) vs {r[0]} (racc-proto)"
             assert abs(d0 - r[1]) <= 1e-6 + 1e-5 * r[1], f"event {i}: d0 {d0} (kernel) vs {r[1]} (racc-proto)"
             worst_r = max(worst_r, abs(rate - r[0]) / r[0])
             worst_d0 = max(worst_d0, abs(d0 - r[1]))
@@ -264,3 +272,183 @@ def test_rcp_router_rate_and_d0(lib, gain):
 
 def test_rcp_router_other_gains_and_a_slow_port(lib):
     rcp_deviation(lib, {"alpha": 0.3, "beta": 0.5, "t_slot": 0.02, "initial_rate": 0.5}, 10e6, rcp_events(4, 10e6))
+
+
+# ---- PIQI-RCP (kernel/bpf/piqi_law.h against racc-proto's `pi_step` in `PiqiRouter::interval`) ----
+#
+# Bounds, from the arithmetic (stated before measuring): the kernel's y is whole B/s (floored),
+# N̂, γ, K_i, K_p and g 24 bits, R and R̄ Q8 B/s. An interval's increment K_i·g·e then differs by
+# at most K_i·g·(1 B/s)/N̂ + 2^-7 B/s + 2^-22 of itself; K_i·g ≤ 0.5 here (g = Δ/d0 ≤ 1), so over
+# the 600 intervals of these sequences the integrator gathers at most ~300 B/s of floor error in
+# the worst case (all of one sign), and 2^-21 relative: within 1e-3 of R + 2 B/s for the R these
+# sequences reach (≥ 2e5 B/s once moved; R_min is computed alike on both sides). A stamp is ⌊R⌋ on
+# both sides: the same bound. d0 is RCP's update (rcp_law.h): within 1 µs + 1e-5 of d0.
+
+
+class PiqiParams(ctypes.Structure):
+    _fields_ = [*RcpParams._fields_, *((f, U64) for f in ("gamma_q24", "k_i_q24", "k_p_q24", "smoothed"))]
+
+
+class PiqiLaw(ctypes.Structure):
+    _fields_ = [("rcp", RcpLaw), ("r_bar_q8", U64), ("n_hat_q24", U64), ("e_prev_q8", S64)]
+
+
+@pytest.mark.parametrize("gain", ["symmetric", "ns2"])
+def test_piqi_router_pi_law_and_d0(lib, gain):
+    rcp_deviation(lib, {"rcp_d0_gain": gain, "count_newcomers": False}, 100e6, rcp_events(5, 100e6), "piqi")
+
+
+def test_piqi_router_other_gains_unsmoothed_and_a_slow_port(lib):
+    params = {"k_i": 1.2, "k_p": 0.3, "gamma": 0.9, "delta": 0.02, "smoothed_count": False, "initial_rate": 0.5}
+    rcp_deviation(lib, {**params, "count_newcomers": False}, 10e6, rcp_events(6, 10e6), "piqi")
+
+
+def test_piqi_router_config_refuses_what_the_kernel_cannot_run():
+    from racc.kernel import xcc
+
+    with pytest.raises(ValueError, match=r"^router_params\.count_newcomers: must be false"):
+        xcc.piqi_router_config({}, 10e6)
+    with pytest.raises(ValueError, match=r"^router_params\.count_ops"):
+        xcc.piqi_router_config({"count_newcomers": False, "count_ops": True}, 10e6)
+    with pytest.raises(ValueError, match=r"^router_params\.k_i"):
+        xcc.piqi_router_config({"count_newcomers": False, "k_i": 2.0}, 10e6)  # racc-proto's check: K_i < π/2
+    assert len(xcc.piqi_router_config({"count_newcomers": False}, 10e6)) == len(PiqiParams._fields_)
+
+
+# ---- JetMax (kernel/bpf/jetmax_law.h against racc-proto's JetMaxRouter) -------------------------
+#
+# Bounds, from the arithmetic (stated before measuring): Y, S, Ninv and the slow sums are whole
+# bytes and ns on both sides (racc's f64 holds them exactly), and the slow window's reach m is an
+# integer decision on them, so the same m and D. u and b are Q8 B/s (each floor < 2^-8 B/s), N
+# Q24 (two floors, < 2^-23), γ Q24 (2^-25 of γC): F = (γC − u)/max(N, 1) within 1e-6 of F +
+# 2^-7 B/s before rounding, so the header field (rounded on both sides) within 1e-5 of F + 2 B/s;
+# N within 1e-6; a stamp is that field and this router's id, or nothing, on both.
+
+
+class JetMaxParams(ctypes.Structure):
+    _fields_ = [
+        (f, U64)
+        for f in ("id", "gamma_q24", "delta_ns", "f_min_Bps", "ring_len", "slow_above_ns", "capacity_Bps")
+    ]
+
+
+class JetMaxInterval(ctypes.Structure):
+    _fields_ = [(f, U64) for f in ("s_slow", "ninv_slow", "max_ipt")]
+
+
+class JetMaxLaw(ctypes.Structure):
+    _fields_ = [
+        ("y_bytes", U64),
+        ("s_bytes", U64),
+        ("ninv_ns", U64),
+        ("cur", JetMaxInterval),
+        ("ring", JetMaxInterval * 256),
+        ("head", U64),
+        ("filled", U64),
+        ("f_q8", U64),
+        ("f_wire", ctypes.c_uint32),
+        ("pad", ctypes.c_uint32),
+        *((f, U64) for f in ("n_q24", "window_ns", "last_t_ns", "last_y", "last_s", "last_ninv", "last_s_slow")),
+        *((f, U64) for f in ("walk_s", "walk_n", "walk_max", "win_m", "win_s", "win_n", "win_max")),
+    ]
+
+
+def jetmax_events(seed: int, capacity_bps: float, intervals: int = 400, delta: float = 0.01):
+    """Intervals of Δ with flows bottlenecked here (ipt about Δ·s/rate, fast), slow ones (ipt 15
+    ms to 1.5 s, one packet now and then), and flows naming another router (cur_id 3); the load
+    swings between 0.2 and 1.2 of C. A stretch of 20 intervals with only the last kind (F = +inf
+    where no slow packet still reaches it)."""
+    rng = random.Random(seed)
+    c = capacity_bps / 8
+    out = []
+    for k in range(intervals):
+        load = 0.7 + 0.5 * math.sin(k / 25)
+        if 200 <= k < 220:
+            for _ in range(round(0.3 * c * delta / 1000)):
+                out.append((0, 1000, rng.randrange(100_000, 5_000_000), 3))
+            out.append((1, round((k + 1) * delta, 9), 0, 0))
+            continue
+        fast = rng.randrange(1, 6)
+        for _ in range(fast):
+            rate = load * c / (fast + 1) * rng.uniform(0.5, 1.5)
+            n = max(1, round(rate * delta / 1000))
+            for _ in range(n):
+                out.append((0, 1000, round(1000 / rate * 1e9), rng.choice([7, 0])))
+        for _ in range(rng.randrange(0, 3)):
+            out.append((0, rng.choice([1000, 576]), rng.randrange(15_000_000, 1_500_000_000), rng.choice([7, 0])))
+        for _ in range(round(load * c * delta / 4000)):
+            out.append((0, 1000, rng.randrange(100_000, 5_000_000), 3))
+        out.append((1, round((k + 1) * delta, 9), 0, 0))
+    return out
+
+
+def jetmax_deviation(lib, params: dict, capacity_bps: float, events) -> float:
+    from racc import _core
+    from racc.kernel import xcc
+
+    lib.racc_jetmax_init.argtypes = [ctypes.POINTER(JetMaxLaw)]
+    lib.racc_jetmax_packet.argtypes = [ctypes.POINTER(JetMaxLaw), ctypes.POINTER(JetMaxParams), U64, U64, U64]
+    lib.racc_jetmax_packet.restype = U64
+    lib.racc_jetmax_control.argtypes = [ctypes.POINTER(JetMaxLaw), ctypes.POINTER(JetMaxParams), U64]
+    cfg = xcc.jetmax_router_config(params, capacity_bps)
+    cfg[0] = 7  # racc's trace port
+    p = JetMaxParams(*cfg)
+    law = JetMaxLaw()
+    lib.racc_jetmax_init(ctypes.byref(law))
+    racc = _core.jetmax_router_trace(json.dumps(params), capacity_bps, xcc.RCP_PKT_BYTES, events)
+    worst, finite, infinite, slow = 0.0, 0, 0, 0
+    lo, hi = math.inf, 0.0
+    for i, ((kind, a, b, c), r) in enumerate(zip(events, racc)):
+        if kind == 0:
+            v = lib.racc_jetmax_packet(ctypes.byref(law), ctypes.byref(p), a, b, c)
+            fb, fb_id = v & 0xFFFFFFFF, v >> 32
+            assert fb_id == r[1], f"event {i}: fb_id {fb_id} (kernel) vs {r[1]} (racc-proto)"
+            assert abs(fb - r[0]) <= 1e-5 * r[0] + 2, f"event {i}: stamped {fb} (kernel) vs {r[0]} (racc-proto)"
+        else:
+            lib.racc_jetmax_control(ctypes.byref(law), ctypes.byref(p), p.delta_ns)
+            f, n = law.f_wire, law.n_q24 / 2**24
+            assert (f == 0xFFFFFFFF) == (r[0] == 0xFFFFFFFF), f"event {i}: F {f} (kernel) vs {r[0]} (racc-proto)"
+            assert abs(f - r[0]) <= 1e-5 * r[0] + 2, f"event {i}: F {f} (kernel) vs {r[0]} (racc-proto)"
+            assert abs(n - r[1]) <= 1e-6, f"event {i}: N {n} (kernel) vs {r[1]} (racc-proto)"
+            slow += law.window_ns > p.delta_ns
+            if f == 0xFFFFFFFF:
+                infinite += 1
+            else:
+                finite += 1
+                worst = max(worst, abs(f - r[0]) / r[0])
+                lo, hi = min(lo, r[0]), max(hi, r[0])
+    print(
+        f"{finite} finite F ({lo:.0f} to {hi:.0f} B/s), {infinite} +inf, {slow} slow windows beyond Δ; "
+        f"largest deviation {worst:.2e} of F"
+    )
+    assert finite > 100 and hi / lo > 1.5, "the sequence must move F"
+    if params.get("window", "ipt") == "ipt":
+        assert slow > 10, "the sequence must reach back for slow flows"
+    else:  # (with "ipt" the slow packets' reach, up to 1.5 s, outlasts the quiet stretch)
+        assert infinite > 0, "the quiet stretch must free the link (F = +inf)"
+    return worst
+
+
+def test_jetmax_router_fair_share_and_slow_window(lib):
+    jetmax_deviation(lib, {}, 100e6, jetmax_events(7, 100e6))
+
+
+def test_jetmax_router_literal_delta_window_and_other_gains(lib):
+    params = {"window": "delta", "gamma": 0.8, "f_min": 5.0}
+    jetmax_deviation(lib, params, 10e6, jetmax_events(8, 10e6))
+    params = {"gamma": 0.9, "delta": 0.02, "max_window": 1.0}
+    jetmax_deviation(lib, params, 10e6, jetmax_events(9, 10e6, delta=0.02))
+
+
+def test_jetmax_sender_step_against_the_law():
+    """x += τ(F − x) in whole B/s (Q24 τ): within 1 B/s + 2^-23 of |F − x| of the real step."""
+    from racc.kernel import xcc
+
+    so = ctypes.CDLL(str(xcc.laws_library()))
+    so.racc_jetmax_rate_step.argtypes = [U64, U64, U64]
+    so.racc_jetmax_rate_step.restype = U64
+    rng = random.Random(10)
+    for _ in range(2000):
+        x, f, tau = rng.randrange(1, 10**10), rng.randrange(1, 10**10), rng.uniform(0.01, 1.0)
+        k = so.racc_jetmax_rate_step(x, f, round(tau * 2**24))
+        assert abs(k - (x + tau * (f - x))) <= 1 + 2**-23 * abs(f - x) + 2**-25 * abs(f - x), (x, f, tau, k)

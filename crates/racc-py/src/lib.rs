@@ -19,7 +19,10 @@ use laws::{
 use pyo3::prelude::*;
 use resolved::ResolvedScenario;
 use simulation::Simulation;
-use xcc_laws::{rcp_router_check, rcp_router_trace, xcp_router_check, xcp_router_trace, xcp_window_trace};
+use xcc_laws::{
+    jetmax_flow_check, jetmax_router_check, jetmax_router_trace, piqi_router_check, piqi_router_trace,
+    rcp_router_check, rcp_router_trace, xcp_router_check, xcp_router_trace, xcp_window_trace,
+};
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -37,6 +40,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(xcp_router_check, m)?)?;
     m.add_function(wrap_pyfunction!(rcp_router_trace, m)?)?;
     m.add_function(wrap_pyfunction!(rcp_router_check, m)?)?;
+    m.add_function(wrap_pyfunction!(piqi_router_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(piqi_router_check, m)?)?;
+    m.add_function(wrap_pyfunction!(jetmax_router_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(jetmax_router_check, m)?)?;
+    m.add_function(wrap_pyfunction!(jetmax_flow_check, m)?)?;
     m.add_function(wrap_pyfunction!(dpcp_window_trace, m)?)?;
     m.add_function(wrap_pyfunction!(dpcp_levels, m)?)?;
     m.add_function(wrap_pyfunction!(dpcp_encode_cases, m)?)?;
