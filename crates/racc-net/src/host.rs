@@ -41,6 +41,12 @@ pub struct EndPlan {
     pub side: usize,
     pub local: SocketAddrV4,
     pub peer: SocketAddrV4,
+    /// With due-time sends, how far before the clock reading the endpoint may be called (a
+    /// late timer, a packet received earlier): half the delay of the first port it sends into,
+    /// so that the router still takes what it sends at its carried time (`router::sent_at`).
+    /// A thread held off longer (a stall) goes on from `now - reach`: catching up every
+    /// packet a pacer owed would reach the router at once, a burst the simulator never sends.
+    pub reach: Time,
 }
 
 /// What a flow end did, collected when the run ends.
@@ -324,7 +330,7 @@ fn fire(e: &mut End, idx: usize, tx: &mut Tx, spec: &Spec, now: Time, at_due: bo
     if t > now {
         return;
     }
-    let at = if at_due { t.max(e.last).min(now) } else { now };
+    let at = if at_due { t.max(e.last).max(now.saturating_sub(e.plan.reach)).min(now) } else { now };
     e.last = at;
     e.ep.as_mut().expect("has a timer").on_timeout(at);
     drain(e, idx, tx, at);
@@ -361,7 +367,10 @@ fn receive(
         for k in 0..got {
             let (bytes, tos, stamp) = rx.get(k);
             let at = match (rt_off, stamp) {
-                (Some(off), Some(st)) => (st - off).clamp(e.last as i128, now as i128) as Time,
+                (Some(off), Some(st)) => {
+                    let floor = e.last.max(now.saturating_sub(e.plan.reach));
+                    (st - off).clamp(floor as i128, now as i128) as Time
+                }
                 _ => now,
             };
             e.rep.rx_pkts += 1;

@@ -134,6 +134,12 @@ impl Router {
         })
     }
 
+    /// The propagation delay of the first port flow `f`'s `side` (0 sender, 1 receiver) sends
+    /// into: how far back the router takes a packet's carried send time ([`sent_at`]).
+    pub fn first_delay(&self, f: usize, side: usize) -> Time {
+        self.ports[self.route_ports[self.flow_paths[f][side].0 as usize] as usize].delay
+    }
+
     /// The run's key, which the hosts seal their packets with (until set, all zero).
     pub fn set_key(&mut self, key: Key) {
         self.key = key;
