@@ -86,6 +86,8 @@ pub struct Router {
     io_scratch: Vec<usize>,
     /// Stamp a packet at the send time it carries (`LoopConfig::due_sends`, see [`sent_at`]).
     stamp_sent: bool,
+    /// Every port event due by this time has run.
+    ran_to: Time,
 }
 
 impl Router {
@@ -117,6 +119,7 @@ impl Router {
             io_want: Vec::new(),
             io_scratch: Vec::new(),
             stamp_sent: false,
+            ran_to: 0,
             port_time: vec![0; ports.len()],
             ports,
             pkts: Packets::default(),
@@ -204,8 +207,9 @@ impl Router {
             }
             self.stats.loops += 1;
             self.sample_due(now, tuns, clock);
-            self.run_due(now, tuns, clock);
-            self.write_capture();
+            // The devices before the events due: a packet sent while the router was held off
+            // its CPU then enters its first port at its carried time, ahead of the events it
+            // precedes (`sent_at`), instead of all at once after them.
             let t = clock.now();
             let mut more = false;
             if self.io.is_some() {
@@ -234,6 +238,9 @@ impl Router {
                 }
                 more |= ready[h];
             }
+            let now = clock.now();
+            self.run_due(now, tuns, clock);
+            self.ran_to = now;
             self.write_capture();
             let next = self.next_event().min(self.next_sample()).min(end);
             let now = clock.now();
@@ -468,7 +475,7 @@ impl Router {
         self.frames[i as usize] = fr;
         let first = self.route_ports[self.flow_paths[f][side].0 as usize] as usize;
         let t = if self.stamp_sent {
-            let at = sent_at(&fr.pkt, t, self.ports[first].delay);
+            let at = sent_at(&fr.pkt, t, self.ran_to.saturating_sub(self.ports[first].delay));
             self.stats.stamped_sent += u64::from(at < t);
             self.stats.stamp_back_ns += t - at;
             at
@@ -524,18 +531,20 @@ mod tests;
 
 /// When a packet read at `read` entered its first port: the send time it carries (its
 /// transport's `ts_val`, the sending host's reading of the run's clock when the endpoint sent
-/// it, or the time its timer was due: `host::fire`), if that lies within the first port's
-/// propagation delay before `read`, else `read`. The host's wake-up, the kernel, the device and
-/// the router's own wake-up (p50 22 µs, p99 85 µs between send and read on a loaded 2-core VM,
-/// docs/LIVE.md) are then not part of the emulated path, as they are not in the simulator. Up to
-/// the link's delay back, the packet still reaches the port's far end no earlier than it was
-/// read; a time outside (none carried: a DCCP or DCTCP ACK's 0) is not trusted.
-fn sent_at(pkt: &Packet, read: Time, delay: Time) -> Time {
+/// it, or the time its timer was due: `host::fire`), if that is no earlier than `floor`, else
+/// `read`. The floor is the first port's delay before the time every event has run to: the
+/// packet then reaches the port's far end no earlier than events already run, so no port
+/// sees time go back. The host's wake-up, the kernel, the device and the router's own
+/// wake-up (p50 22 µs, p99 85 µs between send and read on a loaded 2-core VM, docs/LIVE.md),
+/// and a router held off its CPU for less than that delay, are then not part of the emulated
+/// path, as they are not in the simulator. A time outside (none carried: a DCCP or DCTCP
+/// ACK's 0) is not trusted.
+fn sent_at(pkt: &Packet, read: Time, floor: Time) -> Time {
     let sent = match &pkt.transport {
         Transport::Tcp(h) => h.ts_val,
         Transport::Dccp(h) => h.ts_val,
     };
-    if sent > 0 && sent <= read && read - sent <= delay {
+    if sent > 0 && sent <= read && sent >= floor {
         sent
     } else {
         read
