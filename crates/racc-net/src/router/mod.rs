@@ -6,10 +6,11 @@
 //! here is time (the run's clock instead of an event queue) and the packets (real IP packets,
 //! parsed into racc [`Packet`]s and written back after the modules' rewrites).
 //!
-//! Events are run in time order as in the simulator: each loop first takes every port event
-//! due by now (the arrival of a FIFO head at the far end of its link, a module's tick), then
-//! reads the TUN devices and offers what arrived to the first port of its path, stamped with a
-//! clock reading later than every event already run, so that no port sees time go back.
+//! Events are run in time order as in the simulator: each loop first reads the TUN devices and
+//! offers what arrived to the first port of its path, stamped with the send time it carries
+//! (within that port's delay before the events already run: [`sent_at`]) or the clock reading,
+//! then takes every port event due by now (the arrival of a FIFO head at the far end of its
+//! link, a module's tick); no port sees time go back.
 
 use crate::auth::{Key, Window};
 use crate::clock::Clock;
@@ -167,9 +168,9 @@ impl Router {
     /// Run until `end` or until `stop` is set, reading and writing `tuns` (host i's device is
     /// `tuns[i]`).
     ///
-    /// Each pass: the samples and port events due, then the devices epoll reported readable,
-    /// each read until it is empty (at most [`BATCH`] packets a pass, so that due events are not
-    /// held up), then a wait for the next event or a device. A wait up to
+    /// Each pass: the samples due, the devices epoll reported readable, each read until it is
+    /// empty (at most [`BATCH`] packets a pass, so that due events are not held up), then the
+    /// port events due, then a wait for the next event or a device. A wait up to
     /// `loop_cfg.coalesce_ns` sleeps straight to the timer and reads the devices then (one
     /// wake-up instead of two); one up to `loop_cfg.spin_ns` (off by default) polls instead.
     pub fn run(
