@@ -1,7 +1,7 @@
 """Live against simulated for every registered protocol on three dumbbells (issue 39 item 2).
 
     sudo .venv/bin/python scripts/live_agreement.py [--protocols vcp,xcp] [--shapes a,b,c]
-        [--duration 20] [--rerun 1] [--seeds 8] [--json FILE]
+        [--duration 20] [--rerun 1] [--seeds 8] [--json FILE] [--clock-sends]
 
 Prints one row per live run: aggregate goodput (Mb/s), bottleneck utilisation and drops on every
 port, live and simulated, the relative differences, the 1-minute load average at the live run's
@@ -27,6 +27,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--rerun", type=int, default=1, help="live re-runs of a row outside the tolerance")
     ap.add_argument("--seeds", type=int, default=0, help="under a row still outside: the simulator over seeds 1..N")
     ap.add_argument("--json", help="also write every row's numbers here")
+    ap.add_argument("--clock-sends", action="store_true", help="live with due-time sends off (racc-live --clock-sends)")
     args = ap.parse_args(argv)
     names = [p for p in args.protocols.split(",") if p] or la.protocols()
     shapes = [s for s in args.shapes.split(",") if s]
@@ -35,7 +36,13 @@ def main(argv: list[str]) -> int:
             print(f"error: --shapes: unknown shape {s!r} (known: {', '.join(la.SHAPES)})", file=sys.stderr)
             return 2
     rows = la.table(
-        names, shapes, args.duration, args.rerun, echo=lambda line: print(line, flush=True), seeds=args.seeds
+        names,
+        shapes,
+        args.duration,
+        args.rerun,
+        echo=lambda line: print(line, flush=True),
+        seeds=args.seeds,
+        clock_sends=args.clock_sends,
     )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

@@ -82,13 +82,16 @@ def run(
     pcap: str | os.PathLike | None = None,
     pcap_ports: Iterable[str] | None = None,
     echo: bool = True,
+    clock_sends: bool = False,
 ) -> Results:
     """Run ``scenario`` live and return its :class:`Results` (written to ``out`` if given).
 
     Refused before anything is set up: a non-root user, a missing binary, a bad scenario, a
     scenario that cannot run live (the runtime names the key and the reason). ``echo`` passes
     the runtime's own report through to stdout. ``pcap`` asks the router for a capture of
-    the ports named ``pcap_ports`` (every port if None).
+    the ports named ``pcap_ports`` (every port if None). ``clock_sends`` turns due-time sends
+    off (``racc-live --clock-sends``: timers and the router's stamps at the clock reading;
+    docs/LIVE.md).
     """
     if not is_root():
         raise LiveUnavailable(NOT_ROOT)
@@ -116,6 +119,8 @@ def run(
             cmd += ["--pcap", str(Path(pcap).resolve())]
             for name in pcap_ports or []:
                 cmd += ["--pcap-port", name]
+        if clock_sends:
+            cmd.append("--clock-sends")
         started = _dt.datetime.now(_dt.timezone.utc)
         t0 = time.perf_counter()
         raw, stopped = _run_binary(cmd, doc_file, echo)

@@ -169,11 +169,11 @@ def run_sim(protocol: str, shape: Shape, duration_s: float, seed: int = 1) -> Si
     return measure(run(shape.scenario(protocol, duration_s, seed)))
 
 
-def run_live(protocol: str, shape: Shape, duration_s: float, seed: int = 1) -> Side:
+def run_live(protocol: str, shape: Shape, duration_s: float, seed: int = 1, clock_sends: bool = False) -> Side:
     from racc import live
 
     l0 = os.getloadavg()[0]
-    side = measure(live.run(shape.scenario(protocol, duration_s, seed), echo=False))
+    side = measure(live.run(shape.scenario(protocol, duration_s, seed), echo=False, clock_sends=clock_sends))
     side.load = (l0, os.getloadavg()[0])
     return side
 
@@ -222,6 +222,7 @@ def table(
     rerun: int = 1,
     echo: Any = print,
     seeds: int = 0,
+    clock_sends: bool = False,
 ) -> list[dict[str, Any]]:
     """Run each protocol on each shape live and simulated and print a row per live run; a live
     run outside the tolerance is run again up to ``rerun`` times (each printed), since a busy
@@ -234,7 +235,7 @@ def table(
             shape = SHAPES[key]
             sim = run_sim(p, shape, duration_s)
             for attempt in range(1 + rerun):
-                lv = run_live(p, shape, duration_s)
+                lv = run_live(p, shape, duration_s, clock_sends=clock_sends)
                 ok, why = verdict(lv, sim)
                 echo(row(p, key, lv, sim) + (f"  (re-run {attempt})" if attempt else ""))
                 if not ok:

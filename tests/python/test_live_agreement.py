@@ -10,7 +10,11 @@ live path differs (``CI``); the rest share a sender and router path with one of 
 cubic NewReno's transport and DropTail; dccp-vcp DCCP's transport and VCP's router; dpcp and
 tpcp DCP-EW's code path without the IP ID order; piqi-rcp RCP's sender; xcp-b XCP's sender and
 header rewrite) and run with ``RACC_LIVE_AGREEMENT=all`` (every protocol, every shape, measured
-in docs/LIVE.md).
+in docs/LIVE.md). Left out of CI with their measured causes (docs/LIVE.md): XCP-b on b (its
+start-up hangs on single packets' timing; the simulator alone spans +29 % over seeds 1-8),
+PIQI-RCP on c (9-16 drops live against seed 1's 0; the simulator alone gives 0-85 over seeds),
+CUBIC on b (drops 277-366 live against 97, alike with ``--clock-sends``) and BBR on a and b
+(−37 to +36 % in either timing mode).
 """
 
 import os
@@ -29,10 +33,9 @@ CI = {
     "dccp": "abc",  # the DCCP transport (Ack Vector, Ack Ratio)
     "dcpew": "abc",  # the code split over packets ordered by the raw socket's IP ID
     "jetmax": "abc",  # paced rate; once 249 drops live against 0 simulated
-    # RCP on shape a: -7 to -10 % live (docs/LIVE.md: its queue term under the live
-    # arrivals' timing jitter), within the bound but too close to it to assert on a
-    # shared machine; b and c are 0-3 % apart.
-    "rcp": "bc",
+    # RCP on shape a: once -6 to -10 % (its queue term read the hosts' timer jitter as a
+    # queue); with due-time sends and receives -1 to -5.5 % (docs/LIVE.md).
+    "rcp": "abc",
     "xcp": "abc",  # per-packet feedback rewritten in the congestion header
     "qfcp": "abc",  # once +65 % / -20 % live (issue 39 item 1's stall, since fixed)
 }

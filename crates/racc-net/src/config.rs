@@ -43,6 +43,13 @@ pub struct LoopConfig {
     /// Veth pairs instead of TUN devices, the router reading its ends through AF_PACKET
     /// receive rings (no system call per packet read; [`crate::packet`]).
     pub veth: bool,
+    /// Due-time sends: a host calls an endpoint whose timer fired at the time it was due
+    /// (never before its last call) rather than at the late clock reading, and the router
+    /// stamps a packet into its first port at the send time it carries (within that port's
+    /// delay). Off (`racc-live --clock-sends`): both at the clock reading, as before; the
+    /// hosts' timer lateness and the way from socket to router then shape the arrivals
+    /// (docs/LIVE.md, RCP on shape a).
+    pub due_sends: bool,
 }
 
 impl Default for LoopConfig {
@@ -58,6 +65,7 @@ impl Default for LoopConfig {
             gather_ns: 20_000,
             uring: false,
             veth: false,
+            due_sends: true,
         }
     }
 }

@@ -169,8 +169,22 @@ pub fn run_with(spec: &Spec, opts: &Options) -> Result<LiveReport, LiveError> {
     for (f, &[s, d]) in pairs.iter().enumerate() {
         let port = |side: usize| 10_000 + 2 * f as u16 + side as u16;
         let addr = |h: usize, side: usize| SocketAddrV4::new(net.hosts[h].addr, port(side));
-        plans[s].push(EndPlan { flow: f, side: SENDER, local: addr(s, SENDER), peer: addr(d, RECEIVER) });
-        plans[d].push(EndPlan { flow: f, side: RECEIVER, local: addr(d, RECEIVER), peer: addr(s, SENDER) });
+        // Half the first port's delay: the rest is the margin for the way to the router.
+        let reach = |side: usize| router.first_delay(f, side) / 2;
+        plans[s].push(EndPlan {
+            flow: f,
+            side: SENDER,
+            local: addr(s, SENDER),
+            peer: addr(d, RECEIVER),
+            reach: reach(SENDER),
+        });
+        plans[d].push(EndPlan {
+            flow: f,
+            side: RECEIVER,
+            local: addr(d, RECEIVER),
+            peer: addr(s, SENDER),
+            reach: reach(RECEIVER),
+        });
     }
     let ready = Barrier::new(nodes.len() + 1);
     let clock_cell = OnceLock::new();

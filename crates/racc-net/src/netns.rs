@@ -2,7 +2,9 @@
 //! TUN device that the router creates in its own namespace and moves into the host's, so that the
 //! router keeps the device's fd while the host's kernel sees an ordinary interface.
 //!
-//! Names carry the run's owner: namespace `racc-<pid>-<run>-h<i>`. Teardown deletes them (TUN
+//! Names carry the run's owner: namespace `racc-<pid>-<run>-h<i>`, or `racc-<pid>-<label>-<run>-h<i>`
+//! with `$RACC_LIVE_TAG` (its letters and digits, at most 16: which user or job made it, as
+//! the kernel runtime's `$RACC_KERNEL_TAG`). Teardown deletes them (TUN
 //! devices vanish with the router's fds). A process killed before its teardown leaves namespaces
 //! behind; every run starts by deleting those whose pid no longer exists ([`sweep_stale`]).
 
@@ -41,6 +43,16 @@ fn ip(args: &[&str]) -> io::Result<()> {
         )));
     }
     Ok(())
+}
+
+/// `$RACC_LIVE_TAG`'s letters and digits (at most 16) and a dash, or nothing.
+fn tag_label(tag: Option<&str>) -> String {
+    let l: String = tag.unwrap_or("").chars().filter(|c| c.is_ascii_alphanumeric()).take(16).collect();
+    if l.is_empty() {
+        l
+    } else {
+        format!("{l}-")
+    }
 }
 
 /// The pid in a racc namespace name, if it is one.
@@ -100,9 +112,10 @@ impl Network {
     pub fn create(n: usize, napi: bool, veth: bool) -> io::Result<Network> {
         let run = RUN.fetch_add(1, Ordering::Relaxed);
         let pid = std::process::id();
+        let label = tag_label(std::env::var("RACC_LIVE_TAG").ok().as_deref());
         let mut net = Network { hosts: Vec::with_capacity(n) };
         for i in 0..n {
-            let ns = format!("{PREFIX}{pid}-{run}-h{i}");
+            let ns = format!("{PREFIX}{pid}-{label}{run}-h{i}");
             ip(&["netns", "add", &ns])?;
             // Owned from here on: a failure below still deletes it (and the veth pair in it).
             let made = if veth { make_veth(&ns, pid, run, i, n) } else { make_tun(&ns, napi) };
@@ -194,5 +207,22 @@ impl Drop for Network {
         for h in &self.hosts {
             let _ = ip(&["netns", "delete", &h.ns]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tagged_name_keeps_its_owner_pid_for_the_stale_sweep() {
+        assert_eq!(tag_label(None), "");
+        assert_eq!(tag_label(Some("")), "");
+        assert_eq!(tag_label(Some("live-39/b; rm")), "live39brm-");
+        assert_eq!(tag_label(Some("abcdefghijklmnopqrstuvwxyz")), "abcdefghijklmnop-");
+        let name = format!("{PREFIX}4242-{}0-h1", tag_label(Some("live39b")));
+        assert_eq!(name, "racc-4242-live39b-0-h1");
+        assert_eq!(owner_pid(&name), Some(4242));
+        assert_eq!(owner_pid("racc-4242-0-h1"), Some(4242));
     }
 }

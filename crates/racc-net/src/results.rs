@@ -186,6 +186,9 @@ pub fn to_json(spec: &Spec, rep: &LiveReport) -> Value {
         // A stall of the router shows here (the p99 hides one of tens of ms).
         "lateness_max_s": r.lateness_ns.iter().copied().max().unwrap_or(0) as f64 * 1e-9,
         "runnable_not_running_s": r.run_delay_ns as f64 * 1e-9,
+        // Due-time sends (`LoopConfig::due_sends`): packets stamped at their carried send time.
+        "stamped_sent": r.stamped_sent,
+        "stamp_back_mean_s": if r.stamped_sent > 0 { r.stamp_back_ns as f64 * 1e-9 / r.stamped_sent as f64 } else { 0.0 },
     });
     let summary = json!({
         "scenario": spec.name,

@@ -73,6 +73,15 @@ pub fn pollfd(fd: libc::c_int) -> libc::pollfd {
     libc::pollfd { fd, events: libc::POLLIN, revents: 0 }
 }
 
+/// The wall clock (CLOCK_REALTIME), ns since the epoch: what the kernel's receive timestamps
+/// (SO_TIMESTAMPNS) read.
+pub fn realtime_ns() -> i128 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128
+}
+
 /// This thread's CPU time, ns.
 pub fn thread_cpu_ns() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };

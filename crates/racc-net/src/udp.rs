@@ -46,6 +46,9 @@ impl UdpEnd {
             libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, 0)
         })?);
         setsockopt_int(&fd, libc::IPPROTO_IP, libc::IP_RECVTOS, 1)?;
+        // When the kernel received each datagram (written by the router): the host's
+        // due-time receive (`host::receive`).
+        setsockopt_int(&fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)?;
         // Room for a whole window in flight on a fast path: a drop here would be a loss the
         // emulated network did not cause.
         setsockopt_int(&fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, 8 << 20)?;
@@ -174,11 +177,13 @@ impl RecvBatch {
         self.hdrs.len()
     }
 
-    /// Datagram `i` of the last read and its arriving TOS byte.
-    pub fn get(&self, i: usize) -> (&[u8], u8) {
+    /// Datagram `i` of the last read, its arriving TOS byte and when the kernel received it
+    /// (CLOCK_REALTIME ns, SO_TIMESTAMPNS; `None` if the kernel gave no timestamp).
+    pub fn get(&self, i: usize) -> (&[u8], u8, Option<i128>) {
         assert!(i < self.n);
         let h = &self.hdrs[i];
         let mut tos = 0u8;
+        let mut stamp = None;
         // SAFETY: the kernel filled msg_controllen bytes of this message's control buffer;
         // CMSG_NXTHDR stops inside them.
         unsafe {
@@ -186,12 +191,15 @@ impl RecvBatch {
             while !c.is_null() {
                 if (*c).cmsg_level == libc::IPPROTO_IP && (*c).cmsg_type == libc::IP_TOS {
                     tos = *libc::CMSG_DATA(c);
+                } else if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                    let ts: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
+                    stamp = Some(ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128);
                 }
                 c = libc::CMSG_NXTHDR(&h.msg_hdr, c);
             }
         }
         let len = (h.msg_len as usize).min(SLOT);
-        (&self.bufs[i * SLOT..i * SLOT + len], tos)
+        (&self.bufs[i * SLOT..i * SLOT + len], tos, stamp)
     }
 }
 

@@ -14,7 +14,7 @@ use racc_sim::Simulator;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: racc-live SCENARIO.toml|SCENARIO.json [--duration SECONDS] [--compare] [--results FILE.json] [--pcap FILE [--pcap-port NAME]...] [--parent PID]");
+    eprintln!("usage: racc-live SCENARIO.toml|SCENARIO.json [--duration SECONDS] [--compare] [--results FILE.json] [--pcap FILE [--pcap-port NAME]...] [--clock-sends] [--parent PID]");
     ExitCode::from(2)
 }
 
@@ -77,6 +77,7 @@ fn main() -> ExitCode {
     let mut file = None;
     let mut duration = None;
     let mut compare = false;
+    let mut clock_sends = false;
     let mut results = None;
     let mut pcap = None;
     let mut pcap_ports: Vec<String> = Vec::new();
@@ -85,6 +86,7 @@ fn main() -> ExitCode {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--compare" => compare = true,
+            "--clock-sends" => clock_sends = true,
             "--pcap" => match it.next() {
                 Some(f) => pcap = Some(std::path::PathBuf::from(f)),
                 None => return usage(),
@@ -161,7 +163,7 @@ fn main() -> ExitCode {
     racc_net::install_signal_handlers();
     let opts = racc_net::Options {
         pcap: pcap.map(|p| (p, (!pcap_ports.is_empty()).then_some(pcap_ports))),
-        ..Default::default()
+        loop_cfg: racc_net::config::LoopConfig { due_sends: !clock_sends, ..Default::default() },
     };
     let rep = match racc_net::run_with(&spec, &opts) {
         Ok(r) => r,

@@ -40,6 +40,10 @@ pub struct RouterStats {
     /// for the packet runs there), and inside the reads, ns.
     pub write_ns: u64,
     pub read_ns: u64,
+    /// Packets stamped into their first port at the send time they carry, earlier than read
+    /// (`LoopConfig::due_sends`), and the time so taken back, summed, ns.
+    pub stamped_sent: u64,
+    pub stamp_back_ns: u64,
     /// Packets a veth's receive ring had no room for (lost before the router saw them).
     pub ring_drops: u64,
 }

@@ -76,3 +76,29 @@ fn a_port_fed_a_backwards_clock_does_not_wrap_its_queue_integral() {
     // 4 packets queued from 1 ms to 3 ms (none departs: 8 ms each).
     assert_eq!(r.ports[p].c.queue_pkt_ns, 4 * 2 * MS as u128);
 }
+
+/// Due-time sends: a packet enters its first port at the send time it carries, if that is no
+/// earlier than the floor (the port's delay before the time events have run to); otherwise
+/// (none carried, too old, or ahead of the read) at the read.
+#[test]
+fn a_packet_is_stamped_at_its_carried_send_time_within_the_first_ports_delay() {
+    let with = |ts_val| Packet::tcp(0, Kind::Data, 1000, 0, TcpHeader { ts_val, ..Default::default() });
+    let read = 50 * MS;
+    let floor = read - MS;
+    assert_eq!(sent_at(&with(read - 180_000), read, floor), read - 180_000);
+    assert_eq!(sent_at(&with(read - MS), read, floor), read - MS);
+    assert_eq!(sent_at(&with(read - MS - 1), read, floor), read);
+    assert_eq!(sent_at(&with(0), read, floor), read);
+    assert_eq!(sent_at(&with(read + 1), read, floor), read);
+    // A router held off its CPU: events ran only to 20 ms, so a packet sent at 30 ms is
+    // taken at its time though read 20 ms later.
+    assert_eq!(sent_at(&with(30 * MS), read, 20 * MS - MS), 30 * MS);
+    let dccp = Packet::dccp(
+        0,
+        Kind::Data,
+        1000,
+        0,
+        racc_proto::packet::DccpHeader { ts_val: read - 7_000, ..Default::default() },
+    );
+    assert_eq!(sent_at(&dccp, read, floor), read - 7_000);
+}
