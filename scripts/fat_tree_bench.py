@@ -10,7 +10,8 @@ htsim's datacenter simulator.
 Each case is one run per simulator on the same htsim connection matrix: `perm` (every host sends
 2 MB to another, a random derangement, all at t = 0; at k = 8 the shipped
 `scenarios/fat-tree-permutation.cm`) and `incast` (64 hosts outside h0's pod send 1 MB each to h0;
-at k = 8 the shipped `fat-tree-incast.cm`), TCP NewReno, 8-packet buffers, 1 us links, 2 s. racc runs
+at k = 8 the shipped `fat-tree-incast.cm`), TCP NewReno, htsim's switch queues (12,000-byte buffers
+with the random-drop zone of its RandomQueue, router "random-drop") and RTO floor (250 ms), 1 us links, 2 s. racc runs
 in a child process per case (its CPU time is the whole `racc.run`: check, build, run, result
 tables; its memory the child's peak RSS, and that less the RSS before the run). The htsim side is a
 main built against htsim's library (FatTreeTopology, ConnectionMatrix, TcpSrc/TcpSink, as
@@ -40,13 +41,17 @@ SCENARIO = """name = "fat-tree-{case}-k{k}-{gbps}g"
 duration = "{duration}s"
 seed = 1
 packet_size = 1500
+# htsim's TCP floor (tcp.cpp: _rto is at least 0.25 s).
+min_rto = "250ms"
 
+# htsim's switch queues (FatTreeTopology's RANDOM queues): 8 packets counted in bytes, with the
+# RandomQueue's 3-packet zone of random drops below the limit.
 [topology]
 kind = "fat_tree"
 k = {k}
-host = {{ capacity = "{gbps}Gbps" }}
-edge_agg = {{ capacity = "{gbps}Gbps" }}
-agg_core = {{ capacity = "{gbps}Gbps" }}
+host = {{ capacity = "{gbps}Gbps", buffer = "12000B", router = "random-drop" }}
+edge_agg = {{ capacity = "{gbps}Gbps", buffer = "12000B", router = "random-drop" }}
+agg_core = {{ capacity = "{gbps}Gbps", buffer = "12000B", router = "random-drop" }}
 
 [[traffic]]
 name = "{case}"

@@ -203,6 +203,11 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         parse: aqm::parse_step,
     },
     RouterEntry {
+        name: "random-drop",
+        description: "htsim's RandomQueue (sim/randomqueue.cpp), its fat trees' switch queue: drops arrivals with probability p = 0.1 within zone_pkts = 3 packets of a full buffer",
+        parse: aqm::parse_random_drop,
+    },
+    RouterEntry {
         name: "vcp",
         description: "VCP load factor (VCP-DCCP A1, A2) every t_p, raises the 2-bit code of ECN-capable data at dequeue",
         parse: vcp::parse_router,

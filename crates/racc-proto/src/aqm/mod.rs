@@ -5,13 +5,16 @@
 //! - [`Red`]: Random Early Detection (Floyd & Jacobson 1993) with ns-2's gentle mode, packet or
 //!   byte mode, drop or ECN mark (RFC 3168).
 //! - [`Step`]: DCTCP's step marking above K on the instantaneous queue (RFC 8257 §3.1).
+//! - [`RandomDrop`]: htsim's `RandomQueue`, random drop in a zone just below a full buffer.
 
 pub mod droptail;
+pub mod random_drop;
 pub mod red;
 pub mod red_config;
 pub mod step;
 
 pub use droptail::DropTail;
+pub use random_drop::{RandomDrop, RandomDropParams};
 pub use red::{red_byte_scale, red_ewma, red_idle_decay, red_pa, red_pb, Red, RedAction, RedMode, RedParams};
 pub use red_config::RedConfig;
 pub use step::{Step, StepParams};
@@ -87,4 +90,23 @@ pub fn parse_step(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, 
     let p: StepParams = parse(params)?;
     p.validate()?;
     Ok(Arc::new(StepFactory(p)))
+}
+
+#[derive(Debug)]
+struct RandomDropFactory(RandomDropParams);
+
+impl RouterFactory for RandomDropFactory {
+    fn build(&self, _port: &PortIdentity<'_>, rng: SimRng) -> Box<dyn RouterModule> {
+        Box::new(RandomDrop::new(self.0.clone(), rng).expect("checked when parsed"))
+    }
+    fn settings(&self, _port: &PortIdentity<'_>) -> Vec<(&'static str, f64)> {
+        vec![("zone_pkts", f64::from(self.0.zone_pkts)), ("p", self.0.p)]
+    }
+}
+
+/// The registry's "random-drop": parse and validate `router_params` (zone and probability).
+pub fn parse_random_drop(params: &serde_json::Value) -> Result<Arc<dyn RouterFactory>, ParamError> {
+    let p: RandomDropParams = parse(params)?;
+    p.validate()?;
+    Ok(Arc::new(RandomDropFactory(p)))
 }

@@ -14,8 +14,8 @@
 //! edge-agg (edge at `a`), then agg-core (agg at `a`), each group in htsim's loop order. Link
 //! defaults are those of htsim's `main_tcp.cpp` fat-tree run: every link at `HOST_NIC` = 100 Gb/s
 //! (`main.h`), 1 µs per link (the `FatTreeTopology` constructor's `_hop_latency`), buffers of 8
-//! packets (`memFromPkt(8)`); htsim's RandomQueue adds a 3-packet random-drop zone above that,
-//! which racc does not model.
+//! packets (`memFromPkt(8)`). htsim's RandomQueue also drops at random in the top 3 packets of
+//! that buffer: a link's `router = "random-drop"` models it; the default stays DropTail.
 
 use super::ctx::Ctx;
 use super::error::ScenarioError;
