@@ -136,6 +136,13 @@ impl FlowConfig {
             seed: 0,
         }
     }
+
+    /// The start of a window counted in wire bytes (XCP's and QFCP's): a packet's wire size s
+    /// and the first window, `initial_window` packets (one if unset, at least one) of s bytes.
+    pub fn first_window(&self) -> (f64, f64) {
+        let s = self.packet_size.max(1) as f64;
+        (s, self.initial_window.map_or(1, |w| w.max(1)) as f64 * s)
+    }
 }
 
 /// Drain `ep` as an engine does, through `poll_transmit_into` into a slot holding garbage,

@@ -59,3 +59,47 @@ pub fn probability(key: &str, v: f64) -> Result<(), ParamError> {
         Err(ParamError::new(key, format!("must be a probability in [0, 1], got {v}")))
     }
 }
+
+/// Declares a `params` table that holds a shared sub-table's fields at its top level, followed
+/// by the table's own fields, each with its default. serde cannot `flatten` a sub-table into a
+/// table that refuses unknown keys, so the shared fields are written into each table here, once;
+/// they default as `$shared::default()` does, and `$getter()` reads them back as one `$shared`.
+/// The VCP family uses it for the window laws (`vcp_family_params!`) and the load-factor
+/// estimator (`load_factor_router_params!`).
+#[macro_export]
+macro_rules! params_with_shared {
+    (
+        shared $shared:path, $(#[$gmeta:meta])* fn $getter:ident {
+            $( $(#[$smeta:meta])* $sfield:ident : $sty:ty, )*
+        }
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty = $default:expr, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct $name {
+            $( $(#[$smeta])* pub $sfield: $sty, )*
+            $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+
+        impl Default for $name {
+            fn default() -> $name {
+                let shared = <$shared>::default();
+                $name {
+                    $( $sfield: shared.$sfield, )*
+                    $( $field: $default, )*
+                }
+            }
+        }
+
+        impl $name {
+            $(#[$gmeta])*
+            pub fn $getter(&self) -> $shared {
+                $shared { $( $sfield: self.$sfield, )* }
+            }
+        }
+    };
+}

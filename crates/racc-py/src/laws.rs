@@ -11,6 +11,47 @@ fn json(text: &str, what: &str) -> PyResult<serde_json::Value> {
     serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("{what}: not JSON: {e}")))
 }
 
+/// The chain senders' traces (DPCP's, DCP-EW's) run one flow of this MSS from this ISN.
+const CHAIN_MSS: u32 = 1000;
+const CHAIN_ISN: u32 = 0x8000_0000;
+
+/// The context of a chain sender's trace step at `now` with smoothed RTT `rtt_s`, the RTT noted
+/// on a send first (`note_rtt`), as the kernel reads srtt at the ACK.
+fn chain_step<W: racc_proto::cc::CongestionControl>(w: &mut W, rtt_s: f64, now: u64) -> racc_proto::cc::SenderCtx {
+    use racc_proto::packet::{Kind, Packet, TcpHeader};
+    let rtt = (rtt_s * 1e9).round() as u64;
+    let ctx = racc_proto::cc::SenderCtx {
+        now,
+        mss: CHAIN_MSS,
+        cwnd: w.window(),
+        srtt: Some(rtt),
+        latest_rtt: Some(rtt),
+        ..Default::default()
+    };
+    let mut probe = Packet::tcp(0, Kind::Ack, 40, 0, TcpHeader { seq: CHAIN_ISN, ..Default::default() });
+    w.on_send(&mut probe, &ctx);
+    ctx
+}
+
+/// An ACK at chain position `pos` of an `n`-chain (MPCP §3.3: the position in the seq/ack order)
+/// echoing `code` and reporting `k` packets, through the wire hook and the window.
+fn chain_ack<W: racc_proto::cc::CongestionControl>(
+    w: &mut W,
+    (code, pos, n, k): (u8, u8, u8, f64),
+    ctx: &racc_proto::cc::SenderCtx,
+) {
+    use racc_proto::cc::Ack;
+    use racc_proto::dpcp::ordering::impose;
+    use racc_proto::dpcp::Position;
+    use racc_proto::packet::{tcp_checksum, Kind, Packet, TcpHeader};
+    let mut h = TcpHeader { seq: 0, ack: CHAIN_ISN, echo: code | (pos << 2), ..Default::default() };
+    h.checksum = tcp_checksum(&h);
+    impose(&mut h, Position(pos), n);
+    let mut a = Packet::tcp(0, Kind::Ack, 40, 0, h);
+    w.on_wire_arrival(&mut a, ctx);
+    w.on_ack(&Ack { packet: &a, acked_bytes: (k * CHAIN_MSS as f64) as u64, reported_pkts: k }, ctx);
+}
+
 /// The window (packets) after each step `(code, k, rtt_s, now_ns)` of `VcpLaws::on_code`, from
 /// `cwnd`, for the VCP flow parameters `params` (a JSON object); also each step's MD count.
 #[pyfunction]
@@ -61,40 +102,19 @@ pub(crate) fn dpcp_window_trace(
     params: &str,
     steps: Vec<(u8, u8, f64, f64, u64)>,
 ) -> PyResult<Vec<(f64, u64, u64, u64, u64)>> {
-    use racc_proto::cc::{Ack, CongestionControl, SenderCtx};
-    use racc_proto::dpcp::ordering::impose;
-    use racc_proto::dpcp::{DpcpParams, DpcpWindow, Position};
+    use racc_proto::dpcp::{DpcpParams, DpcpWindow};
     use racc_proto::endpoint::FlowConfig;
-    use racc_proto::packet::{tcp_checksum, Kind, Packet, TcpHeader};
 
-    const MSS: u32 = 1000;
-    const ISN: u32 = 0x8000_0000;
     let p: DpcpParams = parse(&json(params, "params")?).map_err(|e| PyValueError::new_err(e.to_string()))?;
     p.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let mut cfg = FlowConfig::new(0, MSS + 40);
-    cfg.isn = ISN;
-    let mut w = DpcpWindow::new(&cfg, MSS, &p);
+    let mut cfg = FlowConfig::new(0, CHAIN_MSS + 40);
+    cfg.isn = CHAIN_ISN;
+    let mut w = DpcpWindow::new(&cfg, CHAIN_MSS, &p);
     Ok(steps
         .into_iter()
         .map(|(code, pos, k, rtt_s, now)| {
-            let rtt = (rtt_s * 1e9).round() as u64;
-            let ctx = SenderCtx {
-                now,
-                mss: MSS,
-                cwnd: w.window(),
-                srtt: Some(rtt),
-                latest_rtt: Some(rtt),
-                ..Default::default()
-            };
-            // The RTT is noted on a send (`note_rtt`), as the kernel reads srtt at the ACK.
-            let mut probe = Packet::tcp(0, Kind::Ack, 40, 0, TcpHeader { seq: ISN, ..Default::default() });
-            w.on_send(&mut probe, &ctx);
-            let mut h = TcpHeader { seq: 0, ack: ISN, echo: code | (pos << 2), ..Default::default() };
-            h.checksum = tcp_checksum(&h);
-            impose(&mut h, Position(pos), p.chain);
-            let mut a = Packet::tcp(0, Kind::Ack, 40, 0, h);
-            w.on_wire_arrival(&mut a, &ctx);
-            w.on_ack(&Ack { packet: &a, acked_bytes: (k * MSS as f64) as u64, reported_pkts: k }, &ctx);
+            let ctx = chain_step(&mut w, rtt_s, now);
+            chain_ack(&mut w, (code, pos, p.chain, k), &ctx);
             let d = w.decoder().stats();
             (w.cwnd_pkts(), d.mds, d.exceptions, d.fallbacks, d.refinements)
         })
@@ -139,44 +159,24 @@ pub(crate) fn dcpew_window_trace(
     params: &str,
     steps: Vec<(u8, u8, u8, f64, f64, u64)>,
 ) -> PyResult<Vec<(f64, u64, u64, u64, u64, u64, u64, u64)>> {
-    use racc_proto::cc::{Ack, CongestionControl, SenderCtx, Signal};
+    use racc_proto::cc::{CongestionControl, Signal};
     use racc_proto::dcpew::{DcpewParams, DcpewWindow};
-    use racc_proto::dpcp::ordering::impose;
-    use racc_proto::dpcp::Position;
     use racc_proto::endpoint::FlowConfig;
-    use racc_proto::packet::{tcp_checksum, Kind, Packet, TcpHeader};
 
-    const MSS: u32 = 1000;
-    const ISN: u32 = 0x8000_0000;
     let p: DcpewParams = parse(&json(params, "params")?).map_err(|e| PyValueError::new_err(e.to_string()))?;
     p.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let mut cfg = FlowConfig::new(0, MSS + 40);
-    cfg.isn = ISN;
-    let mut w = DcpewWindow::new(&cfg, MSS, &p);
+    let mut cfg = FlowConfig::new(0, CHAIN_MSS + 40);
+    cfg.isn = CHAIN_ISN;
+    let mut w = DcpewWindow::new(&cfg, CHAIN_MSS, &p);
     Ok(steps
         .into_iter()
         .map(|(loss, code, pos, k, rtt_s, now)| {
-            let rtt = (rtt_s * 1e9).round() as u64;
-            let ctx = SenderCtx {
-                now,
-                mss: MSS,
-                cwnd: w.window(),
-                srtt: Some(rtt),
-                latest_rtt: Some(rtt),
-                ..Default::default()
-            };
-            let mut probe = Packet::tcp(0, Kind::Ack, 40, 0, TcpHeader { seq: ISN, ..Default::default() });
-            w.on_send(&mut probe, &ctx);
+            let ctx = chain_step(&mut w, rtt_s, now);
             if loss != 0 {
                 w.on_congestion(Signal::Loss, &ctx);
                 w.set_window(w.window(), w.window());
             } else {
-                let mut h = TcpHeader { seq: 0, ack: ISN, echo: code | (pos << 2), ..Default::default() };
-                h.checksum = tcp_checksum(&h);
-                impose(&mut h, Position(pos), 2);
-                let mut a = Packet::tcp(0, Kind::Ack, 40, 0, h);
-                w.on_wire_arrival(&mut a, &ctx);
-                w.on_ack(&Ack { packet: &a, acked_bytes: (k * MSS as f64) as u64, reported_pkts: k }, &ctx);
+                chain_ack(&mut w, (code, pos, 2, k), &ctx);
             }
             let d = w.decoder().stats();
             let l = w.loss_stats();

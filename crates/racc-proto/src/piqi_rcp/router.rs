@@ -74,7 +74,7 @@
 use crate::metrics::{MetricSink, MetricValue};
 use crate::packet::{CongHeader, Direction, Kind, Packet};
 use crate::params::ParamError;
-use crate::rcp::router::{header_rate, r_min, RateCore};
+use crate::rcp::router::{header_rate, r_min, RateController, RateCore};
 use crate::rng::SimRng;
 use crate::router::{PortView, RouterModule, Verdict};
 use crate::time::{secs, Time};
@@ -149,19 +149,6 @@ impl PiqiRouter {
             ceiling: f64::INFINITY,
             due_after: secs((p.d0 - p.due_lead).max(0.0)),
         }
-    }
-
-    pub fn core(&self) -> &RateCore {
-        &self.core
-    }
-
-    /// R, B/s.
-    pub fn rate(&self) -> f64 {
-        self.core.rate
-    }
-
-    pub fn d0(&self) -> f64 {
-        self.core.d0
     }
 
     /// The flow count N̂ in force.
@@ -296,6 +283,13 @@ impl PiqiRouter {
             self.due_after = secs((self.core.d0 - self.p.due_lead).max(0.0));
         }
         self.core.next_tick = now + secs(self.p.delta).max(1);
+    }
+}
+
+impl RateController for PiqiRouter {
+    #[inline]
+    fn core(&self) -> &RateCore {
+        &self.core
     }
 }
 

@@ -66,13 +66,12 @@ pub struct QfcpWindow {
 impl QfcpWindow {
     /// One packet until the first feedback (or `cfg.initial_window` packets).
     pub fn new(cfg: &FlowConfig, mss: u32, p: &QfcpParams) -> QfcpWindow {
-        let s = cfg.packet_size.max(1) as f64;
-        let pkts = cfg.initial_window.map_or(1, |w| w.max(1)) as f64;
+        let (s, cwnd) = cfg.first_window();
         QfcpWindow {
-            cwnd: pkts * s,
+            cwnd,
             s,
-            mss: mss.max(1) as f64,
             request: p.desired_rate.map_or(NO_LIMIT, header_rate),
+            mss: mss.max(1) as f64,
             feedback: None,
             rtt: None,
             before_rto: None,

@@ -17,7 +17,7 @@ pub mod sender;
 mod tests;
 
 pub use params::{D0Gain, RcpParams, RcpRouterParams, Stamp};
-pub use router::{RateCore, RcpRouter};
+pub use router::{RateController, RateCore, RcpRouter};
 pub use sender::{RcpSender, NO_LIMIT, RCP_HEADER};
 
 use crate::endpoint::{Endpoint, FlowConfig};

@@ -94,6 +94,24 @@ pub struct RateCore {
     ops_packets: u64,
 }
 
+/// A router module around a [`RateCore`]: RCP's rate controller (RCP §3) and PIQI-RCP's, which
+/// keeps R and d0 the same way (PIQI-RCP §III). The read-outs both give.
+pub trait RateController {
+    fn core(&self) -> &RateCore;
+
+    /// R, B/s.
+    #[inline]
+    fn rate(&self) -> f64 {
+        self.core().rate
+    }
+
+    /// The mean RTT estimate d0, s.
+    #[inline]
+    fn d0(&self) -> f64 {
+        self.core().d0
+    }
+}
+
 impl RateCore {
     /// d0 = `d0` s, first tick at `first_tick`; R = `initial_rate`·C from when the port's
     /// capacity is known (`capacity_bps`, or 0: learnt from the first `PortView`).
@@ -358,18 +376,12 @@ impl RcpRouter {
             .stamping_at(p.stamp);
         RcpRouter { core, p: p.clone() }
     }
+}
 
-    pub fn core(&self) -> &RateCore {
+impl RateController for RcpRouter {
+    #[inline]
+    fn core(&self) -> &RateCore {
         &self.core
-    }
-
-    /// R, B/s.
-    pub fn rate(&self) -> f64 {
-        self.core.rate
-    }
-
-    pub fn d0(&self) -> f64 {
-        self.core.d0
     }
 }
 

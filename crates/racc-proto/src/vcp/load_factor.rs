@@ -93,66 +93,30 @@ impl Default for LoadFactorParams {
 
 /// Declares a load-factor router module's `router_params` table (DPCP/TPCP's, DCP-EW's): the
 /// [`LoadFactorParams`] fields (defaulted as that table) followed by the module's own, each with
-/// its default; `load_factor()` reads the estimator's fields back (serde cannot flatten them into
-/// a table that refuses unknown keys).
+/// its default; `load_factor()` reads the estimator's fields back (`params_with_shared!`).
 #[macro_export]
 macro_rules! load_factor_router_params {
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty = $default:expr, )*
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
-        #[serde(deny_unknown_fields, default)]
-        pub struct $name {
-            /// Load-factor interval t_p, s [VCP-DCCP: 200 ms].
-            pub t_p: f64,
-            /// Queue-sampling interval t_q, s [VCP-DCCP: 10 ms].
-            pub t_q: f64,
-            /// Queue-drain weight k_q in A1 [VCP-DCCP: 0.5].
-            pub k_q: f64,
-            /// Weight of the old value in the A2 EWMA [VCP-DCCP: 0.875].
-            pub a: f64,
-            /// Target utilisation γ [VCP-DCCP: 0.98].
-            pub gamma: f64,
-            /// A1's queue term: "a2" (default) or "ns2" (the reference router's;
-            /// `vcp/queue_term.rs`), with its shift.
-            pub queue_term: $crate::vcp::QueueTerm,
-            pub ns2_queue_shift: u32,
-            $( $(#[$fmeta])* pub $field: $ty, )*
-        }
-
-        impl Default for $name {
-            fn default() -> $name {
-                let lf = $crate::vcp::LoadFactorParams::default();
-                $name {
-                    t_p: lf.t_p,
-                    t_q: lf.t_q,
-                    k_q: lf.k_q,
-                    a: lf.a,
-                    gamma: lf.gamma,
-                    queue_term: lf.queue_term,
-                    ns2_queue_shift: lf.ns2_queue_shift,
-                    $( $field: $default, )*
-                }
-            }
-        }
-
-        impl $name {
+    ($($table:tt)*) => {
+        $crate::params_with_shared! {
+            shared $crate::vcp::LoadFactorParams,
             /// The load-factor estimator's parameters.
-            pub fn load_factor(&self) -> $crate::vcp::LoadFactorParams {
-                $crate::vcp::LoadFactorParams {
-                    t_p: self.t_p,
-                    t_q: self.t_q,
-                    k_q: self.k_q,
-                    a: self.a,
-                    gamma: self.gamma,
-                    queue_term: self.queue_term,
-                    ns2_queue_shift: self.ns2_queue_shift,
-                }
+            fn load_factor {
+                /// Load-factor interval t_p, s [VCP-DCCP: 200 ms].
+                t_p: f64,
+                /// Queue-sampling interval t_q, s [VCP-DCCP: 10 ms].
+                t_q: f64,
+                /// Queue-drain weight k_q in A1 [VCP-DCCP: 0.5].
+                k_q: f64,
+                /// Weight of the old value in the A2 EWMA [VCP-DCCP: 0.875].
+                a: f64,
+                /// Target utilisation γ [VCP-DCCP: 0.98].
+                gamma: f64,
+                /// A1's queue term: "a2" (default) or "ns2" (the reference router's;
+                /// `vcp/queue_term.rs`), with its shift.
+                queue_term: $crate::vcp::QueueTerm,
+                ns2_queue_shift: u32,
             }
+            $($table)*
         }
     };
 }

@@ -112,83 +112,41 @@ impl WindowLaws {
 }
 
 /// Declares a VCP-family flow's `params` table: the [`WindowLaws`] fields (documented and
-/// defaulted here, once) followed by the protocol's own, each with its default. serde cannot
-/// flatten a shared sub-table into tables that refuse unknown keys, so the fields are written
-/// into each table by this macro, and `laws()` reads them back as one [`WindowLaws`].
+/// defaulted here, once) followed by the protocol's own, each with its default; `laws()` reads
+/// them back as one [`WindowLaws`] (`params_with_shared!`).
 #[macro_export]
 macro_rules! vcp_family_params {
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty = $default:expr, )*
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
-        #[serde(deny_unknown_fields, default)]
-        pub struct $name {
-            /// The routers' load-factor interval t_p, s, for the RTT scaling [VCP-DCCP: 200 ms].
-            /// Keep it equal to the routers' `t_p`.
-            pub t_p: f64,
-            /// h in F(x) = h(1−x)/x (DPCP: ξ = h(1/ρ_ub − 1)), 0 < h ≤ 0.5 [VCP-DCCP: 0.25].
-            pub h: f64,
-            /// AI step α, packets per t_p [VCP-DCCP: 1].
-            pub alpha: f64,
-            /// Cap σ_MI on rtt/t_p in the MI exponent [VCP-DCCP: 2.5].
-            pub sigma_mi: f64,
-            /// Cap σ_AI on (rtt/t_p)² in AI [VCP-DCCP: 10]; the `"seed001"` law's.
-            pub sigma_ai: f64,
-            /// The additive-increase law: "seed001" (default, A4 as printed) or "ns2" (the VCP
-            /// authors' ns-2 sender; `vcp/ai_law.rs`).
-            pub ai_law: $crate::vcp::AiLawName,
-            /// The `"ns2"` law's constants.
-            pub ai_ns2: $crate::vcp::Ns2Ai,
-            /// Hold after an MD: "t_p" (default [checked]), "rtt" (MPCP), "2t_p+rtt" or seconds
-            /// (0 = VCP-DCCP's wording).
-            pub md_hold: $crate::vcp::MdHold,
-            /// Pace the window over one smoothed RTT at this gain (`vcp/pacing.rs`); absent: ACK
-            /// clock only (the default: no paper paces) [reconstructed].
-            pub pacing_gain: Option<f64>,
-            /// Initial window, packets [reconstructed: 2]; a flow's `initial_window` overrides it.
-            pub iw: f64,
-            $( $(#[$fmeta])* pub $field: $ty, )*
-        }
-
-        impl Default for $name {
-            fn default() -> $name {
-                let w = $crate::vcp::WindowLaws::default();
-                $name {
-                    t_p: w.t_p,
-                    h: w.h,
-                    alpha: w.alpha,
-                    sigma_mi: w.sigma_mi,
-                    sigma_ai: w.sigma_ai,
-                    ai_law: w.ai_law,
-                    ai_ns2: w.ai_ns2,
-                    md_hold: w.md_hold,
-                    pacing_gain: w.pacing_gain,
-                    iw: w.iw,
-                    $( $field: $default, )*
-                }
-            }
-        }
-
-        impl $name {
+    ($($table:tt)*) => {
+        $crate::params_with_shared! {
+            shared $crate::vcp::WindowLaws,
             /// The window-law parameters of this table.
-            pub fn laws(&self) -> $crate::vcp::WindowLaws {
-                $crate::vcp::WindowLaws {
-                    t_p: self.t_p,
-                    h: self.h,
-                    alpha: self.alpha,
-                    sigma_mi: self.sigma_mi,
-                    sigma_ai: self.sigma_ai,
-                    ai_law: self.ai_law,
-                    ai_ns2: self.ai_ns2,
-                    md_hold: self.md_hold,
-                    pacing_gain: self.pacing_gain,
-                    iw: self.iw,
-                }
+            fn laws {
+                /// The routers' load-factor interval t_p, s, for the RTT scaling [VCP-DCCP: 200 ms].
+                /// Keep it equal to the routers' `t_p`.
+                t_p: f64,
+                /// h in F(x) = h(1−x)/x (DPCP: ξ = h(1/ρ_ub − 1)), 0 < h ≤ 0.5 [VCP-DCCP: 0.25].
+                h: f64,
+                /// AI step α, packets per t_p [VCP-DCCP: 1].
+                alpha: f64,
+                /// Cap σ_MI on rtt/t_p in the MI exponent [VCP-DCCP: 2.5].
+                sigma_mi: f64,
+                /// Cap σ_AI on (rtt/t_p)² in AI [VCP-DCCP: 10]; the `"seed001"` law's.
+                sigma_ai: f64,
+                /// The additive-increase law: "seed001" (default, A4 as printed) or "ns2" (the VCP
+                /// authors' ns-2 sender; `vcp/ai_law.rs`).
+                ai_law: $crate::vcp::AiLawName,
+                /// The `"ns2"` law's constants.
+                ai_ns2: $crate::vcp::Ns2Ai,
+                /// Hold after an MD: "t_p" (default [checked]), "rtt" (MPCP), "2t_p+rtt" or seconds
+                /// (0 = VCP-DCCP's wording).
+                md_hold: $crate::vcp::MdHold,
+                /// Pace the window over one smoothed RTT at this gain (`vcp/pacing.rs`); absent: ACK
+                /// clock only (the default: no paper paces) [reconstructed].
+                pacing_gain: Option<f64>,
+                /// Initial window, packets [reconstructed: 2]; a flow's `initial_window` overrides it.
+                iw: f64,
             }
+            $($table)*
         }
     };
 }

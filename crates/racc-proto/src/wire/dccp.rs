@@ -8,7 +8,7 @@
 //!  | seq | ack | ack_ratio | echo | nruns | ts_val | ts_ecr | runs (u16 each)…
 //! ```
 
-use super::{check_len, get_u16, get_u48, get_u64, put_u16, put_u48, put_u64, Result, WireError, SEQ48};
+use super::{check_len, get_u16, get_u48, get_u64, put_echo_tail, put_u16, put_u48, Result, WireError, SEQ48};
 use crate::packet::{AckVector, DccpHeader, MAX_ACK_VECTOR_RUNS};
 
 /// Bytes before the runs.
@@ -55,10 +55,7 @@ pub fn emit(h: &DccpHeader, buf: &mut [u8]) -> Result<usize> {
     put_u48(buf, 0, h.seq);
     put_u48(buf, 6, h.ack);
     put_u16(buf, 12, h.ack_ratio);
-    buf[14] = h.echo;
-    buf[15] = h.ack_vector.len() as u8;
-    put_u64(buf, 16, h.ts_val);
-    put_u64(buf, 24, h.ts_ecr);
+    put_echo_tail(buf, 14, h.echo, h.ack_vector.len(), (h.ts_val, h.ts_ecr));
     for (i, (state, run)) in h.ack_vector.iter().enumerate() {
         put_u16(buf, FIXED_LEN + 2 * i, ((state as u16 & 0b11) << 14) | (run - 1) as u16);
     }

@@ -97,6 +97,17 @@ pub(crate) fn put_u64(b: &mut [u8], at: usize, v: u64) {
     b[at..at + 8].copy_from_slice(&v.to_be_bytes());
 }
 
+/// The end of the fixed part both racc transport headers share (`tcp.rs` at 18, `dccp.rs` at
+/// 14): the VCP family's echo byte, the count of the list after the fixed part (SACK blocks, Ack
+/// Vector runs), and the 64-bit ns timestamps (ts_val, ts_ecr): 18 bytes from `at`.
+#[inline]
+pub(crate) fn put_echo_tail(b: &mut [u8], at: usize, echo: u8, count: usize, ts: (u64, u64)) {
+    b[at] = echo;
+    b[at + 1] = count as u8;
+    put_u64(b, at + 2, ts.0);
+    put_u64(b, at + 10, ts.1);
+}
+
 /// The 48-bit DCCP sequence number space (RFC 4340 §7.1).
 pub(crate) const SEQ48: u64 = (1 << 48) - 1;
 #[inline]

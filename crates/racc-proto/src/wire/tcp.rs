@@ -9,7 +9,7 @@
 //! ```
 //! `hlen` is the header length in 4-byte words: 9 + 2·nsack.
 
-use super::{check_len, get_u16, get_u32, get_u64, put_u16, put_u32, put_u64, Result, WireError};
+use super::{check_len, get_u16, get_u32, get_u64, put_echo_tail, put_u16, put_u32, Result, WireError};
 use crate::packet::{SackBlocks, TcpHeader, MAX_SACK_BLOCKS};
 
 /// Bytes before the SACK blocks.
@@ -98,10 +98,7 @@ pub fn emit(h: &TcpHeader, buf: &mut [u8]) -> Result<usize> {
     buf[13] = h.flags;
     put_u16(buf, 14, h.window);
     put_u16(buf, 16, h.checksum);
-    buf[18] = h.echo;
-    buf[19] = h.sack.len() as u8;
-    put_u64(buf, 20, h.ts_val);
-    put_u64(buf, 28, h.ts_ecr);
+    put_echo_tail(buf, 18, h.echo, h.sack.len(), (h.ts_val, h.ts_ecr));
     for (i, (l, r)) in h.sack.iter().enumerate() {
         put_u32(buf, FIXED_LEN + 8 * i, l);
         put_u32(buf, FIXED_LEN + 8 * i + 4, r);

@@ -53,10 +53,9 @@ impl XcpWindow {
     /// A window for `mss`-byte segments of `cfg.packet_size` wire bytes: one packet, or
     /// `cfg.initial_window` packets.
     pub fn new(cfg: &FlowConfig, mss: u32, p: &XcpParams) -> XcpWindow {
-        let s = cfg.packet_size.max(1) as f64;
-        let pkts = cfg.initial_window.map_or(1, |w| w.max(1)) as f64;
+        let (s, cwnd) = cfg.first_window();
         XcpWindow {
-            cwnd: pkts * s,
+            cwnd,
             s,
             mss: mss.max(1) as f64,
             desired_rate: p.desired_rate,

@@ -6,21 +6,10 @@ use super::error::ScenarioError;
 use super::raw::RawHostOptions;
 use super::sizes::bytes;
 use super::spec::FlowSpec;
-use racc_proto::registry::FlowProtocol;
-use std::sync::Arc;
 
-/// Shared checks of the per-flow transport options.
-pub(super) struct HostOpts {
-    protocol: String,
-    factory: Arc<dyn FlowProtocol>,
-    params: serde_json::Value,
-    ecn: bool,
-    delayed_ack: bool,
-    sack: bool,
-    initial_window: Option<u32>,
-    initial_ssthresh: Option<u64>,
-    handshake: bool,
-}
+/// The checked per-flow transport options: every flow of the group or generator is this
+/// template with its own ends, times and size.
+pub(super) struct HostOpts(FlowSpec);
 
 impl HostOpts {
     /// One flow of a group or generator: `ends` = (src, dst, forward route, reverse route).
@@ -35,8 +24,6 @@ impl HostOpts {
         let (src, dst, fwd_route, rev_route) = ends;
         FlowSpec {
             group: group.to_string(),
-            protocol: self.protocol.clone(),
-            factory: self.factory.clone(),
             src,
             dst,
             fwd_route,
@@ -44,13 +31,7 @@ impl HostOpts {
             start,
             stop,
             size_bytes: size,
-            params: self.params.clone(),
-            ecn: self.ecn,
-            delayed_ack: self.delayed_ack,
-            sack: self.sack,
-            initial_window: self.initial_window,
-            initial_ssthresh: self.initial_ssthresh,
-            handshake: self.handshake,
+            ..self.0.clone()
         }
     }
 }
@@ -83,9 +64,17 @@ pub(super) fn host_opts(
         None => None,
         Some(s) => Some(bytes(cx, &format!("{key}.initial_ssthresh"), s.0, packet_size)?),
     };
-    Ok(HostOpts {
+    Ok(HostOpts(FlowSpec {
+        group: String::new(),
         protocol: canonical.to_string(),
         factory,
+        src: 0,
+        dst: 0,
+        fwd_route: 0,
+        rev_route: 0,
+        start: 0,
+        stop: None,
+        size_bytes: None,
         params,
         ecn: o.ecn.unwrap_or(false),
         delayed_ack: o.delayed_ack.unwrap_or(false),
@@ -93,5 +82,5 @@ pub(super) fn host_opts(
         initial_window,
         initial_ssthresh,
         handshake: o.handshake.unwrap_or(handshake),
-    })
+    }))
 }

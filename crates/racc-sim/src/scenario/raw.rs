@@ -174,56 +174,25 @@ pub struct RawLink {
     pub loss_direction: Option<String>,
 }
 
-/// A group of flows with the same protocol and timing. `src`/`dst` may contain `{i}`,
-/// replaced by the flow's index in the group (0..count-1, plus `index_offset`).
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawFlows {
-    pub name: Option<String>,
-    pub protocol: String,
-    pub src: String,
-    pub dst: String,
-    #[serde(default = "default_count")]
-    pub count: i64,
-    #[serde(default)]
-    pub index_offset: i64,
-    pub start: Option<Seconds>,
-    /// Spread start times uniformly over [start, start + start_spread) (seeded).
-    pub start_spread: Option<Seconds>,
-    pub stop: Option<Seconds>,
-    /// Bytes to send; absent = unbounded (FTP-like).
-    pub size: Option<Size>,
-    pub params: Option<serde_json::Value>,
-    pub ecn: Option<bool>,
-    pub delayed_ack: Option<bool>,
-    /// SACK (RFC 2018) with RFC 6675 loss recovery, for the TCP-based protocols.
-    pub sack: Option<bool>,
-    pub initial_window: Option<i64>,
-    pub initial_ssthresh: Option<Size>,
-    pub handshake: Option<bool>,
-}
+/// Declares a scenario table that also takes the per-flow transport options, written into each
+/// table here, once (serde cannot combine `flatten` with `deny_unknown_fields`), with
+/// `host_options()` reading them back as one [`RawHostOptions`].
+macro_rules! with_host_options {
+    ($(#[$meta:meta])* pub struct $name:ident { $($fields:tt)* }) => {
+        $(#[$meta])*
+        pub struct $name {
+            $($fields)*
+            pub params: Option<serde_json::Value>,
+            pub ecn: Option<bool>,
+            pub delayed_ack: Option<bool>,
+            /// SACK (RFC 2018) with RFC 6675 loss recovery, for the TCP-based protocols.
+            pub sack: Option<bool>,
+            pub initial_window: Option<i64>,
+            pub initial_ssthresh: Option<Size>,
+            pub handshake: Option<bool>,
+        }
 
-fn default_count() -> i64 {
-    1
-}
-
-/// Per-flow transport options shared by flow groups and traffic generators (written out in
-/// both structs because serde cannot combine `flatten` with `deny_unknown_fields`).
-#[derive(Debug, Default, Clone)]
-pub struct RawHostOptions {
-    pub params: Option<serde_json::Value>,
-    pub ecn: Option<bool>,
-    pub delayed_ack: Option<bool>,
-    /// SACK (RFC 2018) with RFC 6675 loss recovery, for the TCP-based protocols.
-    pub sack: Option<bool>,
-    pub initial_window: Option<i64>,
-    pub initial_ssthresh: Option<Size>,
-    pub handshake: Option<bool>,
-}
-
-macro_rules! host_options {
-    ($t:ty) => {
-        impl $t {
+        impl $name {
             pub fn host_options(&self) -> RawHostOptions {
                 RawHostOptions {
                     params: self.params.clone(),
@@ -238,60 +207,85 @@ macro_rules! host_options {
         }
     };
 }
-host_options!(RawFlows);
-host_options!(RawTraffic);
 
-/// A traffic generator. `kind = "poisson"` (the default): Poisson arrivals with sizes from a
-/// distribution, drawn from the generator's own seeded stream so every protocol sees the
-/// identical list (QFCP §III.A). `kind = "web"`: `sources` web-like on/off sources (seed
-/// 001 §4), each thinking, sending a file as one flow, and thinking again once it completes;
-/// `src`/`dst` may contain `{i}` (the source's number times `index_stride` plus
-/// `index_offset`), as in `[[flows]]`. `kind = "trace"`: a given arrival list (`file`, read by
-/// the front end into `arrivals`).
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawTraffic {
-    pub name: Option<String>,
-    #[serde(default = "default_poisson")]
-    pub kind: String,
-    pub protocol: String,
-    pub src: String,
-    pub dst: String,
-    /// poisson: mean arrivals per second.
-    pub rate: Option<f64>,
-    /// poisson: the flow-size law.
-    pub size: Option<RawSizeDist>,
-    /// poisson: no arrivals before this; web: the sources' first think period begins here.
-    pub start: Option<Seconds>,
-    /// poisson: no arrivals after this; web: no transfer begins after this.
-    pub stop: Option<Seconds>,
-    /// poisson: stop after this many arrivals.
-    pub max_flows: Option<i64>,
-    /// web: the number of sources.
-    pub sources: Option<i64>,
-    /// web: added to each source's number in `{i}`.
-    pub index_offset: Option<i64>,
-    /// web: the step between consecutive sources' `{i}` (default 1): source k's `{i}` is
-    /// k * index_stride + index_offset, so 10 sources with stride 20 sit one per block of 20
-    /// hosts (one per subnet of VCP-DCCP's T3 topology).
-    pub index_stride: Option<i64>,
-    /// web: the think-time law (defaults: the paper's).
-    pub think: Option<RawThink>,
-    /// web: the file-length law (a table, defaults: the paper's); trace: the arrival list's
-    /// file (a path relative to the scenario file). Kept untyped here so that each kind reads
-    /// it with its own error messages (`RawFile` for web).
-    pub file: Option<serde_json::Value>,
-    /// trace: the arrival list's columns, as the front end read them from `file` (or written
-    /// inline).
-    pub arrivals: Option<RawArrivals>,
-    pub params: Option<serde_json::Value>,
-    pub ecn: Option<bool>,
-    pub delayed_ack: Option<bool>,
-    /// SACK (RFC 2018) with RFC 6675 loss recovery, for the TCP-based protocols.
-    pub sack: Option<bool>,
-    pub initial_window: Option<i64>,
-    pub initial_ssthresh: Option<Size>,
-    pub handshake: Option<bool>,
+with_host_options! {
+    /// Per-flow transport options shared by flow groups and traffic generators.
+    #[derive(Debug, Default, Clone)]
+    pub struct RawHostOptions {}
+}
+
+with_host_options! {
+    /// A group of flows with the same protocol and timing. `src`/`dst` may contain `{i}`,
+    /// replaced by the flow's index in the group (0..count-1, plus `index_offset`).
+    #[derive(Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct RawFlows {
+        pub name: Option<String>,
+        pub protocol: String,
+        pub src: String,
+        pub dst: String,
+        #[serde(default = "default_count")]
+        pub count: i64,
+        #[serde(default)]
+        pub index_offset: i64,
+        pub start: Option<Seconds>,
+        /// Spread start times uniformly over [start, start + start_spread) (seeded).
+        pub start_spread: Option<Seconds>,
+        pub stop: Option<Seconds>,
+        /// Bytes to send; absent = unbounded (FTP-like).
+        pub size: Option<Size>,
+    }
+}
+
+fn default_count() -> i64 {
+    1
+}
+
+with_host_options! {
+    /// A traffic generator. `kind = "poisson"` (the default): Poisson arrivals with sizes from a
+    /// distribution, drawn from the generator's own seeded stream so every protocol sees the
+    /// identical list (QFCP §III.A). `kind = "web"`: `sources` web-like on/off sources (seed
+    /// 001 §4), each thinking, sending a file as one flow, and thinking again once it completes;
+    /// `src`/`dst` may contain `{i}` (the source's number times `index_stride` plus
+    /// `index_offset`), as in `[[flows]]`. `kind = "trace"`: a given arrival list (`file`, read by
+    /// the front end into `arrivals`).
+    #[derive(Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct RawTraffic {
+        pub name: Option<String>,
+        #[serde(default = "default_poisson")]
+        pub kind: String,
+        pub protocol: String,
+        pub src: String,
+        pub dst: String,
+        /// poisson: mean arrivals per second.
+        pub rate: Option<f64>,
+        /// poisson: the flow-size law.
+        pub size: Option<RawSizeDist>,
+        /// poisson: no arrivals before this; web: the sources' first think period begins here.
+        pub start: Option<Seconds>,
+        /// poisson: no arrivals after this; web: no transfer begins after this.
+        pub stop: Option<Seconds>,
+        /// poisson: stop after this many arrivals.
+        pub max_flows: Option<i64>,
+        /// web: the number of sources.
+        pub sources: Option<i64>,
+        /// web: added to each source's number in `{i}`.
+        pub index_offset: Option<i64>,
+        /// web: the step between consecutive sources' `{i}` (default 1): source k's `{i}` is
+        /// k * index_stride + index_offset, so 10 sources with stride 20 sit one per block of 20
+        /// hosts (one per subnet of VCP-DCCP's T3 topology).
+        pub index_stride: Option<i64>,
+        /// web: the think-time law (defaults: the paper's).
+        pub think: Option<RawThink>,
+        /// web: the file-length law (a table, defaults: the paper's); trace: the arrival list's
+        /// file (a path relative to the scenario file). Kept untyped here so that each kind reads
+        /// it with its own error messages (`RawFile` for web).
+        pub file: Option<serde_json::Value>,
+        /// trace: the arrival list's columns, as the front end read them from `file` (or written
+        /// inline).
+        pub arrivals: Option<RawArrivals>,
+    }
 }
 
 /// The web source's think time, P{T > t} = p_h [1 + (t/pi_h)^eta_h]^-1 + p_l [1 + (t/pi_l)^eta_l]^-1
