@@ -2,7 +2,7 @@
 
 ``linux`` runs racc and Linux's own controllers (root; the kernel runtime), ``ns3`` racc and
 ns-3 (the ``ns3`` wheel), ``baselines`` all three; each prints one Markdown table (stdout) and,
-with ``--out FILE``, writes every seed's measures as JSON. CASES: ``quick`` (default, the tests'
+with ``--out FILE``, writes every seed's measures as JSON (rewritten after each case). CASES: ``quick`` (default, the tests'
 reduced scale), ``full`` (issue 41's matrix), or case names (``baselines.parse``). Seeds: a count
 from 1 or a list (default 3). An engine that cannot run here is reported under the table, not an
 error.
@@ -41,8 +41,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     engines = ENGINES[args.engine]
-    rows = baselines_run.run_cases(chosen, engines, seeds, baselines_run.progress_log())
+
+    def save(rows: list[baselines_run.Row]) -> None:  # after every case: a long run keeps what it measured
+        if args.out:
+            Path(args.out).write_text(json.dumps(baselines_run.to_json(rows), indent=1), encoding="utf-8")
+
+    rows = baselines_run.run_cases(chosen, engines, seeds, baselines_run.progress_log(), save)
     print(baselines_run.table(rows, engines))
-    if args.out:
-        Path(args.out).write_text(json.dumps(baselines_run.to_json(rows), indent=1), encoding="utf-8")
     return 0

@@ -32,22 +32,23 @@ ENGINES = ("racc", "linux", "ns-3")
 METRICS = ("goodput", "jain", "queue_pkts", "retrans_per_k", "pacing", "probe_rtt")
 
 
-#: racc runs in a child process with this limit: a BBR case hung racc's engine (a timer that
-#: fires at the same instant forever; docs/CROSSCHECK-BASELINES.md), and one hung case must
-#: not stop the table.
-RACC_TIMEOUT_S = 600
+def racc_timeout_s(case: Case) -> float:
+    """racc runs in a child process with this limit, 20-50x what a case takes here: a BBR case
+    hung racc's engine (a timer that fires at the same instant forever; docs/CROSSCHECK-BASELINES.md),
+    and one hung case must not stop the table."""
+    return min(900.0, 60 + case.duration_s * case.rate_mbps * case.flows / 50)
 
 
 def racc_series(case: Case, seed: int) -> Series:
-    """racc's run of ``case`` in a child process (``RACC_TIMEOUT_S``)."""
+    """racc's run of ``case`` in a child process (``racc_timeout_s``)."""
     import json
     import subprocess
 
     cmd = [sys.executable, "-m", "racc.crosscheck.baselines_run", f"{case.name}@{case.duration_s:g}", str(seed)]
     try:
-        p = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=RACC_TIMEOUT_S)
+        p = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=racc_timeout_s(case))
     except subprocess.TimeoutExpired:
-        raise RuntimeError(f"racc did not finish in {RACC_TIMEOUT_S} s (seed {seed})") from None
+        raise RuntimeError(f"racc did not finish in {racc_timeout_s(case):.0f} s (seed {seed})") from None
     if p.returncode != 0:
         tail = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise RuntimeError(f"racc exited {p.returncode}: {tail}")
@@ -129,8 +130,13 @@ class Row:
 
 
 def run_cases(
-    cases: Iterable[Case], engines: Iterable[str], seeds: list[int], log: Callable[[str], None] | None = None
+    cases: Iterable[Case],
+    engines: Iterable[str],
+    seeds: list[int],
+    log: Callable[[str], None] | None = None,
+    done: Callable[[list[Row]], None] | None = None,
 ) -> list[Row]:
+    """Every case on every engine and seed; ``done`` gets the rows so far after each case."""
     say = log or (lambda _m: None)
     rows = []
     for case in cases:
@@ -145,13 +151,14 @@ def run_cases(
                 try:
                     row.runs[e].append(measure(case, s, RUNNERS[e](case, s)))
                     say(f"{case.name} {e} seed {s}: done")
-                except RuntimeError as exc:
-                    row.missing[e] = str(exc)
+                except RuntimeError as exc:  # one seed's failure (racc's hang, a kernel run's error)
+                    row.missing[e] = "; ".join(filter(None, [row.missing.get(e), f"seed {s}: {exc}"]))
                     say(f"{case.name} {e} seed {s}: {exc}")
-                    break
             if not row.runs[e]:
                 del row.runs[e]
         rows.append(row)
+        if done:
+            done(rows)
     return rows
 
 
@@ -223,12 +230,24 @@ def table(rows: list[Row], engines: list[str]) -> str:
 def to_json(rows: list[Row]) -> list[dict[str, Any]]:
     return [
         {
-            "case": r.case.name,
+            "case": f"{r.case.name}@{r.case.duration_s:g}",
             "runs": {e: [m.__dict__ for m in ms] for e, ms in r.runs.items()},
             "missing": r.missing,
         }
         for r in rows
     ]
+
+
+def rows_from_json(data: list[dict[str, Any]]) -> list[Row]:
+    """``to_json``'s rows back (a saved ``--out`` file, whole or written part-way)."""
+    from racc.crosscheck.baselines import parse
+
+    rows = []
+    for d in data:
+        row = Row(parse(d["case"]), missing=dict(d.get("missing") or {}))
+        row.runs = {e: [Measure(**m) for m in ms] for e, ms in d["runs"].items()}
+        rows.append(row)
+    return rows
 
 
 def progress_log() -> Callable[[str], None]:

@@ -26,7 +26,6 @@ from racc.crosscheck.baselines_measure import Series
 
 #: Linux's own controllers the kernel runtime can run (python/racc/kernel/plan.py CC_CHOICES).
 LINUX_CC = {"cubic": "cubic", "bbr": "bbr"}
-TAG = os.environ.get("RACC_KERNEL_TAG", "xcheck")
 
 
 def available() -> str | None:
@@ -94,7 +93,8 @@ def run(case: Case, seed: int, keep: Path | None = None) -> tuple[Series, dict[s
         scen = work / f"{case.name}.toml"
         scen.write_text(scenario_toml(case.scenario(seed)), encoding="utf-8")
         out = keep or work / "out"
-        env = dict(os.environ, RACC_KERNEL_TAG=TAG)
+        env = dict(os.environ)
+        env.setdefault("RACC_KERNEL_TAG", "xcheck")  # in every name the run creates
         cmd = [sys.executable, "-m", "racc", "kernel", "run", str(scen), "--cc", LINUX_CC[case.protocol]]
         cmd += ["--out", str(out), "--force", "--no-plots", "-q"]
         p = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True)
