@@ -43,7 +43,7 @@ HANGS = {"bbr-10M-20-80ms-4f"}
 
 @pytest.fixture(scope="module")
 def rows():
-    got = baselines_run.run_cases(CASES, ["racc", "linux"], SEEDS)
+    got = baselines_run.run_cases([c for c in CASES if c.name not in HANGS], ["racc", "linux"], SEEDS)
     print("\n" + baselines_run.table(got, ["racc", "linux"]))
     return {r.case.name: r for r in got}
 
@@ -59,9 +59,9 @@ PARAMS = [(c.name, m) for c in CASES for m in baselines_run.METRICS if _applies(
 
 @pytest.mark.parametrize(("name", "metric"), PARAMS)
 def test_racc_agrees_with_linux(rows, name, metric):
+    if name in HANGS:  # not run (test_crosscheck_baselines asserts that racc still hangs there)
+        pytest.xfail(f"racc hangs on {name}")
     row = rows[name]
-    if name in HANGS and "racc" not in row.runs:
-        pytest.xfail(f"racc hangs on {name}: {row.missing.get('racc')}")
     assert "racc" in row.runs and "linux" in row.runs, row.missing
     ours = baselines_run.values(row.runs["racc"], metric)
     ref = baselines_run.values(row.runs["linux"], metric)

@@ -40,13 +40,14 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 #: racc's engine never finishes this case (a timer due at the same instant forever, from 3.89 s
-#: on seed 1; every seed): a racc bug, reported, not fixed here. Once fixed, it is compared as the rest.
+#: on seed 1; every seed): a racc bug, reported, not fixed here. Not run; once fixed (the strict
+#: xfail in test_crosscheck_baselines.py then fails), remove it here.
 HANGS = {"bbr-10M-20-80ms-4f"}
 
 
 @pytest.fixture(scope="module")
 def rows():
-    got = baselines_run.run_cases(baselines.quick(), ["racc", "ns-3"], SEEDS)
+    got = baselines_run.run_cases([c for c in baselines.quick() if c.name not in HANGS], ["racc", "ns-3"], SEEDS)
     print("\n" + baselines_run.table(got, ["racc", "ns-3"]))
     return {r.case.name: r for r in got}
 
@@ -62,9 +63,9 @@ PARAMS = [(c.name, m) for c in baselines.quick() for m in baselines_run.METRICS 
 
 @pytest.mark.parametrize(("name", "metric"), PARAMS)
 def test_racc_agrees_with_ns3(rows, name, metric):
+    if name in HANGS:  # not run (test_crosscheck_baselines asserts that racc still hangs there)
+        pytest.xfail(f"racc hangs on {name}")
     row = rows[name]
-    if name in HANGS and "racc" not in row.runs:
-        pytest.xfail(f"racc hangs on {name}: {row.missing.get('racc')}")
     assert "racc" in row.runs and "ns-3" in row.runs, row.missing
     ours = baselines_run.values(row.runs["racc"], metric)
     ref = baselines_run.values(row.runs["ns-3"], metric)

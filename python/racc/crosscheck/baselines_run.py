@@ -39,16 +39,17 @@ def racc_timeout_s(case: Case) -> float:
     return min(900.0, 60 + case.duration_s * case.rate_mbps * case.flows / 50)
 
 
-def racc_series(case: Case, seed: int) -> Series:
-    """racc's run of ``case`` in a child process (``racc_timeout_s``)."""
+def racc_series(case: Case, seed: int, timeout_s: float | None = None) -> Series:
+    """racc's run of ``case`` in a child process (``racc_timeout_s`` unless ``timeout_s``)."""
+    limit = timeout_s or racc_timeout_s(case)
     import json
     import subprocess
 
     cmd = [sys.executable, "-m", "racc.crosscheck.baselines_run", f"{case.name}@{case.duration_s:g}", str(seed)]
     try:
-        p = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=racc_timeout_s(case))
+        p = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=limit)
     except subprocess.TimeoutExpired:
-        raise RuntimeError(f"racc did not finish in {racc_timeout_s(case):.0f} s (seed {seed})") from None
+        raise RuntimeError(f"racc did not finish in {limit:.0f} s (seed {seed})") from None
     if p.returncode != 0:
         tail = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise RuntimeError(f"racc exited {p.returncode}: {tail}")
