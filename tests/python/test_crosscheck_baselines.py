@@ -85,3 +85,23 @@ def test_racc_bbr_four_flows_at_20_to_80_ms_finishes():
     tests)."""
     case = baselines.parse("bbr-10M-20-80ms-4f@8")
     baselines_run.racc_series(case, 1, timeout_s=30)
+
+
+def test_the_command_refuses_in_one_line(capsys):
+    from racc.cli import main
+
+    assert main(["crosscheck", "ns3", "reno-10M-20ms-1f"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: case 'reno-10M-20ms-1f'")
+    assert main(["crosscheck", "linux", "quick", "--set", "duration=1s"]) == 2
+    assert "--set and --window do not apply" in capsys.readouterr().err
+    assert main(["crosscheck", "ns2"]) == 2  # ns-2 still needs its scenario
+    assert "give a SCENARIO" in capsys.readouterr().err
+
+
+def test_saved_rows_read_back():
+    case = baselines.Case("bbr", 10.0, (20.0,), 20.0)
+    row = baselines_run.Row(case, {"racc": [baselines_run.Measure(0.9, 1.0, 4.0, 0.0, 0.0, 0.99, 1.0)]}, {"linux": "x"})
+    back = baselines_run.rows_from_json(baselines_run.to_json([row]))[0]
+    assert back.case == case and back.runs == row.runs and back.missing == row.missing
+    assert "| bbr-10M-20ms-1f | pacing | 0.990 |" in baselines_run.table([back], ["racc", "linux"])
