@@ -1,6 +1,6 @@
 """``racc crosscheck linux|ns3|baselines``: today's baselines in racc beside Linux's and ns-3's.
 
-For each case (``baselines.Case``) and seed, racc runs the case's scenario in this process, Linux
+For each case (``baselines.Case``) and seed, racc runs the case's scenario in a child process, Linux
 runs it through ``racc kernel run --cc`` (``linux_kernel``), ns-3 through its wheel
 (``ns3_dumbbell``); every engine's samples become one ``Measure`` (``baselines_measure``). The
 table shows each metric as racc's mean beside each reference's mean and seed range, and a

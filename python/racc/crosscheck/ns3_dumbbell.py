@@ -28,7 +28,6 @@ Matching (racc's setting -> ns-3's):
 from __future__ import annotations
 
 import importlib.util
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +52,7 @@ struct FlowState {
 std::vector<FlowState> g_flows;
 Ptr<QueueDisc> g_bneck;
 // samples: one row per flow per interval, and one queue row per interval
-std::vector<double> s_t, s_rx, s_cwnd, s_pacing, s_retrans, s_rtt;
+std::vector<double> s_t, s_rx, s_cwnd, s_pacing, s_retrans;
 std::vector<int> s_flow;
 std::vector<double> q_t, q_pkts;
 double g_interval = 0.05;
@@ -90,7 +89,6 @@ void Sample() {
     s_cwnd.push_back((double) f.cwnd);
     s_pacing.push_back(f.pacing_bps);
     s_retrans.push_back((double) f.retrans);
-    s_rtt.push_back(0);
   }
   q_t.push_back(t);
   q_pkts.push_back((double) g_bneck->GetNPackets());
@@ -102,7 +100,7 @@ struct Result { uint64_t drops = 0; uint64_t marks = 0; uint64_t sent = 0; };
 Result Run(std::string cc, double rate_bps, std::vector<double> owd_s, std::vector<double> starts,
            double stop, double interval, uint32_t buffer, uint32_t k, uint32_t seg, uint32_t run) {
   g_flows.clear(); s_t.clear(); s_rx.clear(); s_cwnd.clear(); s_pacing.clear(); s_retrans.clear();
-  s_rtt.clear(); s_flow.clear(); q_t.clear(); q_pkts.clear();
+  s_flow.clear(); q_t.clear(); q_pkts.clear();
   g_interval = interval; g_stop = stop;
   RngSeedManager::SetSeed(1); RngSeedManager::SetRun(run);
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(cc));
@@ -276,7 +274,3 @@ def run(case: Case, seed: int) -> Ns3Run:
 
 def ns3_name(protocol: str) -> str:
     return CC[protocol]
-
-
-def _finite(x: float) -> float:
-    return x if math.isfinite(x) else 0.0
