@@ -43,7 +43,9 @@ def test_the_parking_lot_as_the_authors_code():
 def test_refusals_name_what_the_authors_code_compiles_in():
     text = SCENARIO.read_text()
     text = text.replace('router_params = { gamma = 0.95, queue_term = "ns2" }', "router_params = {}", 1)
-    text = text.replace('ai_law = "ns2", ai_ns2 = { tick = 0.01 }, md_hold = "t_p"', 'md_hold = "rtt", pacing_gain = 1.2', 1)
+    text = text.replace(
+        'ai_law = "ns2", ai_ns2 = { tick = 0.01 }, md_hold = "t_p"', 'md_hold = "rtt", pacing_gain = 1.2', 1
+    )
     text = text.replace("ai_ns2 = { tick = 0.01 }", "ai_ns2 = { tick = 0.02 }", 2)
     sc, r, pi = resolve(text)
     joined = "; ".join(support.refusals(sc.data, r, pi, vcp=True))

@@ -32,10 +32,17 @@ def add(sub: argparse._SubParsersAction) -> None:
     cc = sub.add_parser("crosscheck", help="run a scenario in racc and in ns-2 and compare them side by side")
     cc.add_argument(
         "engine",
-        choices=["ns2", "ns2-vcp"],
-        help="the other simulator: ns2 (ns-2.35, Debian/Ubuntu package ns2), ns2-vcp (ns-2.35 with the VCP authors' code)",
+        choices=["ns2", "ns2-vcp", "linux", "ns3", "baselines"],
+        help="the other simulator: ns2 (ns-2.35, Debian/Ubuntu package ns2), ns2-vcp (ns-2.35 with the VCP authors' code);"
+        " CUBIC/BBR/DCTCP dumbbells against linux (the kernel's own, root), ns3 (the ns3 wheel), or baselines (both)",
     )
-    cc.add_argument("file", metavar="SCENARIO", help="scenario TOML file (or the name of one under scenarios/)")
+    cc.add_argument(
+        "file",
+        metavar="SCENARIO",
+        nargs="?",
+        help="scenario TOML file (or the name of one under scenarios/); for linux/ns3/baselines: cases"
+        " PROTO-RATEM-RTTms-Nf[@SECONDS], comma-separated, or 'quick' (default) or 'full'",
+    )
     cc.add_argument("--seeds", metavar="N", help="N seeds from the scenario's own (default 5), or e.g. 1,3 or 1-5")
     cc.add_argument("--window", metavar="START:END", help="seconds compared (default: the last half of the run)")
     cc.add_argument("--out", metavar="DIR", help="output folder (default: results/<scenario-stem>-<engine>)")
@@ -118,8 +125,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_crosscheck(args: argparse.Namespace) -> int:
+    if args.engine in ("linux", "ns3", "baselines"):
+        from racc.crosscheck import baselines_command
+
+        return baselines_command.main(args)
     from racc.crosscheck import command
 
+    if not args.file:
+        return fail(f"crosscheck {args.engine}: give a SCENARIO", EXIT_INPUT)
     return command.main(args, scenario_path(args.file))
 
 

@@ -46,6 +46,11 @@ def departures(plan: _plan.Plan) -> list[str]:
     return out
 
 
+#: Per-flow columns of the kernel's flows table beyond the simulator's: TCP_INFO's
+#: ``tcpi_pacing_rate`` (bits/s) and ``tcpi_total_retrans`` (segments, cumulative).
+KERNEL_FLOW_METRICS = ("pacing_bps", "retransmits")
+
+
 def build(
     session: Any, hosts: dict[int, dict], delay_counts: dict, pcap_info: Any, interrupted: bool
 ) -> dict[str, Any]:
@@ -54,7 +59,9 @@ def build(
     plan = session.plan
     reached = session.reached if interrupted else plan.duration_s
     flows: dict[str, list] = {
-        k: [] for k in ("time_s", "flow", "goodput_bps", "cwnd_bytes", "rate_bps", "srtt_s", "acked_bytes")
+        k: []
+        for k in ("time_s", "flow", "goodput_bps", "cwnd_bytes", "rate_bps", "srtt_s", "acked_bytes")
+        + KERNEL_FLOW_METRICS
     }
     goodput_bytes = 0
     completions: dict[str, list] = {k: [] for k in ("flow", "size_bytes", "start_s", "end_s", "fct_s")}
@@ -77,6 +84,8 @@ def build(
             flows["rate_bps"].append(float(s["rate_bps"][i]))
             flows["srtt_s"].append(float(s["srtt_s"][i]))
             flows["acked_bytes"].append(int(acked))
+            flows["pacing_bps"].append(float(s["pacing_bps"][i]))
+            flows["retransmits"].append(int(s["retrans"][i]))
             last[fid] = (t, acked)
         for fid, info in r["final"].items():
             goodput_bytes += int(info["acked"])
@@ -130,7 +139,7 @@ def build(
         "sample_interval_s": plan.interval_s,
         "goodput_bytes": goodput_bytes,
         "dropped_pkts": sum(p["drops"] for p in ports),
-        "flow_metric_units": {},
+        "flow_metric_units": {"pacing_bps": "bps", "retransmits": "segments"},
         "link_metric_units": {},
         "ports": ports,
         "kernel": {

@@ -73,7 +73,9 @@ class Host:
         self.received: dict[int, int] = {}
         self.errors: list[str] = []
         self.cc: dict[int, str] = {}
-        self.samples: dict[str, list] = {k: [] for k in ("time_s", "flow", "acked", "cwnd_bytes", "srtt_s", "rate_bps")}
+        self.samples: dict[str, list] = {
+            k: [] for k in ("time_s", "flow", "acked", "cwnd_bytes", "srtt_s", "rate_bps", "pacing_bps", "retrans")
+        }
 
     def now(self) -> float:
         return time.monotonic() - self.t0
@@ -176,7 +178,8 @@ class Host:
             self.last[fid] = info
             if self.spec.get("record_flows", True):
                 for k, v in (("time_s", t), ("flow", fid), ("acked", info["acked"]), ("cwnd_bytes", info["cwnd_bytes"]),
-                             ("srtt_s", info["srtt_s"]), ("rate_bps", info["rate_bps"])):  # fmt: skip
+                             ("srtt_s", info["srtt_s"]), ("rate_bps", info["rate_bps"]),
+                             ("pacing_bps", info["pacing_bps"]), ("retrans", info["retrans"])):  # fmt: skip
                     self.samples[k].append(v)
 
     def result(self, reached: float) -> dict[str, Any]:
