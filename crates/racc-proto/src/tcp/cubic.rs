@@ -48,9 +48,9 @@ pub struct CubicParams {
 /// used) but Linux's where a CUBIC flow meets them, since racc's CUBIC stands for Linux's:
 ///
 /// - `partial_ack_timer = "every"`: Linux re-arms the retransmission timer on every ACK that
-///   acknowledges new data, partial ACKs in recovery included (`tcp_input.c`: `tcp_ack` sets
-///   `FLAG_SET_XMIT_TIMER` for `FLAG_ACKED`, then `tcp_set_xmit_timer` → `tcp_rearm_rto`),
-///   RFC 6582 §4's "Slow-but-Steady". The default "Impatient" timer starts at the first partial
+///   acknowledges new data, partial ACKs in recovery included (`tcp_input.c`:
+///   `tcp_clean_rtx_queue` sets `FLAG_SET_XMIT_TIMER` for `FLAG_ACKED`, and `tcp_ack` then
+///   calls `tcp_set_xmit_timer` → `tcp_rearm_rto`), RFC 6582 §4's "Slow-but-Steady". The default "Impatient" timer starts at the first partial
 ///   ACK only, so a recovery that repairs one hole per RTT times out at its second or third
 ///   hole whenever RTTVAR is small; CUBIC's β = 0.7 keeps a DropTail queue near full, where
 ///   overflows lose several segments of a window and per-ACK samples shrink RTTVAR, and each

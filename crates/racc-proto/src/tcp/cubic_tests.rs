@@ -191,7 +191,7 @@ fn the_transport_defaults_are_linuxs() {
 }
 
 /// A "cubic" flow's sender restarts the retransmission timer on every partial ACK of a NewReno
-/// recovery, as Linux's `tcp_ack` re-arms it on every ACK of new data (RFC 6582 §4's
+/// recovery, as Linux re-arms it on every ACK of new data (`tcp_clean_rtx_queue`'s `FLAG_SET_XMIT_TIMER`) (RFC 6582 §4's
 /// Slow-but-Steady); with `partial_ack_timer = "first"` only on the first (Impatient). Ten
 /// segments out, segment 2 lost, three duplicates, then partial ACKs at 200, 300, 400 ms.
 #[test]
