@@ -3,6 +3,7 @@
 use super::*;
 use crate::packet::{Kind, Packet, TcpHeader};
 use crate::tcp::recovery::drive;
+use crate::tcp::{PartialAckTimer, RtoRule};
 use crate::time::{secs, NS_PER_SEC};
 
 const S: u32 = 1000;
@@ -168,4 +169,64 @@ fn slow_start_and_params() {
     assert_eq!(parse_cubic(&serde_json::json!({"c": 0})).unwrap_err().key, "c");
     assert_eq!(parse_cubic(&serde_json::json!({"tcp": {"dupthresh": 0}})).unwrap_err().key, "tcp.dupthresh");
     assert!(parse_cubic(&serde_json::json!({"hystar": true})).unwrap_err().reason.contains("hystar"));
+}
+
+/// CUBIC's transport is Linux's where the shared defaults differ (`cubic_tcp_defaults`): keys a
+/// `tcp` table leaves out take it; keys it gives win.
+#[test]
+fn the_transport_defaults_are_linuxs() {
+    let d = CubicParams::from_value(&serde_json::Value::Null).unwrap();
+    assert_eq!((d.tcp.partial_ack_timer, d.tcp.rto_rule), (PartialAckTimer::Every, RtoRule::Linux));
+    assert_eq!(d, CubicParams::default());
+    let p = CubicParams::from_value(&serde_json::json!({"tcp": {"dupthresh": 4}})).unwrap();
+    assert_eq!((p.tcp.dupthresh, p.tcp.partial_ack_timer, p.tcp.rto_rule), (4, PartialAckTimer::Every, RtoRule::Linux));
+    let p = CubicParams::from_value(&serde_json::json!({"tcp": {"partial_ack_timer": "first", "rto_rule": "rfc6298"}}))
+        .unwrap();
+    assert_eq!((p.tcp.partial_ack_timer, p.tcp.rto_rule), (PartialAckTimer::First, RtoRule::Rfc6298));
+    // Everything else is the shared transport's.
+    assert_eq!(
+        TcpParams { partial_ack_timer: PartialAckTimer::First, rto_rule: RtoRule::Rfc6298, ..d.tcp },
+        TcpParams::default()
+    );
+}
+
+/// A "cubic" flow's sender restarts the retransmission timer on every partial ACK of a NewReno
+/// recovery, as Linux re-arms it on every ACK of new data (`tcp_clean_rtx_queue`'s `FLAG_SET_XMIT_TIMER`) (RFC 6582 §4's
+/// Slow-but-Steady); with `partial_ack_timer = "first"` only on the first (Impatient). Ten
+/// segments out, segment 2 lost, three duplicates, then partial ACKs at 200, 300, 400 ms.
+#[test]
+fn a_cubic_flow_restarts_its_timer_on_every_partial_ack() {
+    use crate::endpoint::{drain_into, FlowConfig};
+    use crate::packet::flags;
+    use crate::tcp::SeqSpace;
+    const MS: Time = NS_PER_SEC / 1000;
+    for (params, want) in [
+        (serde_json::json!({}), [true, true, true]),
+        (serde_json::json!({"tcp": {"partial_ack_timer": "first"}}), [true, false, false]),
+    ] {
+        let mut cfg = FlowConfig::new(7, 1040); // MSS 1000
+        cfg.initial_window = Some(10);
+        let sp = SeqSpace::new(cfg.isn);
+        let ack = |off: u64| {
+            let h = TcpHeader { ack: sp.wire(off), flags: flags::ACK, ..Default::default() };
+            Packet::tcp(7, Kind::Ack, 40, 0, h)
+        };
+        let mut s = parse_cubic(&params).unwrap().sender(&cfg);
+        s.start(0);
+        assert_eq!(drain_into(s.as_mut(), 0).len(), 10);
+        s.on_packet(100 * MS, &ack(1000));
+        drain_into(s.as_mut(), 100 * MS);
+        for t in [101, 101, 102] {
+            s.on_packet(t * MS, &ack(1000));
+            drain_into(s.as_mut(), t * MS);
+        }
+        assert_eq!(s.stats().retransmits, 1, "{params}: the fast retransmit");
+        for (i, (t, a)) in [(200, 2000), (300, 3000), (400, 8000)].into_iter().enumerate() {
+            let before = s.poll_timeout();
+            s.on_packet(t * MS, &ack(a));
+            assert_eq!(s.poll_timeout() != before, want[i], "{params}: partial ACK {i}");
+            drain_into(s.as_mut(), t * MS);
+        }
+        assert_eq!(s.stats().retransmits, 4, "{params}: one hole repaired per partial ACK");
+    }
 }
