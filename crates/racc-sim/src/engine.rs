@@ -136,6 +136,11 @@ impl Slab {
 const SENDER: usize = 0;
 const RECEIVER: usize = 1;
 
+/// Endpoint timers at one instant past which the run stops as spinning: ten times any flow count
+/// racc runs (a 65,536-host fat tree's flows all starting together fire 65,536), and about a
+/// second of a spinning run.
+const SPIN_LIMIT: u32 = 10_000_000;
+
 /// Ends each route in `Simulator::route_ports` (no port has this number).
 const ROUTE_END: u32 = u32::MAX;
 
@@ -172,6 +177,10 @@ pub struct Simulator {
     made: Vec<Made>,
     events: u64,
     time_reversals: u64,
+    /// Endpoint timers fired at `spin_at` in a row: an endpoint whose timer is due again at the
+    /// instant it fired, with nothing to do, would stop simulated time for ever ([`SPIN_LIMIT`]).
+    spin_at: Time,
+    spin_n: u32,
     cons: Conservation,
     // Metrics.
     last_sample: Time,
@@ -269,6 +278,8 @@ impl Simulator {
             made: Vec::new(),
             events: 0,
             time_reversals: 0,
+            spin_at: Time::MAX,
+            spin_n: 0,
             cons: Conservation::default(),
             last_sample: 0,
             prev,

@@ -232,6 +232,14 @@ impl Simulator {
             return; // superseded by an earlier event
         }
         let now = self.now;
+        if now == self.spin_at {
+            self.spin_n += 1;
+            if self.spin_n > SPIN_LIMIT {
+                self.spinning(f);
+            }
+        } else {
+            (self.spin_at, self.spin_n) = (now, 0);
+        }
         {
             let fl = &mut self.flows[f];
             let ep = if side == SENDER { fl.sender.as_mut() } else { fl.receiver.as_mut() };
@@ -244,6 +252,21 @@ impl Simulator {
         if side == SENDER {
             self.check_done(f);
         }
+    }
+
+    /// More endpoint timers fired at one instant than any scenario has flows: one of them is
+    /// due again each time it fires and nothing moves (a protocol's `poll_timeout` asking for a
+    /// time at which its `poll_transmit` sends nothing). Stop with the flow's name rather than
+    /// spin for ever.
+    #[cold]
+    #[inline(never)]
+    fn spinning(&self, f: usize) -> ! {
+        let group = self.groups[self.flow_group[f] as usize].as_str();
+        panic!(
+            "flow {f} (of {group}): its timer fired {SPIN_LIMIT} times at {} ns with simulated time standing still; \
+             a protocol bug (poll_timeout asks for a time at which poll_transmit sends nothing)",
+            self.now
+        );
     }
 
     pub(super) fn check_done(&mut self, f: usize) {

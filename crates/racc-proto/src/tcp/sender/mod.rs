@@ -353,6 +353,16 @@ impl TcpSender {
         self.pace_all && (self.retx_pending || (self.sack && self.in_recovery() && self.sack_next().is_some()))
     }
 
+    /// Would `poll_transmit`'s new-data path send a segment, but for pacing and send jitter? Not
+    /// in a SACK recovery, where `sack_transmit` decides by RFC 6675's pipe, which can be full
+    /// while the flight-based window still allows (retransmissions count in the pipe): asking for
+    /// a wake-up there gave one due now at which nothing went, asked again at once, and the
+    /// engine spun at one instant (four BBR flows over 20-80 ms, docs/CROSSCHECK-BASELINES.md).
+    /// What a recovery sends under pacing is `paced_send_waits`'s.
+    fn new_data_may_go(&self) -> bool {
+        !(self.sack && self.in_recovery()) && self.window_allows().is_some()
+    }
+
     /// The controller's own timer, if it asked for one.
     fn cc_timer(&self) -> Time {
         if self.plain {
@@ -488,10 +498,10 @@ impl Endpoint for TcpSender {
             return (self.rto_deadline != NEVER).then_some(self.rto_deadline);
         }
         let mut t = self.rto_deadline.min(self.cc_timer());
-        if let Some(due) = self.pace_due().filter(|_| self.window_allows().is_some() || self.paced_send_waits()) {
+        if let Some(due) = self.pace_due().filter(|_| self.new_data_may_go() || self.paced_send_waits()) {
             t = t.min(due);
         }
-        if self.jitter_gate != NEVER && self.window_allows().is_some() {
+        if self.jitter_gate != NEVER && self.new_data_may_go() {
             t = t.min(self.jitter_gate);
         }
         (t != NEVER).then_some(t)
