@@ -77,12 +77,11 @@ def test_bounds_as_stated():
     assert baselines_run.agrees(case, "goodput", [], [0.9]) is None
 
 
-@pytest.mark.xfail(strict=True, reason="racc's BBR hangs the engine here (docs/CROSSCHECK-BASELINES.md, difference 1)")
 def test_racc_bbr_four_flows_at_20_to_80_ms_finishes():
-    """Four BBR flows, RTTs 20-80 ms, a 42-packet buffer, 8 s: racc reaches 3.8 s in under a
-    second here, then a sender's timer is due at the same instant forever (every seed). Strict:
-    once fixed, this passes and the xfail must go (with the case's xfail in the Linux and ns-3
-    tests)."""
+    """Four BBR flows, RTTs 20-80 ms, a 42-packet buffer, 8 s: racc used to reach 3.8 s and then
+    spin, a sender's pacing wake-up due at the same instant for ever in a SACK recovery whose
+    pipe was full (docs/CROSSCHECK-BASELINES.md, difference 1; fixed in the TCP sender, and the
+    engine now stops such a spin with an error). It finishes within the child's time limit."""
     case = baselines.parse("bbr-10M-20-80ms-4f@8")
     baselines_run.racc_series(case, 1, timeout_s=30)
 
