@@ -14,6 +14,7 @@
 //! Tests and tools can extend a [`Registry`] at run time (`Registry::with_protocol`).
 
 use crate::aqm;
+use crate::codel;
 use crate::coexist;
 use crate::dccp;
 use crate::dcpew;
@@ -201,6 +202,11 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "step",
         description: "Step marking (RFC 8257 §3.1, DCTCP): CE on ECN-capable arrivals while the instantaneous queue exceeds K packets or bytes",
         parse: aqm::parse_step,
+    },
+    RouterEntry {
+        name: "codel",
+        description: "CoDel (RFC 8289): drops (or ECN-marks) at dequeue once the sojourn time stayed above target (5 ms) for an interval (100 ms), then every interval/sqrt(count)",
+        parse: codel::parse_router,
     },
     RouterEntry {
         name: "vcp",
