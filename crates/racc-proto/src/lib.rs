@@ -13,6 +13,7 @@
 //! - [`dccp`]: DCCP CCID2 (RFC 4341) and DCCP/VCP: sender, receiver with Ack Vectors, Ack Ratio, Eq. 7-9 fluid model
 //! - [`tcp`]: TCP Reno/NewReno transport driving any congestion controller (RFC 5681, 6582, 6298)
 //! - [`aqm`]: DropTail and RED (gentle, packet/byte mode, drop or ECN mark)
+//! - [`codel`]: CoDel (RFC 8289), the AQM that drops at dequeue by sojourn time
 //! - [`loss`]: Bernoulli and Gilbert-Elliott loss processes
 //! - [`ipsec`]: ESP tunnel-mode encapsulation (outer ECN bits and IP ID only)
 //! - [`registry`]: protocol and router-module names to constructors; the top floor, which
@@ -37,6 +38,7 @@
 
 pub mod aqm;
 pub mod cc;
+pub mod codel;
 pub mod coexist;
 pub mod dccp;
 pub mod dcpew;

@@ -14,6 +14,7 @@
 //! Tests and tools can extend a [`Registry`] at run time (`Registry::with_protocol`).
 
 use crate::aqm;
+use crate::codel;
 use crate::coexist;
 use crate::dccp;
 use crate::dcpew;
@@ -206,6 +207,11 @@ pub const ROUTER_MODULES: &[RouterEntry] = &[
         name: "random-drop",
         description: "htsim's RandomQueue (sim/randomqueue.cpp), its fat trees' switch queue: drops arrivals with probability p = 0.1 within zone_pkts = 3 packets of a full buffer",
         parse: aqm::parse_random_drop,
+    },
+    RouterEntry {
+        name: "codel",
+        description: "CoDel (RFC 8289): drops (or ECN-marks) at dequeue once the sojourn time stayed above target (5 ms) for an interval (100 ms), then every interval/sqrt(count)",
+        parse: codel::parse_router,
     },
     RouterEntry {
         name: "vcp",

@@ -50,6 +50,31 @@ pub trait RouterModule: Send {
     fn on_departure(&mut self, _now: Time, _pkt: &mut Packet, _port: &PortView) -> bool {
         false
     }
+    /// Does the module decide at dequeue ([`Self::on_dequeue`]), as CoDel does (RFC 8289 §5.5)?
+    /// A constant of the module, asked once when its port is built. Such a port decides each
+    /// departure when the link falls free, as a port with sub-queues does, and stamps each
+    /// waiting packet with its enqueue time for the sojourn. Default: no.
+    fn acts_at_dequeue(&self) -> bool {
+        false
+    }
+
+    /// Only if [`Self::acts_at_dequeue`]: the head of sub-queue `queue` is about to start
+    /// serialisation at `now` after `sojourn` ns in the queue (0 for a packet that found the
+    /// link idle; it is asked too). It has left the queue: `port` counts the packets waiting
+    /// behind it. `Drop`: the engine drops it (counted with the port's drops) and asks again
+    /// about the next head at the same `now`; `Mark`: the module wrote a mark, counted.
+    /// [`Self::on_departure`] follows for the packet that is sent.
+    fn on_dequeue(
+        &mut self,
+        _now: Time,
+        _pkt: &mut Packet,
+        _sojourn: Time,
+        _queue: usize,
+        _port: &PortView,
+    ) -> Verdict {
+        Verdict::Forward
+    }
+
     /// Next control-interval tick wanted, if any.
     fn next_tick(&self) -> Option<Time> {
         None

@@ -115,6 +115,11 @@ impl Slab {
 
     #[cold]
     fn grow(&mut self) -> u32 {
+        // Slots of packets a port dropped at dequeue come back first (`Packets::reclaim`).
+        self.free.extend(self.pkts.reclaim());
+        if let Some(&i) = self.free.last() {
+            return i;
+        }
         let i = self.pkts.len() as u32;
         self.pkts.push(Packet::tcp(0, Kind::Data, 0, 0, TcpHeader::default()));
         self.free.push(i);
@@ -346,8 +351,11 @@ impl Simulator {
     pub fn conservation(&self) -> Conservation {
         let mut c = self.cons;
         c.in_flight = self.ports.iter().map(|p| p.held(&self.slab.pkts) as u64).sum();
-        // Every packet in flight holds exactly one slab slot.
-        debug_assert_eq!(c.in_flight as usize, self.slab.pkts.len() - self.slab.free.len());
+        let (dequeue_drops, unclaimed) = self.slab.pkts.dequeue_drops();
+        c.dropped += dequeue_drops;
+        // Every packet in flight holds exactly one slab slot; a dequeue drop's slot is free
+        // once it is reclaimed.
+        debug_assert_eq!(c.in_flight as usize, self.slab.pkts.len() - self.slab.free.len() - unclaimed);
         c
     }
 

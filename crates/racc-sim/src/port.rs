@@ -30,6 +30,14 @@
 //! `catch_up` asks the module which sub-queue sends ([`Port::start_sub`]) and puts that packet on
 //! the wire, where the FIFO holds it as it holds any packet on the wire. A one-queue port pays one
 //! untaken branch per waiting arrival and per departure.
+//!
+//! A port whose router module decides at dequeue (`RouterModule::acts_at_dequeue`, CoDel, RFC
+//! 8289 §5.5) takes the same path with one sub-queue: a waiting packet's slot carries its enqueue
+//! time, and when the link falls free the module is shown the head with its sojourn time and may
+//! drop it, and then the next, at that instant (`sub_queues.rs`). A packet dropped there is
+//! not the engine's to free at the call that caused it (any `catch_up` may drop): the port puts
+//! its slot on [`Packets`]' list of dequeue drops, which the engine takes back when it next needs
+//! a slot ([`Packets::reclaim`]).
 
 use racc_proto::ipsec::{self, Tunnel};
 use racc_proto::loss::LossProcess;
@@ -159,9 +167,12 @@ pub struct Port {
     /// The router module is passive (`RouterModule::passive`): its per-packet calls, and the
     /// view refresh they need, are skipped.
     passive: bool,
-    /// The router module serves sub-queues (`RouterModule::sub_queues` > 1): waiting packets are
-    /// in `Extra::subs`, never in the FIFO.
+    /// The router module serves sub-queues (`RouterModule::sub_queues` > 1) or decides at
+    /// dequeue (`RouterModule::acts_at_dequeue`): waiting packets are in `Extra::subs`, never in
+    /// the FIFO, and each departure is decided when the link falls free.
     sub_queued: bool,
+    /// The router module decides at dequeue (`RouterModule::on_dequeue`).
+    dequeue_hook: bool,
     // Second line.
     queue_bytes: u64,
     pub limit_bytes: u64,
@@ -270,6 +281,7 @@ impl Port {
             limit_pkts,
             passive: module.passive(),
             sub_queued: false,
+            dequeue_hook: false,
             queue_bytes: 0,
             limit_bytes,
             delay,
@@ -298,10 +310,12 @@ impl Port {
         p
     }
 
-    /// Give the port the sub-queues its router module serves (none beyond the FIFO for one).
+    /// Give the port the sub-queues its router module serves (none beyond the FIFO for one
+    /// that neither serves sub-queues nor decides at dequeue; one list for CoDel).
     fn set_sub_queues(&mut self) {
         let n = self.module.sub_queues();
-        self.sub_queued = n > 1;
+        self.dequeue_hook = self.module.acts_at_dequeue();
+        self.sub_queued = n > 1 || self.dequeue_hook;
         if self.sub_queued {
             let x = self.extra_mut();
             x.subs = vec![(NIL, NIL); n];

@@ -340,3 +340,93 @@ fn a_sub_queued_port_keeps_the_buffer_limit_over_all_sub_queues() {
     assert_eq!(acc, vec![true, true, true, false]);
     assert_eq!((p.c.drops, p.held(&pkts)), (1, 3));
 }
+
+/// What a dequeue-time module was asked: time, sojourn, packets behind, the packet.
+type Dequeues = Arc<Mutex<Vec<(Time, Time, u32, u32)>>>;
+
+/// A module that decides at dequeue (as CoDel does) and drops the packets of flow 9.
+struct DropAtDequeue {
+    log: Dequeues,
+}
+
+impl RouterModule for DropAtDequeue {
+    fn name(&self) -> &'static str {
+        "drop-at-dequeue"
+    }
+    fn on_arrival(&mut self, _now: Time, _pkt: &mut Packet, _v: &PortView) -> Verdict {
+        Verdict::Forward
+    }
+    fn acts_at_dequeue(&self) -> bool {
+        true
+    }
+    fn on_dequeue(&mut self, now: Time, pkt: &mut Packet, sojourn: Time, queue: usize, v: &PortView) -> Verdict {
+        assert_eq!(queue, 0, "one queue");
+        self.log.lock().unwrap().push((now, sojourn, v.queue_pkts, pkt.ip_id as u32));
+        if pkt.flow == 9 {
+            Verdict::Drop
+        } else {
+            Verdict::Forward
+        }
+    }
+}
+
+#[test]
+fn a_dequeue_drop_frees_the_link_at_once_and_the_slot_for_the_engine() {
+    // 8 Mb/s: 1000 B take 1 ms. Packets 0..4 arrive at t = 0; packet 0 goes onto the idle link
+    // (asked with sojourn 0), the rest wait. At 1 ms packet 1 (flow 9) is dropped after 1 ms of
+    // sojourn, and packet 2 starts at once; packet 3 (flow 9) is dropped at 2 ms, and packet 4
+    // starts then, after 2 ms of sojourn. Sent: 0, 2, 4, arriving 5 ms after their ends.
+    let log = Dequeues::default();
+    let mut p = Port::new(
+        "a->b".into(),
+        PortLink { capacity_bps: 8e6, delay: 5 * MS, limit_pkts: 10, limit_bytes: u64::MAX, mean_pkt_size: 1000 },
+        Box::new(DropAtDequeue { log: log.clone() }),
+        LossProcess::none(),
+    );
+    let mut pkts = slab(&[1000; 5]);
+    for i in 0..5 {
+        pkts[i].ip_id = i as u16;
+    }
+    pkts[1].flow = 9;
+    pkts[3].flow = 9;
+    for i in 0..5 {
+        assert!(queued(p.enqueue(0, i, &mut pkts, 0, 0)));
+    }
+    let mut got = Vec::new();
+    while let Some(t) = p.head_arrival() {
+        got.push((p.pop_head(t, &mut pkts).pkt, t));
+    }
+    assert_eq!(got, vec![(0, 6 * MS), (2, 7 * MS), (4, 8 * MS)]);
+    assert_eq!(
+        *log.lock().unwrap(),
+        vec![(0, 0, 0, 0), (MS, MS, 3, 1), (MS, MS, 2, 2), (2 * MS, 2 * MS, 1, 3), (2 * MS, 2 * MS, 0, 4)]
+    );
+    assert_eq!((p.c.arrivals, p.c.tx_pkts, p.c.drops, p.held(&pkts)), (5, 3, 2, 0));
+    assert_eq!(pkts.dequeue_drops(), (2, 2));
+    assert_eq!(pkts.reclaim().collect::<Vec<_>>(), vec![1, 3]);
+    assert_eq!(pkts.dequeue_drops(), (2, 0));
+    // Waiting: packet 1 for 1 ms, 2 for 1 ms, 3 and 4 for 2 ms each: 6 packet-ms.
+    p.settle(10 * MS, &mut pkts);
+    assert_eq!(p.c.queue_pkt_ns, 6 * MS as u128);
+}
+
+#[test]
+fn a_dequeue_drop_of_the_last_waiting_packet_leaves_the_link_idle() {
+    let log = Dequeues::default();
+    let mut p = Port::new(
+        "a->b".into(),
+        PortLink { capacity_bps: 8e6, delay: 5 * MS, limit_pkts: 10, limit_bytes: u64::MAX, mean_pkt_size: 1000 },
+        Box::new(DropAtDequeue { log }),
+        LossProcess::none(),
+    );
+    let mut pkts = slab(&[1000; 3]);
+    pkts[1].flow = 9;
+    assert!(queued(p.enqueue(0, 0, &mut pkts, 0, 0)));
+    assert!(queued(p.enqueue(0, 1, &mut pkts, 0, 0)));
+    // Packet 1 is dropped when the link falls free at 1 ms; packet 2, at 1.5 ms, finds it idle.
+    assert!(matches!(p.enqueue(MS + MS / 2, 2, &mut pkts, 0, 0), Accept::Queued { was_empty: false }));
+    assert_eq!(p.view(MS + MS / 2).queue_pkts, 0);
+    let _ = p.pop_head(6 * MS, &mut pkts);
+    assert_eq!(p.head_arrival(), Some(MS + MS / 2 + MS + 5 * MS));
+    assert_eq!((p.c.drops, p.c.tx_pkts), (1, 2));
+}

@@ -153,6 +153,11 @@ impl Router {
         if let Some(i) = self.free.pop() {
             return i;
         }
+        // Slots of packets a port dropped at dequeue (CoDel) come back first.
+        self.free.extend(self.pkts.reclaim());
+        if let Some(i) = self.free.pop() {
+            return i;
+        }
         self.pkts.push(blank());
         self.frames.push(Frame { pkt: blank(), src: [0; 4], dst: [0; 4], ihl: 0, racc_len: 0 });
         self.bytes.resize(self.bytes.len() + MAX_PKT, 0);

@@ -179,9 +179,14 @@ impl Port {
             self.c.drops += 1;
             return Accept::Dropped;
         }
-        if self.sub_queued && !link_idle {
-            self.wait_sub(now, idx, pkts, hop, group, size);
-            return Accept::Queued { was_empty: false };
+        if self.sub_queued {
+            if !link_idle {
+                self.wait_sub(now, idx, pkts, hop, group, size);
+                return Accept::Queued { was_empty: false };
+            }
+            if self.dequeue_hook && !self.dequeue_idle(now, idx, pkts) {
+                return Accept::Dropped;
+            }
         }
         let tx_start = if link_idle { now } else { self.busy_until };
         self.busy_until = tx_start + self.tx_time(size);

@@ -46,6 +46,11 @@ pub(super) const EMPTY_SLOT: Slot =
 pub struct Packets {
     pub(super) pkts: Vec<Packet>,
     pub(super) slots: Vec<Slot>,
+    /// Packets a port dropped at dequeue (`RouterModule::on_dequeue`) whose slots the owner has
+    /// not taken back yet ([`Self::reclaim`]).
+    pub(super) dropped: Vec<u32>,
+    /// Packets dropped at dequeue since the start, taken back or not.
+    dequeue_drops: u64,
 }
 
 impl Packets {
@@ -54,12 +59,25 @@ impl Packets {
         self.pkts.push(p);
         self.slots.push(EMPTY_SLOT);
     }
+
+    /// The slots of packets dropped at dequeue since the last call, free for reuse. An engine
+    /// calls it when its own free list runs dry, so a run without dequeue drops never does.
+    pub fn reclaim(&mut self) -> std::vec::Drain<'_, u32> {
+        self.dequeue_drops += self.dropped.len() as u64;
+        self.dropped.drain(..)
+    }
+
+    /// Packets dropped at dequeue so far (for conservation: they left the network), and how
+    /// many of their slots are still to be reclaimed.
+    pub fn dequeue_drops(&self) -> (u64, usize) {
+        (self.dequeue_drops + self.dropped.len() as u64, self.dropped.len())
+    }
 }
 
 impl From<Vec<Packet>> for Packets {
     fn from(pkts: Vec<Packet>) -> Packets {
         let slots = vec![EMPTY_SLOT; pkts.len()];
-        Packets { pkts, slots }
+        Packets { pkts, slots, ..Packets::default() }
     }
 }
 
