@@ -90,9 +90,9 @@ dst = "c"
 fn unknown_protocol_router_or_loss_model() {
     refused(&GOOD.replace("\"newreno\"", "\"tcp-vegas\""), "flows[0].protocol", "unknown protocol 'tcp-vegas'");
     refused(
-        &GOOD.replace("buffer = 100", "buffer = 100, router = \"codel\""),
+        &GOOD.replace("buffer = 100", "buffer = 100, router = \"blue\""),
         "topology.bottleneck.router",
-        "unknown router module 'codel'",
+        "unknown router module 'blue'",
     );
     refused(
         &GOOD.replace("buffer = 100", "buffer = 100, router = \"red\", router_params = { max_q = 3 }"),
