@@ -95,6 +95,11 @@ def line_rate_pps(frame_bytes: int, bps: float = LINE_RATE_BPS) -> float:
     return bps / ((frame_bytes + WIRE_EXTRA) * 8)
 
 
+#: Router settings the benchmark gives where a protocol's defaults do not load in the kernel:
+#: PIQI-RCP's newcomer count must be off there (kernel/xcc.py, ``piqi_router_config``).
+ROUTER_PARAMS: dict[str, dict] = {"piqi-rcp": {"count_newcomers": False}}
+
+
 def routers() -> list[str]:
     """The protocols with a router module in the kernel, in the registry's order."""
     return [p for p, k in bpf_base._KERNEL.items() if k.router_object and k.router_config]
@@ -109,7 +114,7 @@ def _spec(protocol: str) -> bpf_base.KernelProtocol:
 def _loader_bench(protocol: str, frame: bytes, repeat: int, rounds: int) -> tuple[list[int], dict]:
     """The loader's ``bench`` on a fresh router: each round's mean ns per run, and the counters."""
     spec = _spec(protocol)
-    cfg = ",".join(str(v) for v in spec.router_config(None, LINE_RATE_BPS))
+    cfg = ",".join(str(v) for v in spec.router_config(ROUTER_PARAMS.get(protocol), LINE_RATE_BPS))
     paths = bpf.build()
     env = {**os.environ, "RACC_COUNTERS": ",".join(spec.router_counters)} if spec.router_counters else None
     args = [str(paths["loader"]), "bench", str(paths[spec.router_object]), cfg, frame.hex(), str(repeat), str(rounds)]
@@ -228,7 +233,7 @@ def throughput(protocol: str | None, seconds: float = 5.0, flows: int = 2, gso: 
     try:
         s, r, d = _topology(tag, gso)
         if protocol is not None:
-            handle = bpf.attach_router(r, "r1", protocol, None, LINE_RATE_BPS)
+            handle = bpf.attach_router(r, "r1", protocol, ROUTER_PARAMS.get(protocol), LINE_RATE_BPS)
         server = subprocess.Popen(
             ["ip", "netns", "exec", d, "iperf3", "-s", "-1", "-B", "10.36.92.2"],
             stdout=subprocess.DEVNULL,
