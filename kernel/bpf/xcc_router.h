@@ -4,7 +4,8 @@
  * under one lock with the interval's timers and the virtual queue at the configured rate
  * (vcp_router.bpf.c), and rewrites the option's feedback words in place, fixing the TCP checksum
  * incrementally (bpf_l4_csum_replace: TCP options lie inside the checksum). The timers roll over
- * on packet arrival, as the VCP router's do: their ends run first, then the packet.
+ * on packet arrival, as the VCP router's do: their ends run first, then the packet (RCP keeps
+ * its ends on the timer grid and reads the queue at them, XCC_TICK_VQ).
  *
  * tc egress runs before the qdisc, so a packet gets the feedback in force when it is queued
  * (racc's `stamp = "arrival"`; XCC-Linux's modules in NF_IP_POST_ROUTING do the same).
