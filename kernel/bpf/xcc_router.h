@@ -4,7 +4,8 @@
  * under one lock with the interval's timers and the virtual queue at the configured rate
  * (vcp_router.bpf.c), and rewrites the option's feedback words in place, fixing the TCP checksum
  * incrementally (bpf_l4_csum_replace: TCP options lie inside the checksum). The timers roll over
- * on packet arrival, as the VCP router's do: their ends run first, then the packet.
+ * on packet arrival, as the VCP router's do: their ends run first, then the packet (RCP keeps
+ * its ends on the timer grid and reads the queue at them, XCC_TICK_VQ).
  *
  * tc egress runs before the qdisc, so a packet gets the feedback in force when it is queued
  * (racc's `stamp = "arrival"`; XCC-Linux's modules in NF_IP_POST_ROUTING do the same).
@@ -19,6 +20,9 @@
  *   XCC_CAPACITY(p)    (optional) the capacity in IP bytes per second, p->capacity_Bps if not set
  *   XCC_AFTER_CLOSE(r, p)  (optional) work after an interval closed, outside the lock (JetMax's
  *                      ring walk with bpf_loop, which the lock does not allow)
+ *   XCC_TICK_VQ        (optional) the timers get the virtual queue itself (xcc_law_tick_vq: its
+ *                      bytes just after the last packet, and that packet's time), not its bytes
+ *                      at this packet's arrival, so that they can read it at their own instants
  * and after it the hooks whose prototypes follow. */
 #ifndef RACC_XCC_ROUTER_H
 #define RACC_XCC_ROUTER_H
@@ -72,7 +76,12 @@ static __always_inline __u64 xcc_law_rtt(const XCC_OPT *opt);
  * control intervals closed); then the packet of `s` IP bytes, `opt` its header when `valid`:
  * returns 1 with `opt`'s rewritable words changed when the feedback is lowered. */
 static __always_inline void xcc_law_start(XCC_LAW_STATE *l, const XCC_ROUTER_PARAMS *p, __u64 now);
+#ifdef XCC_TICK_VQ
+static __always_inline int xcc_law_tick_vq(XCC_LAW_STATE *l, const XCC_ROUTER_PARAMS *p, __u64 now, __u64 vq_bytes,
+					   __u64 vq_stamp_ns);
+#else
 static __always_inline int xcc_law_tick(XCC_LAW_STATE *l, const XCC_ROUTER_PARAMS *p, __u64 now, __u64 q);
+#endif
 static __always_inline int xcc_law_packet(XCC_LAW_STATE *l, const XCC_ROUTER_PARAMS *p, __u64 s, int valid,
 					  XCC_OPT *opt);
 
@@ -166,7 +175,11 @@ int XCC_ROUTER_PROG(struct __sk_buff *skb)
 		xcc_law_start(&r->law, p, now);
 	}
 	q = vq_at(r->vq_bytes, XCC_CAPACITY(p), now > r->vq_stamp_ns ? now - r->vq_stamp_ns : 0);
+#ifdef XCC_TICK_VQ
+	closed = xcc_law_tick_vq(&r->law, p, now, r->vq_bytes, r->vq_stamp_ns);
+#else
 	closed = xcc_law_tick(&r->law, p, now, q);
+#endif
 	rewrite = xcc_law_packet(&r->law, p, s, valid, &opt);
 	r->vq_bytes = q + s;
 	r->vq_stamp_ns = now;
