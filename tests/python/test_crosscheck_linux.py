@@ -37,6 +37,15 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
     ("bbr-10M-20ms-1f", "queue_pkts"): ("below", "racc's BBR holds a smaller queue than Linux's"),
 }
 
+#: (case name, metric) -> why the comparison is not judged yet. Four CUBIC flows' Jain index over
+#: 20 s: Linux gave 0.487-0.803 over seeds 1-3 in one session and 0.387 and 0.522 on seeds 1-2 in
+#: the next, so two seeds do not estimate its spread; racc's moved from 0.650 [0.497-0.794] to
+#: 0.853 and 0.730 when CUBIC took Linux's transport defaults (partial ACKs restart the RTO). Next:
+#: more seeds on both sides before a verdict.
+UNSETTLED: dict[tuple[str, str], str] = {
+    ("cubic-10M-20-80ms-4f", "jain"): "Linux's own Jain index over two seeds spans 0.39-0.80 between runs",
+}
+
 #: Not compared yet (see test_crosscheck_ns3.HANGS).
 HANGS = {"bbr-10M-20-80ms-4f"}
 
@@ -61,6 +70,8 @@ PARAMS = [(c.name, m) for c in CASES for m in baselines_run.METRICS if _applies(
 def test_racc_agrees_with_linux(rows, name, metric):
     if name in HANGS:  # not run yet (HANGS)
         pytest.xfail(f"{name}: racc's multi-flow BBR is not compared yet (HANGS)")
+    if (name, metric) in UNSETTLED:
+        pytest.xfail(f"{name} {metric}: {UNSETTLED[(name, metric)]}")
     row = rows[name]
     assert "racc" in row.runs and "linux" in row.runs, row.missing
     ours = baselines_run.values(row.runs["racc"], metric)
