@@ -66,6 +66,18 @@ def _applies(case: baselines.Case, metric: str) -> bool:
 PARAMS = [(c.name, m) for c in CASES for m in baselines_run.METRICS if _applies(c, m)]
 
 
+#: The comparison runs only when asked: Linux's side runs in real time through a user-space delay
+#: line, and on a loaded 2-core CI machine its own figures move between runs beyond what two seeds
+#: estimate (one BBR flow's retransmissions per 1000: 0.3 in one session, 5.9 and 3.4 in the next;
+#: four CUBIC flows' Jain index 0.39-0.80). A comparison that fails by the machine's load says
+#: nothing of racc, so CI leaves it to `RACC_CROSSCHECK_LINUX=1` and `racc crosscheck linux`.
+OPT_IN = "RACC_CROSSCHECK_LINUX"
+
+
+@pytest.mark.skipif(
+    not os.environ.get(OPT_IN),
+    reason=f"{OPT_IN} is not set: the Linux comparison is real-time and load-sensitive (see OPT_IN)",
+)
 @pytest.mark.parametrize(("name", "metric"), PARAMS)
 def test_racc_agrees_with_linux(rows, name, metric):
     if name in HANGS:  # not run yet (HANGS)
