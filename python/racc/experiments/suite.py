@@ -24,6 +24,7 @@ from racc.experiments.base import (
     _resume_command,
     _tracker,
     finish,
+    is_interrupt,
     prepare,
     reproduce,
     run_case,
@@ -113,7 +114,13 @@ def reproduce_all(
                     if tracker is not None:
                         tracker.finish(key)
                 completed(plan)
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        try:  # the check is a call too: a second, pending Ctrl-C may land in it
+            ours = is_interrupt(exc)
+        except KeyboardInterrupt:
+            ours = True
+        if not ours:
+            raise
 
         def say() -> str:
             for plan in plans:
